@@ -1,0 +1,107 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings shared by every target of ours: Swift 6 mode with complete concurrency checking, and no
+/// warnings tolerated (dependencies are not affected).
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "podq",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "podq", targets: ["podq"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        // Layer 0: the only C in the project, the ncursesw shim. Only PodqTerminal imports it.
+        .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+
+        // Layer 1: models, downloads, files. No UI, no terminal.
+        .target(
+            name: "PodqCore",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Layer 2: view models and pure rendering into a cell grid. No ncurses.
+        .target(name: "PodqUI", dependencies: ["PodqCore"], swiftSettings: strict),
+
+        // Layer 3: the one ncurses backend.
+        .target(name: "PodqTerminal", dependencies: ["PodqUI", "CNcursesw"], swiftSettings: strict),
+
+        // A small in-process HTTP/1.1 server (SwiftNIO): serves the demo, and the test routes build on it.
+        .target(
+            name: "PodqServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Bundled files (the demo podcast). The folder is the top-level Resources/.
+        .target(
+            name: "PodqResources",
+            path: "Resources",
+            exclude: ["README.md"],
+            sources: ["PodqResources.swift"],
+            resources: [.copy("demo")],
+            swiftSettings: strict
+        ),
+
+        // Layer 4: the commands (swift-argument-parser), one file per command.
+        .target(
+            name: "PodqCommands",
+            dependencies: [
+                "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Layer 5: the executable, a few lines.
+        .executableTarget(name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict),
+
+        // Test support: fault-injecting routes, process and tmux drivers, hashing. Not in any product.
+        .target(
+            name: "PodqTestSupport",
+            dependencies: [
+                "PodqCore", "PodqServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Benchmarks that are not tests (memory, cancel latency, throughput). `make bench`.
+        .executableTarget(
+            name: "podq-bench",
+            dependencies: ["PodqCore", "PodqTestSupport"],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "PodqCoreTests", dependencies: ["PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PodqCommandsTests",
+            dependencies: ["PodqCommands", "PodqTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,39 @@
+// The ncursesw shim. SwiftPM drops pkg-config's -D flags, so the wide-character defines live here.
+#ifndef PODQ_CNCURSESW_SHIM_H
+#define PODQ_CNCURSESW_SHIM_H
+
+#define _XOPEN_SOURCE_EXTENDED 1
+#define NCURSES_WIDECHAR 1
+#include <locale.h>
+#include <langinfo.h>
+#include <wchar.h>
+#include <ncursesw/curses.h>
+
+// Macros and globals Swift cannot import (see docs/DECISIONS.md and platform notes).
+static inline attr_t podq_a_bold(void) { return A_BOLD; }
+static inline attr_t podq_a_reverse(void) { return A_REVERSE; }
+static inline attr_t podq_a_dim(void) { return A_DIM; }
+static inline attr_t podq_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t podq_a_normal(void) { return A_NORMAL; }
+static inline int podq_key_resize(void) { return KEY_RESIZE; }
+static inline int podq_colors(void) { return COLORS; }
+static inline int podq_ok(void) { return OK; }
+static inline int podq_err(void) { return ERR; }
+
+/// Draws one wide character with attributes and a colour pair at (y, x).
+static inline int podq_put_wchar(WINDOW *win, int y, int x, wchar_t ch, attr_t attrs, short pair) {
+    cchar_t cell;
+    wchar_t text[2] = { ch, L'\0' };
+    setcchar(&cell, text, attrs, pair, NULL);
+    return mvwadd_wch(win, y, x, &cell);
+}
+
+/// True when the current locale's codeset is UTF-8.
+static inline int podq_locale_is_utf8(void) {
+    const char *cs = nl_langinfo(CODESET);
+    return cs != NULL && (cs[0] == 'U' || cs[0] == 'u') && (cs[1] == 'T' || cs[1] == 't') && (cs[2] == 'F' || cs[2] == 'f');
+}
+
+int wcwidth(wchar_t c);
+
+#endif

@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
+///
+/// Redirects are not followed here (see ``HTTPTransport``); decompression is off, since podcast media
+/// is already compressed and a byte count must match `Content-Length`.
+public final class AsyncHTTPTransport: HTTPTransport {
+    /// The `User-Agent` podq sends.
+    public static let userAgent = "podq/\(PodqVersion.current)"
+
+    private let client: HTTPClient
+
+    /// - Parameters:
+    ///   - connectTimeout: how long to wait for a connection.
+    ///   - stallTimeout: how long the body may go without a byte before the attempt fails.
+    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30)) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .nanoseconds(Self.nanos(connectTimeout)), read: .nanoseconds(Self.nanos(stallTimeout))),
+            decompression: .disabled
+        )
+        configuration.httpVersion = .automatic
+        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
+    }
+
+    private let stallSeconds: Double
+
+    /// Closes the connections. Call once no request is running.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .GET
+        outgoing.headers = request.headers
+        if !outgoing.headers.contains(name: "User-Agent") {
+            outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
+        }
+        do {
+            let response = try await client.execute(outgoing, deadline: .distantFuture)
+            let stall = stallSeconds
+            return TransportResponse(
+                status: Int(response.status.code),
+                headers: response.headers,
+                body: ResponseBody(MappedErrorsBody(base: response.body, stallSeconds: stall)))
+        } catch {
+            throw Self.map(error, stallSeconds: stallSeconds, duringBody: false)
+        }
+    }
+
+    /// Turns AsyncHTTPClient and NIO errors into ``DownloadError``s a person can act on.
+    static func map(_ error: any Error, stallSeconds: Double, duringBody: Bool) -> any Error {
+        if error is CancellationError || error is DownloadError { return error }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .cancelled: return CancellationError()
+            case .readTimeout: return DownloadError.stalled(seconds: stallSeconds)
+            case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
+                return DownloadError.connectionFailed("timed out")
+            case .remoteConnectionClosed:
+                return duringBody ? DownloadError.connectionLost("closed by the server")
+                    : DownloadError.connectionFailed("closed by the server")
+            default:
+                return duringBody ? DownloadError.connectionLost(String(describing: client))
+                    : DownloadError.network(String(describing: client))
+            }
+        }
+        if error is HTTPParserError {
+            return DownloadError.connectionLost("the server closed the connection early")
+        }
+        if let io = error as? IOError {
+            let reason = String(cString: strerror(io.errnoCode))
+            return duringBody ? DownloadError.connectionLost(reason) : DownloadError.connectionFailed(reason)
+        }
+        if let connect = error as? NIOConnectionError {
+            let reason = connect.connectionErrors.first.map { String(describing: $0.error) } ?? "no address"
+            return DownloadError.connectionFailed(reason)
+        }
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") {
+            return DownloadError.connectionFailed("connection refused")
+        }
+        return duringBody ? DownloadError.connectionLost(text) : DownloadError.connectionFailed(text)
+    }
+
+    private static func nanos(_ d: Duration) -> Int64 {
+        let (s, a) = d.components
+        return s * 1_000_000_000 + a / 1_000_000_000
+    }
+}
+
+/// The client's body, with its errors mapped to ``DownloadError``.
+private struct MappedErrorsBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let base: HTTPClientResponse.Body
+    let stallSeconds: Double
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let stallSeconds: Double
+        mutating func next() async throws -> ByteBuffer? {
+            do {
+                return try await base.next()
+            } catch {
+                throw AsyncHTTPTransport.map(error, stallSeconds: stallSeconds, duringBody: true)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), stallSeconds: stallSeconds)
+    }
+}

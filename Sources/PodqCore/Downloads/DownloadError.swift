@@ -1,0 +1,115 @@
+import Foundation
+
+/// Everything that can stop a download, with a message that says what happened and what to do.
+///
+/// ``isRetryable`` separates temporary errors (the network, the server having a bad moment) from
+/// permanent ones (the URL is wrong, the server refuses).
+public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
+    /// The URL could not be parsed.
+    case invalidURL(String)
+    /// The URL is not http or https.
+    case unsupportedScheme(String)
+    /// The server answered with an error status. `retryAfter` is its `Retry-After`, in seconds.
+    case httpStatus(code: Int, url: String, retryAfter: Double?)
+    /// More redirects than the limit.
+    case tooManyRedirects(limit: Int, url: String)
+    /// A redirect led back to a URL already visited.
+    case redirectLoop(url: String)
+    /// A redirect without a usable `Location`.
+    case badRedirect(url: String)
+    /// A redirect to something other than http or https (`ftp:`, `file:`, …).
+    case redirectToUnsupportedScheme(String)
+    /// The connection could not be made (refused, DNS, TLS, time-out).
+    case connectionFailed(String)
+    /// The connection broke while the body was being received.
+    case connectionLost(String)
+    /// No byte arrived for the stall time-out.
+    case stalled(seconds: Double)
+    /// The body ended before the announced length.
+    case shortBody(received: Int64, expected: Int64)
+    /// The body went on past the announced length.
+    case bodyTooLong(expected: Int64)
+    /// The server's answer to a range request did not fit the request.
+    case badRange(String)
+    /// The disk is full; nothing is lost and the download can resume once there is room.
+    case diskFull(path: String)
+    /// Writing, syncing or renaming the file failed.
+    case fileSystem(path: String, reason: String)
+    /// The destination would be outside the download folder.
+    case outsideDownloadFolder(path: String)
+    /// Any other failure of the HTTP layer.
+    case network(String)
+
+    /// True for errors that may go away by themselves (network trouble, 5xx, 408, 429, a full disk).
+    public var isRetryable: Bool {
+        switch self {
+        case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
+        case .connectionFailed, .connectionLost, .stalled, .shortBody, .network, .diskFull, .badRange: true
+        case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
+            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder:
+            false
+        }
+    }
+
+    /// Seconds the server asked us to wait (`Retry-After`), if it did.
+    public var retryAfter: Double? {
+        if case .httpStatus(_, _, let seconds) = self { return seconds }
+        return nil
+    }
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidURL(let text):
+            "'\(SafeText.clean(text))' is not a valid URL; give a full http:// or https:// address."
+        case .unsupportedScheme(let url):
+            "\(SafeText.clean(url)) is not an http or https URL; podq downloads only over HTTP(S)."
+        case .httpStatus(let code, let url, let retryAfter):
+            Self.describe(status: code, url: url, retryAfter: retryAfter)
+        case .tooManyRedirects(let limit, let url):
+            "More than \(limit) redirects starting at \(SafeText.clean(url)); the link is probably broken."
+        case .redirectLoop(let url):
+            "The server redirects in a circle at \(SafeText.clean(url)); the link is broken on the server."
+        case .badRedirect(let url):
+            "\(SafeText.clean(url)) redirects without a usable Location; the server is misconfigured."
+        case .redirectToUnsupportedScheme(let target):
+            "A redirect points to \(SafeText.clean(target)), which is not HTTP(S); podq will not follow it."
+        case .connectionFailed(let reason):
+            "Could not connect: \(reason). Check the network and the address; podq retries by itself."
+        case .connectionLost(let reason):
+            "The connection broke during the download (\(reason)); the partial file is kept for a resume."
+        case .stalled(let seconds):
+            "No data arrived for \(Self.format(seconds)) s; the partial file is kept for a resume."
+        case .shortBody(let received, let expected):
+            "The server sent \(received) of \(expected) bytes and stopped; the partial file is kept."
+        case .bodyTooLong(let expected):
+            "The server sent more than the \(expected) bytes it announced; the file is not trusted."
+        case .badRange(let detail):
+            "The server answered a resume request wrongly (\(detail)); podq starts the file again."
+        case .diskFull(let path):
+            "The disk is full while writing \(path). Free some space, then resume: nothing was lost."
+        case .fileSystem(let path, let reason):
+            "Could not write \(path): \(reason). Check the folder's permissions and free space."
+        case .outsideDownloadFolder(let path):
+            "Refused to write \(SafeText.clean(path)): it is outside the download folder."
+        case .network(let reason):
+            "Network error: \(reason)."
+        }
+    }
+
+    private static func describe(status: Int, url: String, retryAfter: Double?) -> String {
+        let where_ = SafeText.clean(url)
+        switch status {
+        case 404, 410: return "The server has no file at \(where_) (HTTP \(status)); the episode may have been removed."
+        case 401, 403: return "The server refuses access to \(where_) (HTTP \(status)); the feed may need a login."
+        case 429, 503:
+            let wait = retryAfter.map { " and asks to wait \(format($0)) s" } ?? ""
+            return "The server is busy (HTTP \(status))\(wait); podq retries later."
+        case 500...599: return "The server failed (HTTP \(status)) for \(where_); podq retries later."
+        default: return "The server answered HTTP \(status) for \(where_)."
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+}

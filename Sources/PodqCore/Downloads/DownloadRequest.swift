@@ -1,0 +1,56 @@
+import Foundation
+
+/// What to download and where: the input of a ``DownloadOperation``.
+public struct DownloadRequest: Sendable, Equatable {
+    /// The URL to fetch (http or https).
+    public var url: URL
+    /// The final path; the partial file is `destination + ".part"`.
+    public var destination: String
+    /// The title shown to people (already cleaned of control characters).
+    public var title: String
+    /// The validators remembered from an earlier attempt, if any, to check a resume against.
+    public var validators: ResourceValidators?
+
+    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil) {
+        self.url = url
+        self.destination = destination
+        self.title = title
+        self.validators = validators
+    }
+
+    /// The partial file next to the destination.
+    public var partialPath: String { destination + ".part" }
+}
+
+/// How a download behaves on the wire.
+public struct DownloadConfiguration: Sendable {
+    /// Redirects followed before giving up.
+    public var maxRedirects: Int = 10
+    /// Without a strong validator, a resume re-fetches this many bytes before the partial's end and
+    /// compares them with what is on disk.
+    public var overlapWindow: Int64 = 64 * 1024
+
+    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024) {
+        self.maxRedirects = maxRedirects
+        self.overlapWindow = overlapWindow
+    }
+}
+
+/// The figures a progress bar needs, as one value.
+public struct DownloadProgress: Sendable, Equatable {
+    /// Bytes of the file on disk, including any resumed prefix.
+    public var downloadedLength: Int64
+    /// The full length of the file, nil when the server did not say.
+    public var expectedLength: Int64?
+
+    public init(downloadedLength: Int64, expectedLength: Int64?) {
+        self.downloadedLength = downloadedLength
+        self.expectedLength = expectedLength
+    }
+
+    /// Between 0 and 1 when the length is known.
+    public var fractionCompleted: Double? {
+        guard let expectedLength, expectedLength > 0 else { return expectedLength == 0 ? 1 : nil }
+        return min(1, Double(downloadedLength) / Double(expectedLength))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One GET request as the download engine sends it.
+public struct TransportRequest: Sendable {
+    /// The URL to fetch; http or https.
+    public var url: URL
+    /// Extra headers (`Range`, `If-Range`, …).
+    public var headers: HTTPHeaders
+
+    public init(url: URL, headers: HTTPHeaders = [:]) {
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// The head of a response and its body, which is read chunk by chunk with backpressure.
+public struct TransportResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The response headers.
+    public var headers: HTTPHeaders
+    /// The body; iterating it pulls the next chunk from the network. Not iterating it stops reading.
+    public var body: ResponseBody
+
+    public init(status: Int, headers: HTTPHeaders, body: ResponseBody) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The seam between the download engine and HTTP: the live one is ``AsyncHTTPTransport``; a unit test
+/// can feed bytes through its own.
+///
+/// Implementations do not follow redirects: ``DownloadOperation`` follows them itself so it can count
+/// them, refuse loops and non-HTTP schemes, and remember the final URL.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns once the response head has arrived.
+    /// - Throws: ``DownloadError`` for failures a person should see, `CancellationError` when cancelled.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// A response body as an async sequence of `ByteBuffer`s.
+public struct ResponseBody: AsyncSequence, Sendable {
+    public typealias Element = ByteBuffer
+
+    private let makeIterator: @Sendable () -> AsyncIterator
+
+    /// Wraps any sendable sequence of buffers; iteration keeps the wrapped sequence's backpressure.
+    public init<Base: AsyncSequence & Sendable>(_ base: Base) where Base.Element == ByteBuffer {
+        self.makeIterator = { AsyncIterator(IteratorBox(base.makeAsyncIterator())) }
+    }
+
+    /// An empty body.
+    public static var empty: ResponseBody { ResponseBody(EmptyBody()) }
+
+    public func makeAsyncIterator() -> AsyncIterator { makeIterator() }
+
+    /// Pulls the next chunk.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let box: any NextProviding
+        fileprivate init(_ box: any NextProviding) { self.box = box }
+        public mutating func next() async throws -> ByteBuffer? { try await box.next() }
+    }
+}
+
+fileprivate protocol NextProviding: AnyObject {
+    func next() async throws -> ByteBuffer?
+}
+
+private final class IteratorBox<Base: AsyncIteratorProtocol>: NextProviding where Base.Element == ByteBuffer {
+    var base: Base
+    init(_ base: Base) { self.base = base }
+    func next() async throws -> ByteBuffer? { try await base.next() }
+}
+
+private struct EmptyBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    struct AsyncIterator: AsyncIteratorProtocol {
+        mutating func next() async throws -> ByteBuffer? { nil }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+}

@@ -1,0 +1,35 @@
+import NIOHTTP1
+
+/// What the first response said about the resource, used to check that a resume continues the same
+/// bytes: the strong ETag, Last-Modified, the total length and the final URL after redirects.
+public struct ResourceValidators: Sendable, Equatable, Codable {
+    /// The ETag when it is strong (weak `W/` tags cannot validate byte ranges).
+    public var strongETag: String?
+    /// The `Last-Modified` value, verbatim.
+    public var lastModified: String?
+    /// The full length of the resource, when known.
+    public var totalLength: Int64?
+    /// The URL the redirects ended at.
+    public var finalURL: String?
+
+    public init(strongETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil, finalURL: String? = nil) {
+        self.strongETag = strongETag
+        self.lastModified = lastModified
+        self.totalLength = totalLength
+        self.finalURL = finalURL
+    }
+
+    /// Reads the validators of a `200` or `206` response.
+    init(headers: HTTPHeaders, totalLength: Int64?, finalURL: String) {
+        if let tag = headers.first(name: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty,
+            !tag.hasPrefix("W/")
+        {
+            strongETag = tag
+        }
+        lastModified = headers.first(name: "Last-Modified")
+        self.totalLength = totalLength
+        self.finalURL = finalURL
+    }
+}
+
+import Foundation

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Safe, unique file names inside the download folder.
+///
+/// Rules (product.md, "Filenames"): no `/`, NUL or control characters, none of `<>:"\|?*`, no leading
+/// dot or trailing dot or space, at most 255 bytes cut on a character boundary with the extension
+/// kept; a taken name gets ` (2)`, ` (3)`, …; a path that would leave the folder is refused.
+public enum FileNamer {
+    /// The longest name, in UTF-8 bytes, that common file systems accept.
+    public static let maxNameBytes = 255
+    /// Room kept for `.part` and a ` (99)` suffix, so the partial's name fits too.
+    public static let reservedBytes = 5 + 5
+
+    /// The name for a bare URL: its last path segment, percent-decoded, made safe; `download` if empty.
+    public static func name(forURL url: URL) -> String {
+        let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
+        let decoded = segment.removingPercentEncoding ?? segment
+        let safe = safeName(decoded)
+        return safe.isEmpty ? "download" : safe
+    }
+
+    /// `raw` made safe as a single file name (see the type's rules); may be empty.
+    public static func safeName(_ raw: String, maxBytes: Int = maxNameBytes - reservedBytes) -> String {
+        var text = SafeText.clean(raw)
+        text = String(text.unicodeScalars.map { scalar -> Character in
+            switch scalar {
+            case "/", "\\", "<", ">", ":", "\"", "|", "?", "*": "_"
+            default: Character(scalar)
+            }
+        })
+        while let first = text.first, first == "." || first == " " { text.removeFirst() }
+        while let last = text.last, last == "." || last == " " { text.removeLast() }
+        return truncate(text, maxBytes: maxBytes)
+    }
+
+    /// Cuts `name` to `maxBytes` of UTF-8 on a character boundary, keeping a short extension.
+    static func truncate(_ name: String, maxBytes: Int) -> String {
+        guard name.utf8.count > maxBytes else { return name }
+        let ext = (name as NSString).pathExtension
+        let keepExt = !ext.isEmpty && ext.utf8.count <= 16
+        let suffix = keepExt ? "." + ext : ""
+        var stem = keepExt ? String(name.dropLast(suffix.count)) : name
+        while stem.utf8.count + suffix.utf8.count > maxBytes, !stem.isEmpty { stem.removeLast() }
+        while let last = stem.last, last == "." || last == " " { stem.removeLast() }
+        return stem + suffix
+    }
+
+    /// A path in `folder` for `name` that no file (final or partial) and no name in `reserved` uses:
+    /// `name`, then `stem (2).ext`, `stem (3).ext`, …
+    ///
+    /// When only `<name>.part` exists (an interrupted download of the same name), `name` is reused
+    /// so the download resumes into it, unless `resumePartials` is false.
+    /// - Throws: ``DownloadError/outsideDownloadFolder(path:)`` when the result would leave `folder`.
+    public static func uniquePath(in folder: String, name: String, reserved: Set<String> = [],
+                                  resumePartials: Bool = true) throws(DownloadError) -> String {
+        let fm = FileManager.default
+        let ext = (name as NSString).pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        for n in 1...10_000 {
+            let candidate = n == 1 ? name : "\(stem) (\(n))" + (ext.isEmpty ? "" : ".\(ext)")
+            let path = try contained(candidate, in: folder)
+            if reserved.contains(path) || fm.fileExists(atPath: path) { continue }
+            if fm.fileExists(atPath: path + ".part") && !resumePartials { continue }
+            return path
+        }
+        throw .fileSystem(path: folder, reason: "too many files named \(name)")
+    }
+
+    /// `relative` inside `folder`, or an error when it would resolve outside (`..`, absolute paths,
+    /// symlinked folders).
+    public static func contained(_ relative: String, in folder: String) throws(DownloadError) -> String {
+        let base = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+        let components = relative.split(separator: "/", omittingEmptySubsequences: true)
+        guard !relative.hasPrefix("/"), !components.isEmpty,
+            !components.contains(where: { $0 == ".." || $0 == "." })
+        else {
+            throw .outsideDownloadFolder(path: relative)
+        }
+        let path = (base as NSString).appendingPathComponent(relative)
+        let parent = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent).resolvingSymlinksInPath().path
+        guard parent == base || parent.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+            throw .outsideDownloadFolder(path: relative)
+        }
+        return path
+    }
+}

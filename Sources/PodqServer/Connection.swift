@@ -1,0 +1,94 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One client connection: reads requests, asks the route, writes the response with its faults.
+struct Connection {
+    let id: Int
+    let channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    let log: ServerLog
+    let route: HTTPServer.Route
+
+    /// The largest body write, and the step of a throttled body.
+    static let chunkSize = 64 * 1024
+
+    func serve() async {
+        try? await channel.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            for try await part in inbound {
+                switch part {
+                case .head(let h): head = h
+                case .body: break
+                case .end:
+                    guard let h = head else { return }
+                    head = nil
+                    let keepOpen = try await answer(h, outbound: outbound)
+                    if !keepOpen { return }
+                }
+            }
+        }
+    }
+
+    /// Writes the response; returns false when the connection must close.
+    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> Bool {
+        let request = log.begin { sequence in
+            ServerRequest(sequence: sequence, method: head.method.rawValue, uri: head.uri,
+                          headers: head.headers.map { ($0.name, $0.value) }, connection: id)
+        }
+        var sent: Int64 = 0
+        var completed = false
+        defer { log.end(sequence: request.sequence, bytesSent: sent, completed: completed) }
+
+        let response = await route(request)
+        var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+        if response.chunked {
+            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        } else {
+            headers.replaceOrAdd(name: "Content-Length", value: String(response.announcedLength ?? response.bodyLength))
+        }
+        let keepAlive = head.isKeepAlive && response.dropAfter == nil && response.announcedLength == nil
+        headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        try await outbound.write(.head(responseHead))
+
+        let isHead = head.method == .HEAD
+        let length = isHead ? 0 : response.bodyLength
+        let limit = min(length, response.dropAfter ?? Int64.max)
+        var stall = response.stall
+        let step = response.bytesPerSecond.map { max(1, min(Self.chunkSize, $0 / 20)) } ?? Self.chunkSize
+        let started = ContinuousClock.now
+        var buffer = channel.channel.allocator.buffer(capacity: step)
+        while sent < limit {
+            if let s = stall, sent >= s.afterBytes {
+                try await Task.sleep(for: .milliseconds(Int(s.seconds * 1000)))
+                stall = nil
+            }
+            var count = Int(min(Int64(step), limit - sent))
+            if let s = stall, s.afterBytes > sent { count = Int(min(Int64(count), s.afterBytes - sent)) }
+            buffer.clear()
+            fill(&buffer, body: response.body, offset: sent, count: count)
+            try await outbound.write(.body(.byteBuffer(buffer)))
+            sent += Int64(count)
+            if let rate = response.bytesPerSecond {
+                // Sleep until the schedule for this many bytes at `rate` bytes a second.
+                let due = started + .nanoseconds(Int64(Double(sent) / Double(rate) * 1e9))
+                let now = ContinuousClock.now
+                if due > now { try await Task.sleep(for: due - now) }
+            }
+        }
+        if response.dropAfter != nil {
+            return false  // close without ending the body: the client sees a short body
+        }
+        try await outbound.write(.end(nil))
+        completed = true
+        return keepAlive
+    }
+
+    private func fill(_ buffer: inout ByteBuffer, body: ServerResponse.Body, offset: Int64, count: Int) {
+        switch body {
+        case .empty: break
+        case .bytes(let bytes): buffer.writeBytes(bytes[Int(offset)..<Int(offset) + count])
+        case .source(let source, let range): source.write(into: &buffer, offset: range.lowerBound + offset, count: count)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A small HTTP/1.1 server on 127.0.0.1 (port 0 by default), answering every request with a route
+/// closure and injecting the faults the response asks for (throttling, stalls, drops, lying lengths).
+///
+/// Bodies are written with the channel's backpressure, so a slow client never makes the server
+/// buffer: a 4 GiB body costs no more memory than a small one.
+public final class HTTPServer: Sendable {
+    /// Answers one request.
+    public typealias Route = @Sendable (ServerRequest) async -> ServerResponse
+
+    /// The port the server listens on.
+    public let port: Int
+    /// What the server saw.
+    public let log: ServerLog
+    private let channel: any Channel
+    private let connections: ConnectionSet
+    private let serving: Task<Void, Never>
+
+    private init(port: Int, log: ServerLog, channel: any Channel, connections: ConnectionSet, serving: Task<Void, Never>) {
+        self.port = port
+        self.log = log
+        self.channel = channel
+        self.connections = connections
+        self.serving = serving
+    }
+
+    /// `http://127.0.0.1:<port>` followed by `path`.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
+    }
+
+    /// Starts a server; it runs until ``stop()``.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, route: @escaping Route) async throws -> HTTPServer {
+        let log = ServerLog()
+        let connections = ConnectionSet()
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+        let boundPort = server.channel.localAddress?.port ?? port
+        let serverChannel = server.channel
+        let serving = Task<Void, Never> {
+            _ = try? await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        let id = connections.insert(connection.channel)
+                        group.addTask {
+                            await Connection(id: id, channel: connection, log: log, route: route).serve()
+                            connections.remove(id)
+                        }
+                    }
+                }
+            }
+        }
+        return HTTPServer(port: boundPort, log: log, channel: serverChannel, connections: connections, serving: serving)
+    }
+
+    /// Stops listening and closes every open connection.
+    public func stop() async {
+        try? await channel.close()
+        for connection in connections.all { try? await connection.close() }
+        serving.cancel()  // also ends stalls and throttling sleeps
+        await serving.value
+    }
+}
+
+/// The open connections, so ``HTTPServer/stop()`` can close them.
+final class ConnectionSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var channels: [Int: any Channel] = [:]
+    private var next = 0
+
+    func insert(_ channel: any Channel) -> Int {
+        lock.withLock {
+            next += 1
+            channels[next] = channel
+            return next
+        }
+    }
+
+    func remove(_ id: Int) { lock.withLock { _ = channels.removeValue(forKey: id) } }
+    var all: [any Channel] { lock.withLock { Array(channels.values) } }
+}

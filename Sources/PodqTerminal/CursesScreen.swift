@@ -1,0 +1,89 @@
+import CNcursesw
+import Foundation
+import PodqUI
+
+/// The one owner of curses: sets the terminal up, draws ``Grid``s, reads keys, and restores the
+/// terminal. ncurses is not thread-safe: use it from the main actor only.
+@MainActor
+public final class CursesScreen {
+    private let window: UnsafeMutablePointer<WINDOW>
+    private var colorPairs: [CellStyle: Int16] = [:]
+    private var restored = false
+
+    /// Enters curses mode. Falls back to `C.UTF-8` when the locale is not UTF-8 (cron, CI), so wide
+    /// text is drawn right. `NO_COLOR` turns colours off.
+    public init() throws {
+        setlocale(LC_ALL, "")
+        if podq_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
+        guard let window = initscr() else {
+            throw NSError(domain: "podq", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot start the terminal UI (is TERM set?)"])
+        }
+        self.window = window
+        cbreak()
+        noecho()
+        keypad(window, true)
+        curs_set(0)
+        set_escdelay(25)
+        wtimeout(window, 50)
+        if ProcessInfo.processInfo.environment["NO_COLOR"] == nil, has_colors() {
+            start_color()
+            use_default_colors()
+            setupColors()
+        }
+    }
+
+    /// The size of the terminal now.
+    public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
+
+    /// Draws `grid` and refreshes the terminal.
+    public func draw(_ grid: Grid) {
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                let cell = grid[x, y]
+                guard let ch = cell.character else { continue }
+                let (attrs, pair) = Self.attributes(for: cell.style, pairs: colorPairs)
+                for scalar in ch.unicodeScalars.prefix(1) {
+                    _ = podq_put_wchar(window, Int32(y), Int32(x), wchar_t(bitPattern: scalar.value), attrs, pair)
+                }
+            }
+        }
+        wrefresh(window)
+    }
+
+    /// Waits up to the frame time (50 ms) for a key.
+    public func readKey() -> Key? {
+        var value: wint_t = 0
+        let rc = wget_wch(window, &value)
+        if rc == podq_err() { return nil }
+        return Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
+    }
+
+    /// Leaves curses mode and gives the terminal back as it was. Safe to call twice.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        endwin()
+    }
+
+    private func setupColors() {
+        let table: [(CellStyle, Int16)] = [(.success, Int16(COLOR_GREEN)), (.failure, Int16(COLOR_RED)),
+                                           (.accent, Int16(COLOR_CYAN)), (.barFilled, Int16(COLOR_CYAN))]
+        for (index, entry) in table.enumerated() {
+            let pair = Int16(index + 1)
+            init_pair(pair, entry.1, -1)
+            colorPairs[entry.0] = pair
+        }
+    }
+
+    /// The curses attributes and colour pair of a style.
+    nonisolated static func attributes(for style: CellStyle, pairs: [CellStyle: Int16]) -> (attr_t, Int16) {
+        let pair = pairs[style] ?? 0
+        switch style {
+        case .normal, .barEmpty: return (podq_a_normal(), pair)
+        case .dim: return (podq_a_dim(), pair)
+        case .bold, .header: return (podq_a_bold(), pair)
+        case .selected: return (podq_a_reverse(), pair)
+        case .success, .failure, .accent, .barFilled: return (pairs[style] == nil ? podq_a_bold() : podq_a_normal(), pair)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import PodqServer
+
+/// The route table of ``TestServer``.
+enum Routes {
+    static func answer(_ request: ServerRequest, state: TestServer.State) -> ServerResponse {
+        let parts = request.path.split(separator: "/").map(String.init)
+        let query = request.query
+        switch parts.first {
+        case "data":
+            let size = Int64(query["size"] ?? "") ?? 1024
+            let seed = UInt64(query["seed"] ?? "") ?? 1
+            let etag: String? = switch query["etag"] {
+            case "none": nil
+            case "weak": "W/\"\(seed)-\(size)\""
+            default: "\"\(seed)-\(size)\""
+            }
+            let lastModified = query["lastmod"] == "none" ? nil : httpDate(seconds: 1_700_000_000 + Int(seed))
+            var response = ranged(request, source: PatternSource(seed: seed, length: size), etag: etag,
+                                  lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore",
+                                  type: query["type"] ?? "audio/mpeg")
+            apply(query, to: &response, request: request, state: state)
+            return response
+        case "status":
+            let code = Int(parts.dropFirst().first ?? "") ?? 500
+            var headers: [(name: String, value: String)] = []
+            if let wait = query["retryAfter"] { headers.append(("Retry-After", wait)) }
+            return .text(code, "status \(code)\n", headers: headers)
+        case "redirect":
+            let hops = Int(parts.dropFirst().first ?? "") ?? 1
+            let target = query["to"] ?? "/data/file.bin?size=1024"
+            if hops <= 1 { return redirect(to: target) }
+            let next = "/redirect/\(hops - 1)?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target)"
+            // Alternate relative and absolute Locations, as real tracking chains do.
+            let host = request.header("Host") ?? "127.0.0.1"
+            return redirect(to: hops % 2 == 0 ? "http://\(host)\(next)" : next)
+        case "loop":
+            return redirect(to: parts.last == "a" ? "/loop/b" : "/loop/a")
+        case "redirect-scheme":
+            return redirect(to: "ftp://127.0.0.1/episode.mp3")
+        case "changing":
+            let name = parts.dropFirst().first ?? "x"
+            let size = Int64(query["size"] ?? "") ?? 4096
+            let version = state.version(name)
+            let source = PatternSource(seed: seed(name: name, version: version), length: size)
+            var response = ranged(request, source: source, etag: "\"\(name)-v\(version)\"",
+                                  lastModified: httpDate(seconds: 1_700_000_000 + version * 3600),
+                                  ignoreRanges: false, type: "audio/mpeg")
+            apply(query, to: &response, request: request, state: state)
+            return response
+        default:
+            return .text(404, "no route for \(request.path)\n")
+        }
+    }
+
+    static func seed(name: String, version: Int) -> UInt64 {
+        UInt64(truncatingIfNeeded: name.utf8.reduce(UInt64(5381)) { ($0 << 5) &+ $0 &+ UInt64($1) }) &+ UInt64(version) &* 7919
+    }
+
+    /// A 200, 206 or 416 for `source`, following `Range` and `If-Range`.
+    static func ranged(_ request: ServerRequest, source: PatternSource, etag: String?, lastModified: String?,
+                       ignoreRanges: Bool, type: String) -> ServerResponse {
+        var headers: [(name: String, value: String)] = [("Content-Type", type), ("Accept-Ranges", ignoreRanges ? "none" : "bytes")]
+        if let etag { headers.append(("ETag", etag)) }
+        if let lastModified { headers.append(("Last-Modified", lastModified)) }
+        let size = source.length
+        let full = ServerResponse(status: 200, headers: headers, body: .source(source, range: 0..<size))
+        guard !ignoreRanges, let range = request.header("Range"), let start = parseRangeStart(range) else { return full }
+        if let condition = request.header("If-Range") {
+            let matches = condition.hasPrefix("\"") ? condition == etag : condition == lastModified
+            if !matches { return full }
+        }
+        guard start < size else {
+            return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(size)")])
+        }
+        return ServerResponse(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(size - 1)/\(size)")],
+                              body: .source(source, range: start..<size))
+    }
+
+    /// Applies the fault options of the query to `response`.
+    static func apply(_ query: [String: String], to response: inout ServerResponse, request: ServerRequest, state: TestServer.State) {
+        if query["chunked"] == "1" { response.chunked = true }
+        if let rate = query["rate"].flatMap(Int.init) { response.bytesPerSecond = rate }
+        if let drop = query["drop"].flatMap(Int64.init) { response.dropAfter = drop }
+        if let drop = query["dropFirst"].flatMap(Int64.init), state.first("dropFirst " + request.uri) {
+            response.dropAfter = drop
+        }
+        if let lie = query["lie"].flatMap(Int64.init) { response.announcedLength = lie }
+        if let stall = query["stall"] {
+            let p = stall.split(separator: ":")
+            if p.count == 2, let after = Int64(p[0]), let seconds = Double(p[1]) {
+                response.stall = .init(afterBytes: after, seconds: seconds)
+            }
+        }
+    }
+
+    static func redirect(to location: String) -> ServerResponse {
+        .text(302, "moved\n", headers: [("Location", location)])
+    }
+
+    static func parseRangeStart(_ header: String) -> Int64? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("bytes="), let dash = text.firstIndex(of: "-") else { return nil }
+        return Int64(text[text.index(text.startIndex, offsetBy: 6)..<dash])
+    }
+
+    static func httpDate(seconds: Int) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

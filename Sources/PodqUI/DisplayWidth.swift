@@ -1,0 +1,72 @@
+/// How many terminal cells text takes: 2 for East Asian wide characters and most emoji, 0 for
+/// combining marks and joiners, 1 otherwise. Layout uses it so CJK and emoji titles stay aligned.
+public enum DisplayWidth {
+    /// The cells `character` takes.
+    public static func of(_ character: Character) -> Int {
+        var width = 0
+        for scalar in character.unicodeScalars {
+            width = max(width, of(scalar))
+        }
+        // An emoji presentation selector makes the preceding symbol wide in most terminals.
+        if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { width = max(width, 2) }
+        return width
+    }
+
+    /// The cells a single scalar takes.
+    public static func of(_ scalar: Unicode.Scalar) -> Int {
+        let v = scalar.value
+        if v == 0 { return 0 }
+        if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if v == 0x200D || (0xFE00...0xFE0F).contains(v) { return 0 }
+        if isWide(v) { return 2 }
+        return 1
+    }
+
+    /// The cells `text` takes.
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    /// `text` cut to at most `cells` cells, with `…` when something was cut.
+    public static func truncate(_ text: String, to cells: Int) -> String {
+        guard cells > 0 else { return "" }
+        if of(text) <= cells { return text }
+        var out = ""
+        var used = 0
+        for ch in text {
+            let w = of(ch)
+            if used + w > cells - 1 { break }
+            out.append(ch)
+            used += w
+        }
+        return out + "…"
+    }
+
+    /// `text` padded with spaces (or cut) to exactly `cells` cells.
+    public static func pad(_ text: String, to cells: Int) -> String {
+        let cut = truncate(text, to: cells)
+        return cut + String(repeating: " ", count: max(0, cells - of(cut)))
+    }
+
+    private static func isWide(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x1F680...0x1F6FF, 0x1FA70...0x1FAFF,
+            0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        case 0x2600...0x27BF, 0x2B00...0x2BFF:
+            return isEmojiPresentation(v)
+        default:
+            return false
+        }
+    }
+
+    private static func isEmojiPresentation(_ v: UInt32) -> Bool {
+        Unicode.Scalar(v)?.properties.isEmojiPresentation ?? false
+    }
+}

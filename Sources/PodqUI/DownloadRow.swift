@@ -1,0 +1,32 @@
+import PodqCore
+
+/// What one row of the downloads table shows: a value, taken from the view model at frame time.
+public struct DownloadRow: Sendable, Equatable {
+    public var id: Int
+    /// Already free of control characters.
+    public var title: String
+    public var state: DownloadState
+    /// 0…1 when the length is known.
+    public var fraction: Double?
+    public var received: Int64
+    public var expected: Int64?
+    /// Bytes a second, smoothed over a few seconds.
+    public var speed: Double
+    /// Seconds left at the current speed, when it can be told.
+    public var eta: Double?
+    /// The failure, for the message line.
+    public var error: String?
+
+    public init(id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,
+                speed: Double, eta: Double?, error: String? = nil) {
+        self.id = id
+        self.title = title
+        self.state = state
+        self.fraction = fraction
+        self.received = received
+        self.expected = expected
+        self.speed = speed
+        self.eta = eta
+        self.error = error
+    }
+}

@@ -1,0 +1,91 @@
+import PodqCore
+
+/// Renders download rows into a ``Grid``: state, title, bar, percent, received / expected, speed, ETA.
+///
+/// At narrow widths columns drop out (ETA, then speed, then the amounts, then the bar) instead of
+/// wrapping; the title takes what is left.
+public struct DownloadTableRenderer: Sendable {
+    /// Advances indeterminate bars.
+    public var tick: Int
+
+    public init(tick: Int = 0) { self.tick = tick }
+
+    struct Layout {
+        var state = 11
+        var bar = 0
+        var percent = 0
+        var amount = 0
+        var speed = 0
+        var eta = 0
+        var title = 0
+    }
+
+    func layout(width: Int) -> Layout {
+        var l = Layout()
+        var rest = width - l.state - 1
+        func take(_ cells: Int) -> Int? {
+            // Keep at least 12 cells for the title.
+            guard rest - (cells + 1) >= 12 else { return nil }
+            rest -= cells + 1
+            return cells
+        }
+        l.percent = take(4) ?? 0
+        l.bar = take(rest >= 80 ? 24 : rest >= 50 ? 16 : 10) ?? 0
+        l.amount = take(19) ?? 0
+        l.speed = take(10) ?? 0
+        l.eta = take(6) ?? 0
+        l.title = max(0, rest)
+        return l
+    }
+
+    /// One line per row, `width` cells wide, from line `y` of `grid`.
+    public func render(_ rows: [DownloadRow], into grid: inout Grid, y: Int = 0, selected: Int? = nil) {
+        let l = layout(width: grid.width)
+        for (i, row) in rows.enumerated() {
+            let line = y + i
+            if line >= grid.height { break }
+            var x = 0
+            x = grid.put(DisplayWidth.pad(row.state.name, to: l.state), x: x, y: line, style: style(for: row.state)) + 1
+            x = grid.put(DisplayWidth.pad(row.title, to: l.title), x: x, y: line) + 1
+            if l.bar > 0 {
+                // Only a running download of unknown length gets the moving bar.
+                let fraction = row.state == .completed ? 1 : row.fraction ?? (row.state == .downloading ? nil : 0)
+                let moving = row.state == .downloading ? tick : 0
+                let bar = ProgressBar.cells(fraction: fraction, width: l.bar, tick: moving)
+                let after = grid.put(bar.filled, x: x, y: line, style: .barFilled)
+                grid.put(bar.empty, x: after, y: line, style: .barEmpty)
+                x += l.bar + 1
+            }
+            if l.percent > 0 {
+                x = grid.put(DisplayWidth.pad(Format.percent(row.state == .completed ? 1 : row.fraction), to: l.percent), x: x, y: line) + 1
+            }
+            if l.amount > 0 {
+                let text = Format.amount(received: row.received, expected: row.expected)
+                x = grid.put(DisplayWidth.pad(text, to: l.amount), x: x, y: line, style: .dim) + 1
+            }
+            if l.speed > 0 {
+                x = grid.put(DisplayWidth.pad(Format.speed(row.speed), to: l.speed), x: x, y: line) + 1
+            }
+            if l.eta > 0 {
+                grid.put(DisplayWidth.pad(Format.eta(row.eta), to: l.eta), x: x, y: line)
+            }
+            if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }
+        }
+    }
+
+    /// The rows as lines of text, `width` cells wide (the live lines of `podq download`).
+    public func lines(_ rows: [DownloadRow], width: Int) -> [String] {
+        var grid = Grid(width: width, height: rows.count)
+        render(rows, into: &grid)
+        return grid.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    func style(for state: DownloadState) -> CellStyle {
+        switch state {
+        case .completed: .success
+        case .failed: .failure
+        case .downloading: .accent
+        case .queued, .paused, .cancelled: .dim
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PodqCore
+import PodqTestSupport
+
+/// `podq-bench`: measurements that are not tests (no timing is asserted in the test suite).
+///
+/// - `memory [MiB]`: the real `podq download` of a generated file (1 GiB by default) from the
+///   in-process server: wall time, MB/s, CPU seconds, peak RSS, and the SHA-256 checked.
+/// - `cancel [runs]`: how long `cancel()` takes to stop a running 1 GiB download, and whether the
+///   server saw the connection end.
+@main
+enum BenchMain {
+    static func main() async throws {
+        let args = Array(CommandLine.arguments.dropFirst())
+        switch args.first {
+        case "memory": try await memory(mib: Int64(args.dropFirst().first ?? "") ?? 1024)
+        case "cancel": try await cancelLatency(runs: Int(args.dropFirst().first ?? "") ?? 5)
+        default:
+            try await memory(mib: Int64(args.first ?? "") ?? 1024)
+            try await cancelLatency(runs: 5)
+        }
+    }
+
+    static func memory(mib: Int64) async throws {
+        let server = try await TestServer.start()
+        let dir = TemporaryDirectory("podq-bench")
+        defer { dir.remove() }
+        let size = mib * 1024 * 1024
+        let url = server.dataURL(size: size, seed: 42, name: "big.bin")
+        let started = Date()
+        let child = try ChildProcess(executable: ChildProcess.podqExecutable,
+                                     arguments: ["download", "--download-dir", dir.file("out"), url.absoluteString],
+                                     directory: dir.path)
+        let exit = await Task.detached { child.wait(timeout: 600) }.value
+        let seconds = Date().timeIntervalSince(started)
+        await server.stop()
+        let hash = FileHash.sha256(path: dir.file("out/big.bin"))
+        let expected = PatternSource(seed: 42, length: size).sha256
+        let mbps = Double(size) / 1e6 / seconds
+        print(String(format: "memory: %lld MiB in %.2f s (%.0f MB/s), CPU %.2f s, peak RSS %.1f MB, exit %d, sha256 %@",
+                     mib, seconds, mbps, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1,
+                     hash == expected ? "ok" : "MISMATCH"))
+        if hash != expected || exit.code != 0 { Foundation.exit(1) }
+    }
+
+    static func cancelLatency(runs: Int) async throws {
+        let server = try await TestServer.start()
+        let dir = TemporaryDirectory("podq-bench")
+        let transport = AsyncHTTPTransport()
+        defer { dir.remove() }
+        var worst = 0.0
+        for run in 1...runs {
+            server.log.reset()
+            let url = server.dataURL(size: 1 << 30, seed: UInt64(run), name: "c\(run).bin", ["rate": "100000000"])
+            let op = DownloadOperation(id: run, request: DownloadRequest(url: url, destination: dir.file("c\(run).bin"), title: "c"), transport: transport)
+            let running = Task { await op.start() }
+            while op.downloadedLength < 20_000_000 { try await Task.sleep(for: .milliseconds(5)) }
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            op.cancel()
+            let state = await running.value
+            let stopped = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            // Wait for the server to notice the closed connection.
+            while server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+            let serverSaw = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            let partialGone = !FileManager.default.fileExists(atPath: dir.file("c\(run).bin.part"))
+            worst = max(worst, max(stopped, serverSaw))
+            print(String(format: "cancel #%d: operation stopped in %.1f ms, server saw the close in %.1f ms, state %@, partial deleted: %@",
+                         run, stopped, serverSaw, state.name, partialGone ? "yes" : "no"))
+        }
+        print(String(format: "cancel: worst %.1f ms over %d runs (target 200 ms)", worst, runs))
+        await transport.shutdown()
+        await server.stop()
+        if worst > 200 { Foundation.exit(1) }
+    }
+}

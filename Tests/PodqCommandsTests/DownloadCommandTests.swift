@@ -1,0 +1,114 @@
+import PodqTestSupport
+import XCTest
+
+/// The real `podq download` binary against the in-process server.
+final class DownloadCommandTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory("podq-cli")
+    }
+
+    override func tearDown() async throws {
+        await server.stop()
+        dir.remove()
+    }
+
+    private func podq(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
+                         environment: ["PODQ_HOME": dir.file("home")], directory: dir.path)
+    }
+
+    private func finish(_ child: ChildProcess, timeout: Double = 60) async -> ChildProcess.Exit {
+        await Task.detached { child.wait(timeout: timeout) }.value
+    }
+
+    func testTwentyURLsWithFiveJobsNeverExceedFiveInFlight() async throws {
+        let urls = (1...20).map { server.dataURL(size: 150_000, seed: UInt64($0), name: "ep\($0).mp3", ["rate": "600000"]) }
+        let child = try podq(["download", "--jobs", "5", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardError)
+        XCTAssertEqual(server.log.maxInFlight, 5, "the server never saw more than 5 at once (and did see 5)")
+        for i in 1...20 {
+            XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep\(i).mp3")), PatternSource(seed: UInt64(i), length: 150_000).sha256)
+        }
+        let out = child.standardOutput
+        XCTAssertEqual(out.components(separatedBy: "\ncompleted #").count + (out.hasPrefix("completed #") ? 1 : 0) - 1, 20, out)
+        XCTAssertFalse(out.contains("\u{1B}"), "no escape sequences when not on a terminal")
+        XCTAssertTrue(out.contains("20 completed, 0 failed"))
+    }
+
+    func testAFailureExitsWith1AndSaysWhy() async throws {
+        let child = try podq(["download", "--download-dir", dir.file("out"),
+                              server.url("/status/404").absoluteString, server.dataURL(size: 1000, name: "ok.mp3").absoluteString])
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 1)
+        XCTAssertTrue(child.standardOutput.contains("failed    #1 404: The server has no file at"), child.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/ok.mp3")))
+    }
+
+    func testBadUsageExitsWith2() async throws {
+        for args in [["download", "ftp://example.org/x"], ["download", "--jobs", "0", "http://127.0.0.1/x"], ["download", "--nope"]] {
+            let child = try podq(args)
+            let exit = await finish(child)
+            XCTAssertEqual(exit.code, 2, "\(args): \(child.standardError)")
+            XCTAssertFalse(child.standardError.isEmpty)
+        }
+    }
+
+    func testHelpAndVersionExit0() async throws {
+        let help = try podq(["download", "--help"])
+        let exit = await finish(help)
+        XCTAssertEqual(exit.code, 0)
+        XCTAssertTrue(help.standardOutput.contains("--jobs"))
+        let version = try podq(["--version"])
+        _ = await finish(version)
+        XCTAssertEqual(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "0.1.0")
+    }
+
+    /// SIGINT and SIGTERM: exit 130, the partial kept; the next run resumes it with Range to a correct file.
+    func testInterruptKeepsPartialsAndTheNextRunResumes() async throws {
+        for (index, signal) in [SIGINT, SIGTERM].enumerated() {
+            server.log.reset()
+            let size: Int64 = 3_000_000
+            let url = server.dataURL(size: size, seed: UInt64(50 + index), name: "big\(index).mp3", ["rate": "1000000"])
+            let args = ["download", "--download-dir", dir.file("out"), url.absoluteString]
+            let first = try podq(args)
+            let part = dir.file("out/big\(index).mp3.part")
+            for _ in 0..<400 {
+                if let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 200_000 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            first.send(signal)
+            let exit = await finish(first)
+            XCTAssertEqual(exit.code, 130, "signal \(signal): \(first.standardOutput) \(first.standardError)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: part), "the partial file is kept")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/big\(index).mp3")))
+            XCTAssertTrue(first.standardOutput.contains("paused    #1"), first.standardOutput)
+            let kept = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64)
+
+            let second = try podq(args)
+            let exit2 = await finish(second)
+            XCTAssertEqual(exit2.code, 0, second.standardError)
+            XCTAssertTrue(second.standardOutput.contains("resumed   #1"), second.standardOutput)
+            XCTAssertEqual(FileHash.sha256(path: dir.file("out/big\(index).mp3")), PatternSource(seed: UInt64(50 + index), length: size).sha256)
+            let resume = try XCTUnwrap(server.log.requests.last)
+            XCTAssertEqual(resume.header("Range"), "bytes=\(kept - 65_536)-", "resumed near the end, checking a 64 KiB overlap")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: part))
+        }
+    }
+
+    func testDemoDownloadsTheBundledPodcast() async throws {
+        let child = try podq(["demo", "--download-dir", dir.file("demo"), "--bytes-per-second", "20000000"])
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("demo")))?.sorted() ?? []
+        XCTAssertEqual(files.count, 6, "\(files)")
+        let header = try XCTUnwrap(FileHandle(forReadingAtPath: dir.file("demo/01-welcome.wav"))?.read(upToCount: 12))
+        XCTAssertEqual(String(decoding: header[0..<4], as: UTF8.self), "RIFF")
+        XCTAssertEqual(String(decoding: header[8..<12], as: UTF8.self), "WAVE")
+        XCTAssertTrue(child.standardOutput.contains("6 completed, 0 failed"), child.standardOutput)
+    }
+}

@@ -1,0 +1,48 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+final class FileNamerTests: XCTestCase {
+    func testBareURLNameIsTheLastSegmentWithoutQuery() {
+        XCTAssertEqual(FileNamer.name(forURL: URL(string: "https://cdn.example/a/b/Episode%2012.mp3?token=abc")!), "Episode 12.mp3")
+        XCTAssertEqual(FileNamer.name(forURL: URL(string: "https://cdn.example/")!), "download")
+        XCTAssertEqual(FileNamer.name(forURL: URL(string: "https://cdn.example/a/..%2F..%2Fetc%2Fpasswd")!), "passwd", "an encoded slash never reaches a name")
+    }
+
+    func testUnsafeCharactersAreReplaced() {
+        XCTAssertEqual(FileNamer.safeName("a/b\\c<d>e:f\"g|h?i*j"), "a_b_c_d_e_f_g_h_i_j")
+        XCTAssertEqual(FileNamer.safeName("..hidden. "), "hidden")
+        XCTAssertEqual(FileNamer.safeName("\u{1B}[2Jclear\u{0}"), "clear")
+    }
+
+    func testLongNamesAreCutOnACharacterBoundaryKeepingTheExtension() {
+        let long = String(repeating: "ポ", count: 200) + ".mp3"
+        let cut = FileNamer.safeName(long)
+        XCTAssertLessThanOrEqual(cut.utf8.count + ".part".utf8.count + " (99)".utf8.count, 255)
+        XCTAssertTrue(cut.hasSuffix("ポ.mp3"))
+        XCTAssertEqual(String(decoding: Array(cut.utf8), as: UTF8.self), cut)
+    }
+
+    func testCollisionsGetNumberedAndPartialsAreResumed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        _ = FileManager.default.createFile(atPath: dir.file("ep.mp3"), contents: Data())
+        let second = try FileNamer.uniquePath(in: dir.path, name: "ep.mp3")
+        XCTAssertEqual((second as NSString).lastPathComponent, "ep (2).mp3")
+        let third = try FileNamer.uniquePath(in: dir.path, name: "ep.mp3", reserved: [second])
+        XCTAssertEqual((third as NSString).lastPathComponent, "ep (3).mp3")
+        _ = FileManager.default.createFile(atPath: dir.file("half.mp3.part"), contents: Data([1]))
+        XCTAssertEqual((try FileNamer.uniquePath(in: dir.path, name: "half.mp3") as NSString).lastPathComponent, "half.mp3")
+    }
+
+    func testPathsOutsideTheFolderAreRefused() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        for bad in ["../x", "/etc/passwd", "a/../../x", "."] {
+            XCTAssertThrowsError(try FileNamer.contained(bad, in: dir.path), bad)
+        }
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: "/tmp")
+        XCTAssertThrowsError(try FileNamer.contained("link/x", in: dir.path))
+        XCTAssertEqual(try FileNamer.contained("sub/x.mp3", in: dir.path).hasSuffix("/sub/x.mp3"), true)
+    }
+}

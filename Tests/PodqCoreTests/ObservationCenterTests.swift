@@ -1,0 +1,100 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// A tiny observable object for the registry's own tests.
+private final class Counter: KeyValueObservable, @unchecked Sendable {
+    let observationCenter: ObservationCenter
+    private let lock = NSLock()
+    private var _value = 0
+    init(center: ObservationCenter) { observationCenter = center }
+    var value: Int { lock.withLock { _value } }
+    func set(_ v: Int) {
+        lock.withLock { _value = v }
+        observationCenter.valueDidChange()
+    }
+}
+
+final class ObservationCenterTests: XCTestCase {
+    func testInitialAndNewValuesAreDelivered() {
+        let clock = ManualScheduler()
+        let counter = Counter(center: ObservationCenter(scheduler: clock))
+        counter.set(5)
+        let seen = Recorder<Int>()
+        let token = counter.observe(\.value, options: [.initial, .new]) { _, change in seen.append(change.newValue!) }
+        XCTAssertEqual(seen.values, [5])
+        clock.advance(byMilliseconds: 100)
+        counter.set(6)
+        XCTAssertEqual(seen.values, [5, 6], "a change after a quiet interval is delivered at once")
+        token.cancel()
+    }
+
+    func testChangesAreCoalescedAndTheLastValueIsDelivered() {
+        let clock = ManualScheduler()
+        let counter = Counter(center: ObservationCenter(interval: .milliseconds(50), scheduler: clock))
+        let seen = Recorder<Int>()
+        let token = counter.observe(\.value, options: [.new]) { _, change in seen.append(change.newValue!) }
+        // 1,000 changes inside one interval: the first goes out at once, the rest wait for the timer.
+        for i in 1...1000 { counter.set(i) }
+        XCTAssertEqual(seen.values, [1])
+        XCTAssertEqual(clock.scheduledCount, 1, "one trailing delivery, not one per change")
+        clock.advance(byMilliseconds: 50)
+        XCTAssertEqual(seen.values, [1, 1000])
+        // Over one simulated second of changes every millisecond: at most ~20 deliveries.
+        for step in 0..<1000 {
+            counter.set(2000 + step)
+            clock.advance(byMilliseconds: 1)
+        }
+        clock.advance(byMilliseconds: 50)
+        let deliveries = seen.values.count - 2
+        XCTAssertLessThanOrEqual(deliveries, 21)
+        XCTAssertGreaterThanOrEqual(deliveries, 19)
+        XCTAssertEqual(seen.values.last, 2999)
+        token.cancel()
+    }
+
+    func testFlushDeliversAtOnceWhateverTheInterval() {
+        let clock = ManualScheduler()
+        let counter = Counter(center: ObservationCenter(interval: .seconds(10), scheduler: clock))
+        let seen = Recorder<Int>()
+        let token = counter.observe(\.value, options: [.old, .new]) { _, change in seen.append(change.newValue! * 100 + (change.oldValue ?? 0)) }
+        counter.set(1)
+        counter.set(2)
+        counter.observationCenter.flush()
+        XCTAssertEqual(seen.values, [100, 201])
+        counter.observationCenter.flush()
+        XCTAssertEqual(seen.values.count, 2, "an unchanged value is not delivered again")
+        token.cancel()
+    }
+
+    func testCancellingOrReleasingTheTokenEndsTheObservation() {
+        let counter = Counter(center: ObservationCenter())
+        let seen = Recorder<Int>()
+        var token: ObservationToken? = counter.observe(\.value) { _, change in seen.append(change.newValue!) }
+        XCTAssertEqual(counter.observationCenter.count, 1)
+        counter.set(1)
+        token = nil
+        XCTAssertEqual(counter.observationCenter.count, 0)
+        counter.set(2)
+        let second = counter.observe(\.value) { _, change in seen.append(change.newValue! * 10) }
+        second.cancel()
+        second.cancel()
+        counter.set(3)
+        XCTAssertEqual(seen.values, [1])
+        _ = token
+    }
+
+    func testConcurrentWritersAndObserversAreSafe() async {
+        let counter = Counter(center: ObservationCenter(interval: .milliseconds(1)))
+        let seen = Recorder<Int>()
+        let token = counter.observe(\.value) { _, change in seen.append(change.newValue!) }
+        await withTaskGroup(of: Void.self) { group in
+            for t in 0..<4 {
+                group.addTask { for i in 0..<2000 { counter.set(t * 10_000 + i) } }
+            }
+        }
+        counter.observationCenter.flush()
+        XCTAssertEqual(seen.values.last, counter.value, "the final value is always delivered")
+        token.cancel()
+    }
+}

@@ -1,0 +1,49 @@
+import PodqCore
+import PodqServer
+import PodqTestSupport
+import XCTest
+
+final class HTTPServerTests: XCTestCase {
+    func testServesRecordsAndCountsInFlight() async throws {
+        let server = try await HTTPServer.start { request in
+            var response = ServerResponse.text(200, String(repeating: "x", count: 1000))
+            response.bytesPerSecond = request.query["slow"] != nil ? 5000 : nil
+            return response
+        }
+        let transport = AsyncHTTPTransport()
+        async let a = transport.send(TransportRequest(url: server.url("/a?slow=1"), headers: ["X-Test": "1"]))
+        async let b = transport.send(TransportRequest(url: server.url("/b?slow=1")))
+        for response in try await [a, b] {
+            XCTAssertEqual(response.status, 200)
+            var n = 0
+            for try await chunk in response.body { n += chunk.readableBytes }
+            XCTAssertEqual(n, 1000)
+        }
+        XCTAssertEqual(server.log.requests.count, 2)
+        XCTAssertEqual(server.log.maxInFlight, 2)
+        for _ in 0..<100 where server.log.currentInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(server.log.currentInFlight, 0)
+        XCTAssertEqual(server.log.requests.first { $0.path == "/a" }?.header("x-test"), "1")
+        XCTAssertTrue(server.log.outcomes.values.allSatisfy(\.completed))
+        await transport.shutdown()
+        await server.stop()
+    }
+
+    func testStopClosesOpenConnections() async throws {
+        let server = try await HTTPServer.start { _ in
+            var response = ServerResponse.text(200, String(repeating: "x", count: 100_000))
+            response.bytesPerSecond = 1000
+            return response
+        }
+        let transport = AsyncHTTPTransport()
+        let response = try await transport.send(TransportRequest(url: server.url("/slow")))
+        await server.stop()
+        do {
+            for try await _ in response.body {}
+            XCTFail("the body should break off")
+        } catch {
+            XCTAssertTrue(error is DownloadError, "\(error)")
+        }
+        await transport.shutdown()
+    }
+}

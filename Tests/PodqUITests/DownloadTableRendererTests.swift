@@ -1,0 +1,54 @@
+import PodqCore
+import PodqUI
+import XCTest
+
+/// Render snapshots: rows in, text out, compared with the expected screen.
+final class DownloadTableRendererTests: XCTestCase {
+    private let rows = [
+        DownloadRow(id: 1, title: "Show — Episode one", state: .downloading, fraction: 0.5, received: 5_000_000,
+                    expected: 10_000_000, speed: 1_250_000, eta: 4),
+        DownloadRow(id: 2, title: "ポッドキャスト 🎧", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
+        DownloadRow(id: 3, title: "Gone", state: .failed(reason: "HTTP 404"), fraction: 0, received: 0, expected: 100,
+                    speed: 0, eta: nil, error: "HTTP 404"),
+        DownloadRow(id: 4, title: "Done", state: .completed, fraction: 1, received: 2_000, expected: 2_000, speed: 0, eta: nil),
+    ]
+
+    func testWideLayoutShowsEveryColumn() {
+        let text = DownloadTableRenderer().lines(rows, width: 100).joined(separator: "\n")
+        XCTAssertEqual(text, """
+            downloading Show — Episode one   ████████████············  50% 5.0 MB / 10.0 MB    1.2 MB/s   4s
+            queued      ポッドキャスト 🎧    ························   ?% 0 B / ?             -          -
+            failed      Gone                 ························   0% 0 B / 100 B         -          -
+            completed   Done                 ████████████████████████ 100% 2.0 KB / 2.0 KB     -          -
+            """)
+        XCTAssertTrue(text.split(separator: "\n").allSatisfy { DisplayWidth.of(String($0)) <= 100 })
+    }
+
+    func testNarrowLayoutDropsColumnsInsteadOfWrapping() {
+        let lines = DownloadTableRenderer().lines(rows, width: 40)
+        XCTAssertEqual(lines.joined(separator: "\n"), """
+            downloading Show — Epis… █████·····  50%
+            queued      ポッドキャ…  ··········   ?%
+            failed      Gone         ··········   0%
+            completed   Done         ██████████ 100%
+            """)
+        XCTAssertTrue(lines.allSatisfy { DisplayWidth.of($0) <= 40 })
+    }
+
+    func testUnknownLengthShowsAMovingBar() {
+        let row = DownloadRow(id: 1, title: "x", state: .downloading, fraction: nil, received: 10, expected: nil, speed: 0, eta: nil)
+        let a = DownloadTableRenderer(tick: 0).lines([row], width: 60)[0]
+        let b = DownloadTableRenderer(tick: 3).lines([row], width: 60)[0]
+        XCTAssertNotEqual(a, b, "the indeterminate bar moves")
+        XCTAssertTrue(a.contains("███"))
+    }
+
+    func testTitlesWithEscapeSequencesCannotReachTheGrid() {
+        var grid = Grid(width: 60, height: 1)
+        let model = DownloadRow(id: 1, title: SafeText.clean("\u{1B}]0;owned\u{07}Evil\u{1B}[2J"), state: .queued, fraction: nil,
+                                received: 0, expected: nil, speed: 0, eta: nil)
+        DownloadTableRenderer().render([model], into: &grid)
+        XCTAssertFalse(grid.text.unicodeScalars.contains { $0.value < 0x20 })
+        XCTAssertTrue(grid.text.contains("Evil"))
+    }
+}
