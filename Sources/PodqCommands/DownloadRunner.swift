@@ -51,6 +51,7 @@ final class DownloadRunner: Sendable {
 
         reporter.begin()
         await queue.add(operations)
+        if interrupt.fired { await queue.pauseAll() }  // a signal that came before the queue had work
         await queue.waitUntilIdle()
         await transport.shutdown()
         reporter.end(interrupted: interrupt.fired)
@@ -92,7 +93,11 @@ final class InterruptHandler: @unchecked Sendable {
                     defer { self._fired = true }
                     return !self._fired
                 }
-                if first { Task { await action() } }
+                if first {
+                    Task { await action() }
+                } else {
+                    exit(ExitCodes.interrupted)  // a second Ctrl-C: stop now; partials are on disk already
+                }
             }
             source.resume()
             sources.append(source)

@@ -30,7 +30,7 @@ public struct DownloadTableRenderer: Sendable {
             return cells
         }
         l.percent = take(4) ?? 0
-        l.bar = take(rest >= 80 ? 24 : rest >= 50 ? 16 : 10) ?? 0
+        l.bar = take(rest >= 120 ? 24 : rest >= 70 ? 16 : 10) ?? 0
         l.amount = take(19) ?? 0
         l.speed = take(10) ?? 0
         l.eta = take(6) ?? 0

@@ -16,10 +16,10 @@ final class DownloadTableRendererTests: XCTestCase {
     func testWideLayoutShowsEveryColumn() {
         let text = DownloadTableRenderer().lines(rows, width: 100).joined(separator: "\n")
         XCTAssertEqual(text, """
-            downloading Show — Episode one   ████████████············  50% 5.0 MB / 10.0 MB    1.2 MB/s   4s
-            queued      ポッドキャスト 🎧    ························   ?% 0 B / ?             -          -
-            failed      Gone                 ························   0% 0 B / 100 B         -          -
-            completed   Done                 ████████████████████████ 100% 2.0 KB / 2.0 KB     -          -
+            downloading Show — Episode one           ████████········  50% 5.0 MB / 10.0 MB    1.2 MB/s   4s
+            queued      ポッドキャスト 🎧            ················   ?% 0 B / ?             -          -
+            failed      Gone                         ················   0% 0 B / 100 B         -          -
+            completed   Done                         ████████████████ 100% 2.0 KB / 2.0 KB     -          -
             """)
         XCTAssertTrue(text.split(separator: "\n").allSatisfy { DisplayWidth.of(String($0)) <= 100 })
     }

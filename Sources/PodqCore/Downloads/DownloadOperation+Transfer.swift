@@ -132,8 +132,12 @@ extension DownloadOperation {
 
     private func commit(_ writer: PartialFileWriter) throws {
         guard beginCommit() else { throw CancellationError() }
-        defer { endCommit() }
-        try writer.commit(to: request.destination)
+        do {
+            try writer.commit(to: request.destination)
+        } catch {
+            endCommit()
+            throw error
+        }
     }
 
     /// Sends the request, following redirects itself: at most ``DownloadConfiguration/maxRedirects``,

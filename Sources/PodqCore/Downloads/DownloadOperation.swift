@@ -125,7 +125,7 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     private func execute() async {
         do {
             try await download()
-            transition(.finish)
+            transition(.finish)  // cannot be refused: pause and cancel are ignored once committing
         } catch {
             switch state {
             case .cancelled:
@@ -133,17 +133,10 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
             case .paused:
                 break
             default:
-                let failure: DownloadError
-                if let error = error as? DownloadError {
-                    failure = error
-                } else if error is CancellationError {
-                    // Cancelled from outside (the queue shutting down): behave as a pause.
-                    transition(.pause)
-                    break
+                if error is CancellationError {
+                    transition(.pause)  // cancelled from outside (the queue shutting down)
                 } else {
-                    failure = .network(String(describing: error))
-                }
-                if state == .downloading {
+                    let failure = (error as? DownloadError) ?? .network(String(describing: error))
                     lock.withLock { _error = failure }
                     transition(.fail(reason: failure.localizedDescription))
                 }
@@ -186,7 +179,8 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
         lock.withLock { _redirectChain = redirectChain }
     }
 
-    /// Marks the download as committing; false when it was stopped meanwhile.
+    /// Marks the download as committing, after which pause and cancel are ignored; false when it was
+    /// stopped meanwhile. ``endCommit()`` undoes it when the commit fails.
     func beginCommit() -> Bool {
         lock.withLock {
             guard _state == .downloading, !Task.isCancelled else { return false }
