@@ -25,7 +25,9 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-demo: build
+demo:
+	@echo "Building podq (the first build takes a few minutes)..."
+	@$(SWIFT) build -q --product podq
 	.build/debug/podq demo
 
 bench:
