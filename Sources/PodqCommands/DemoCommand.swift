@@ -25,13 +25,17 @@ struct DemoCommand: AsyncParsableCommand {
         var podcast = try DemoPodcast.load()
         if let bytesPerSecond { podcast.bytesPerSecond = max(1000, bytesPerSecond) }
         let server = try await podcast.serve()
-        let folder = downloadDir ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-demo-\(UUID().uuidString.prefix(8))")
+        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-demo-\(UUID().uuidString.prefix(8))")
+        let home = global.home ?? scratch + "/home"
+        let folder = downloadDir ?? scratch
         Console.out("Serving \"\(podcast.title)\" at \(server.url("/feed.xml").absoluteString)")
         Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
+        let context = try QueueContext.open(home: home, downloadDir: folder)
         let items = podcast.episodes.map {
-            DownloadItem(url: server.url("/episodes/\($0.file)"), title: "\(podcast.title) — \($0.title)", fileName: $0.file)
+            DownloadItem(url: server.url("/episodes/\($0.file)"), title: "\(podcast.title) — \($0.title)", fileName: $0.file,
+                         podcast: podcast.title)
         }
-        let code = try await DownloadRunner(downloadFolder: folder, jobs: jobs).run(items)
+        let code = try await DownloadRunner(context: context, jobs: jobs).run(adding: items)
         await server.stop()
         if code == ExitCodes.success { Console.out("Done. The episodes are in \(folder)") }
         if code != ExitCodes.success { throw ExitCode(code) }

@@ -6,46 +6,53 @@ import PodqCore
 struct DownloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
-        abstract: "Download URLs headless, several at once, then exit.",
+        abstract: "Run the queue headless (adding any URLs given) until nothing is left to do.",
         discussion: """
             On a terminal it shows live progress lines; otherwise it prints one line per event \
-            (started, resumed, completed, failed). Exit codes: 0 all completed, 1 some failed, \
-            2 bad usage, 130 interrupted (partial files are kept and resume on the next run).
+            (started, resumed, completed, failed, retrying). Exit codes: 0 all completed, 1 some failed, \
+            2 bad usage, 3 another podq runs the queue, 130 interrupted (the queue and the partial files \
+            are kept and resume on the next run).
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: [.short, .long], help: "How many downloads run at once (1-64).")
-    var jobs: Int = 3
+    @Option(name: [.short, .long], help: "How many downloads run at once (1-64; default: the config's simultaneous-downloads, 3).")
+    var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Where the files go (default: $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
     var downloadDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt is abandoned.", valueName: "seconds"))
-    var stallTimeout: Double = 30
+    @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt is abandoned (default: the config's, 30).", valueName: "seconds"))
+    var stallTimeout: Double?
 
-    @Argument(help: "The http:// or https:// URLs to download.")
+    @Argument(help: "http:// or https:// URLs to add to the queue before running it.")
     var urls: [String] = []
 
     func validate() throws {
-        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64, not \(jobs).") }
-        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be more than 0 seconds.") }
-        for text in urls {
+        if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs).") }
+        if let stallTimeout, !(stallTimeout > 0) { throw ValidationError("--stall-timeout must be more than 0 seconds.") }
+        _ = try URLArguments.parse(urls)
+    }
+
+    func run() async throws {
+        let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
+        let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
+        let code = try await DownloadRunner(context: context, jobs: jobs, stallTimeout: stallTimeout).run(adding: items)
+        if code != ExitCodes.success { throw ExitCode(code) }
+    }
+}
+
+/// Checks URL arguments: http or https with a host.
+enum URLArguments {
+    static func parse(_ texts: [String]) throws -> [URL] {
+        try texts.map { text in
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
             else {
                 throw ValidationError("'\(SafeText.clean(text))' is not an http:// or https:// URL.")
             }
+            return url
         }
-    }
-
-    func run() async throws {
-        let paths = PodqPaths(home: global.home, downloadDir: downloadDir)
-        let items = urls.compactMap { URL(string: $0) }.map { DownloadItem(url: $0, title: nil) }
-        let runner = DownloadRunner(downloadFolder: paths.downloadFolder, jobs: jobs,
-                                    stallTimeout: .milliseconds(Int(stallTimeout * 1000)))
-        let code = try await runner.run(items)
-        if code != ExitCodes.success { throw ExitCode(code) }
     }
 }

@@ -3,81 +3,92 @@ import Foundation
 import PodqCore
 import PodqUI
 
-/// One thing to download, as a command hands it to ``DownloadRunner``.
+/// One thing to put on the queue, as a command hands it over.
 struct DownloadItem: Sendable {
     var url: URL
     /// The title to show; the file name when nil.
     var title: String?
     /// The file name to use; the URL's last path segment when nil.
     var fileName: String?
+    var podcast: String?
 
-    init(url: URL, title: String?, fileName: String? = nil) {
+    init(url: URL, title: String?, fileName: String? = nil, podcast: String? = nil) {
         self.url = url
         self.title = title
         self.fileName = fileName
+        self.podcast = podcast
     }
 }
 
-/// The frontend of `podq download`: names the files, runs the queue, reports, handles SIGINT and
-/// SIGTERM, and returns the exit code.
+/// The frontend of `podq download`: takes the lock, reconciles the store with the disk, adds the
+/// URLs, runs the queue with a reporter, handles SIGINT and SIGTERM, and returns the exit code.
 final class DownloadRunner: Sendable {
-    let downloadFolder: String
-    let jobs: Int
-    let stallTimeout: Duration
+    let context: QueueContext
+    let jobs: Int?
+    let stallTimeout: Double?
 
-    init(downloadFolder: String, jobs: Int, stallTimeout: Duration = .seconds(30)) {
-        self.downloadFolder = downloadFolder
+    init(context: QueueContext, jobs: Int? = nil, stallTimeout: Double? = nil) {
+        self.context = context
         self.jobs = jobs
         self.stallTimeout = stallTimeout
     }
 
-    /// Downloads `items` and returns the exit code (0, 1 or 130).
-    func run(_ items: [DownloadItem]) async throws -> Int32 {
+    /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
+    func run(adding items: [DownloadItem]) async throws -> Int32 {
+        let lock = HomeLock(home: context.paths.home)
         do {
-            try FileManager.default.createDirectory(atPath: downloadFolder, withIntermediateDirectories: true)
+            if let holder = try lock.acquire() {
+                let who = holder.pid.map { "process \($0)" } ?? "another process"
+                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(context.paths.home); "
+                    + "wait for it, or use `podq queue add` to give it more work.")
+                return ExitCodes.locked
+            }
+            try context.store.reconcile()
         } catch {
-            FileHandle.standardError.write(Data("podq: cannot create the download folder \(downloadFolder): \(error.localizedDescription)\n".utf8))
-            return ExitCodes.usage
+            throw CommandError(error)
         }
-        let transport = AsyncHTTPTransport(stallTimeout: stallTimeout)
-        let operations = try plan(items, transport: transport)
-        if operations.isEmpty {
-            FileHandle.standardError.write(Data("podq: nothing to download; give one or more URLs.\n".utf8))
-            return ExitCodes.success
-        }
-        let queue = DownloadQueue(maxConcurrent: jobs)
-        let reporter = DownloadReporter(operations: operations, live: isatty(STDOUT_FILENO) == 1)
-        let interrupt = InterruptHandler { await queue.pauseAll() }
+        defer { lock.release() }
+        _ = try context.add(items)
 
+        var settings = context.settings
+        if let jobs { settings.simultaneousDownloads = jobs }
+        if let stallTimeout { settings.stallTimeout = stallTimeout }
+        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
+        let runner = QueueRunner(store: context.store, settings: settings, transport: transport)
+        let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
+        runner.onOperation = { reporter.track($0) }
+        runner.onEvent = { reporter.report($0) }
+        let interrupt = InterruptHandler { await runner.stop() }
+
+        let started = DispatchTime.now().uptimeNanoseconds
         reporter.begin()
-        await queue.add(operations)
-        if interrupt.fired { await queue.pauseAll() }  // a signal that came before the queue had work
-        await queue.waitUntilIdle()
+        let summary: QueueRunner.Summary
+        do {
+            summary = try await runner.run()
+        } catch {
+            reporter.end("stopped: \(error.localizedDescription)")
+            await transport.shutdown()
+            throw CommandError(error)
+        }
         await transport.shutdown()
-        reporter.end(interrupted: interrupt.fired)
         interrupt.disarm()
 
-        if interrupt.fired { return ExitCodes.interrupted }
-        return operations.contains { if case .failed = $0.state { true } else { false } } ? ExitCodes.failure : ExitCodes.success
-    }
-
-    /// Gives each item a safe, unique destination in the download folder.
-    func plan(_ items: [DownloadItem], transport: any HTTPTransport) throws -> [DownloadOperation] {
-        var reserved: Set<String> = []
-        var operations: [DownloadOperation] = []
-        for (index, item) in items.enumerated() {
-            let name = item.fileName.map { FileNamer.safeName($0) } ?? FileNamer.name(forURL: item.url)
-            let path = try FileNamer.uniquePath(in: downloadFolder, name: name.isEmpty ? "download" : name, reserved: reserved)
-            reserved.insert(path)
-            let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
-            let request = DownloadRequest(url: item.url, destination: path, title: title)
-            operations.append(DownloadOperation(id: index + 1, request: request, transport: transport))
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
+        if summary.completed == 0 && summary.failed == 0 && !summary.interrupted && !summary.diskFull {
+            line = "nothing to download: the queue has no waiting downloads (add some with `podq queue add` or give URLs)"
         }
-        return operations
+        if summary.interrupted { line = "interrupted: " + line + "; the queue and the partial files are kept, run podq download to resume" }
+        if summary.diskFull { line = "disk full: " + line + "; free some space, then `podq queue resume`" }
+        reporter.end(line)
+
+        if summary.interrupted { return ExitCodes.interrupted }
+        return summary.failed > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
     }
 }
 
-/// Turns SIGINT and SIGTERM into one call of `action` (pause everything, keep the partials).
+/// Turns SIGINT and SIGTERM into one call of `action` (stop everything, keep the partials); a second
+/// signal exits at once.
 final class InterruptHandler: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
@@ -96,7 +107,7 @@ final class InterruptHandler: @unchecked Sendable {
                 if first {
                     Task { await action() }
                 } else {
-                    exit(ExitCodes.interrupted)  // a second Ctrl-C: stop now; partials are on disk already
+                    exit(ExitCodes.interrupted)  // a second Ctrl-C: stop now; the partials are on disk already
                 }
             }
             source.resume()

@@ -16,6 +16,9 @@ public enum PodqCLI {
             exit(ExitCodes.success)
         } catch let code as ExitCode {
             exit(code.rawValue)
+        } catch let error as CommandError {
+            FileHandle.standardError.write(Data("podq: \(error.message)\n".utf8))
+            exit(error.code)
         } catch {
             let code = Podq.exitCode(for: error)
             if code == .success {

@@ -25,14 +25,16 @@ public final class DownloadsViewModel: @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Starts showing `operation`, under `title` (cleaned of control characters here).
+    /// Starts showing `operation`, under `title` (cleaned of control characters here). An operation
+    /// with the id of one already shown (a retry) takes its place in the list.
     public func track(_ operation: DownloadOperation, title: String? = nil) {
         let id = operation.id
-        lock.withLock {
-            order.append(id)
-            tracked[id] = Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title))
+        let replaced = lock.withLock {
+            if tracked[id] == nil { order.append(id) }
             dirty = true
+            return tracked.updateValue(Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title)), forKey: id)
         }
+        replaced?.tokens.forEach { $0.cancel() }
         let progress = operation.observe(\.progress, options: [.initial, .new]) { [weak self] _, change in
             guard let self, let value = change.newValue else { return }
             let now = self.clock()

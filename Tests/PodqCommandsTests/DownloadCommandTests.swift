@@ -86,16 +86,24 @@ final class DownloadCommandTests: XCTestCase {
             XCTAssertEqual(exit.code, 130, "signal \(signal): \(first.standardOutput) \(first.standardError)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: part), "the partial file is kept")
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/big\(index).mp3")))
-            XCTAssertTrue(first.standardOutput.contains("paused    #1"), first.standardOutput)
+            let id = index + 1  // the queue is durable: the second run's download is #2
+            XCTAssertTrue(first.standardOutput.contains("stopped   #\(id)"), first.standardOutput)
+            XCTAssertTrue(first.standardOutput.contains("interrupted:"), first.standardOutput)
             let kept = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64)
+            let listed = try podq(["queue", "--json"])
+            _ = await finish(listed)
+            let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+            XCTAssertEqual(rows.last?["state"] as? String, "queued", "an interrupted download stays queued for the next start")
+            XCTAssertEqual(rows.last?["bytesReceived"] as? Int64, kept)
 
             let second = try podq(args)
             let exit2 = await finish(second)
             XCTAssertEqual(exit2.code, 0, second.standardError)
-            XCTAssertTrue(second.standardOutput.contains("resumed   #1"), second.standardOutput)
+            XCTAssertTrue(second.standardOutput.contains("resumed   #\(id) big\(index).mp3 at \(kept) bytes"), second.standardOutput)
             XCTAssertEqual(FileHash.sha256(path: dir.file("out/big\(index).mp3")), PatternSource(seed: UInt64(50 + index), length: size).sha256)
             let resume = try XCTUnwrap(server.log.requests.last)
-            XCTAssertEqual(resume.header("Range"), "bytes=\(kept - 65_536)-", "resumed near the end, checking a 64 KiB overlap")
+            XCTAssertEqual(resume.header("Range"), "bytes=\(kept)-", "resumed exactly where the partial ends")
+            XCTAssertEqual(resume.header("If-Range"), "\"\(50 + index)-\(size)\"", "checked against the stored ETag")
             XCTAssertFalse(FileManager.default.fileExists(atPath: part))
         }
     }

@@ -2,22 +2,29 @@ import PodqCore
 import XCTest
 
 final class PodqPathsTests: XCTestCase {
-    func testHomeAndDownloadFolderFollowProductRules() {
-        let env = ["HOME": "/home/ann"]
-        XCTAssertEqual(PodqPaths(home: nil, downloadDir: nil, environment: env),
-                       PodqPaths.make(home: "/home/ann/.local/share/podq", downloads: "/home/ann/Podcasts"))
-        XCTAssertEqual(PodqPaths(home: nil, downloadDir: nil, environment: env.merging(["PODQ_HOME": "/q"]) { $1 }),
-                       PodqPaths.make(home: "/q", downloads: "/q/downloads"))
-        XCTAssertEqual(PodqPaths(home: "/h", downloadDir: "/d", environment: env),
-                       PodqPaths.make(home: "/h", downloads: "/d"))
-        XCTAssertEqual(PodqPaths(home: nil, downloadDir: nil, environment: env.merging(["XDG_DATA_HOME": "/x"]) { $1 }).home, "/x/podq")
+    func testDefaultsFollowXDG() {
+        let p = PodqPaths(home: nil, downloadDir: nil, environment: ["HOME": "/home/ann"])
+        XCTAssertEqual(p.home, "/home/ann/.local/share/podq")
+        XCTAssertEqual(p.downloadFolder, "/home/ann/Podcasts")
+        XCTAssertEqual(p.configFile, "/home/ann/.config/podq/config")
+        XCTAssertEqual(p.database, "/home/ann/.local/share/podq/queue.sqlite")
+        let xdg = PodqPaths(home: nil, downloadDir: nil, environment: ["HOME": "/h", "XDG_DATA_HOME": "/x", "XDG_CONFIG_HOME": "/c"])
+        XCTAssertEqual(xdg.home, "/x/podq")
+        XCTAssertEqual(xdg.configFile, "/c/podq/config")
     }
-}
 
-extension PodqPaths {
-    static func make(home: String, downloads: String) -> PodqPaths {
-        var p = PodqPaths(home: home, downloadDir: downloads, environment: [:])
-        p.home = home
-        return p
+    func testAGivenHomeHoldsEverything() {
+        let p = PodqPaths(home: nil, downloadDir: nil, environment: ["HOME": "/home/ann", "PODQ_HOME": "/q"])
+        XCTAssertEqual([p.home, p.downloadFolder, p.configFile], ["/q", "/q/downloads", "/q/config"])
+        let flag = PodqPaths(home: "/h", downloadDir: "/d", environment: ["HOME": "/home/ann", "PODQ_HOME": "/q"])
+        XCTAssertEqual([flag.home, flag.downloadFolder], ["/h", "/d"], "--home wins over PODQ_HOME")
+    }
+
+    func testTheConfigFolderAppliesUnlessAFlagIsGiven() {
+        var settings = Settings()
+        settings.downloadFolder = "/media/pods"
+        let p = PodqPaths(home: "/h", downloadDir: nil, environment: [:])
+        XCTAssertEqual(p.applying(settings, downloadDirGiven: false).downloadFolder, "/media/pods")
+        XCTAssertEqual(p.applying(settings, downloadDirGiven: true).downloadFolder, "/h/downloads")
     }
 }

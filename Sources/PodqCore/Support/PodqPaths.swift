@@ -8,6 +8,11 @@ import Foundation
 public struct PodqPaths: Sendable, Equatable {
     public var home: String
     public var downloadFolder: String
+    /// The config file: `<home>/config` when a home was given, else `$XDG_CONFIG_HOME/podq/config`.
+    public var configFile: String
+
+    /// The queue database.
+    public var database: String { (home as NSString).appendingPathComponent("queue.sqlite") }
 
     /// Resolves the paths from the options and the environment.
     public init(home explicitHome: String?, downloadDir: String?,
@@ -20,6 +25,12 @@ public struct PodqPaths: Sendable, Equatable {
             let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? userHome + "/.local/share"
             home = Self.absolute(data) + "/podq"
         }
+        if givenHome != nil {
+            configFile = home + "/config"
+        } else {
+            let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? userHome + "/.config"
+            configFile = Self.absolute(config) + "/podq/config"
+        }
         if let downloadDir {
             downloadFolder = Self.absolute(downloadDir)
         } else if givenHome != nil {
@@ -27,6 +38,13 @@ public struct PodqPaths: Sendable, Equatable {
         } else {
             downloadFolder = userHome + "/Podcasts"
         }
+    }
+
+    /// The same paths, with the config's download folder when no `--download-dir` was given.
+    public func applying(_ settings: Settings, downloadDirGiven: Bool) -> PodqPaths {
+        var copy = self
+        if !downloadDirGiven, let folder = settings.downloadFolder { copy.downloadFolder = Self.absolute(folder) }
+        return copy
     }
 
     static func absolute(_ path: String) -> String {

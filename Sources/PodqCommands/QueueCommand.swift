@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import PodqCore
+import PodqUI
+
+/// `podq queue …`: look at and change the stored queue, also while a runner is running it.
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "Show or change the download queue.",
+        discussion: "Changes are saved at once; a running `podq download` picks them up within a second.",
+        subcommands: [QueueListCommand.self, QueueAddCommand.self, QueueStateCommand.Cancel.self, QueueStateCommand.Pause.self,
+                      QueueStateCommand.Resume.self, QueueStateCommand.Retry.self, QueueRemoveCommand.self],
+        defaultSubcommand: QueueListCommand.self
+    )
+}
+
+/// `podq queue [list] [--json]`.
+struct QueueListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the queue in order.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print JSON: an array in queue order (see docs/COMMANDS.md).")
+    var json = false
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        let rows: [DownloadRecord]
+        do { rows = try context.store.downloads() } catch { throw CommandError(error) }
+        if json {
+            Console.out(QueueJSON.encode(rows))
+            return
+        }
+        if rows.isEmpty {
+            Console.out("The queue is empty. Add downloads with `podq queue add <url>`.")
+            return
+        }
+        for row in rows {
+            let amount = Format.amount(received: row.bytesReceived, expected: row.bytesExpected)
+            var line = "#\(row.id ?? 0)  \(DisplayWidth.pad(row.state, to: 11)) \(row.title)  \(amount)"
+            if let error = row.lastError, row.state != DownloadState.completed.name {
+                line += row.state == DownloadState.queued.name ? "  (retrying: \(error))" : "  (\(error))"
+            }
+            Console.out(line)
+        }
+    }
+}
+
+/// The JSON of `podq queue --json` (product.md): nulls written out, keys sorted.
+enum QueueJSON {
+    struct Item: Encodable {
+        let row: DownloadRecord
+        enum Keys: String, CodingKey { case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(row.id ?? 0, forKey: .id)
+            try c.encode(row.url, forKey: .url)
+            try c.encode(row.title, forKey: .title)
+            try c.encode(row.podcast, forKey: .podcast)
+            try c.encode(row.state, forKey: .state)
+            try c.encode(row.destination, forKey: .path)
+            try c.encode(row.bytesReceived, forKey: .bytesReceived)
+            try c.encode(row.bytesExpected, forKey: .bytesExpected)
+            try c.encode(row.state == DownloadState.completed.name ? nil : row.lastError, forKey: .error)
+        }
+    }
+
+    static func encode(_ rows: [DownloadRecord]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(rows.map(Item.init))) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// `podq queue add <url>... [--title T]`.
+struct QueueAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Put URLs on the queue.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Where the files go (default: the config's download-folder).", valueName: "dir"))
+    var downloadDir: String?
+
+    @Option(name: .long, help: "The title to show (one URL only; default: the file name).")
+    var title: String?
+
+    @Argument(help: "http:// or https:// URLs.")
+    var urls: [String]
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("Give at least one URL.") }
+        if title != nil && urls.count > 1 { throw ValidationError("--title goes with one URL only.") }
+        _ = try URLArguments.parse(urls)
+    }
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
+        let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: title) }
+        let (added, skipped) = try context.add(items)
+        for row in added { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
+        for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state)): \(row.url)") }
+    }
+}
+
+/// `podq queue remove <id>... [--delete-file]`.
+struct QueueRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove downloads from the queue.",
+        discussion: "An unfinished download's partial file is deleted; a completed file is kept unless --delete-file.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Also delete the completed file.") var deleteFile = false
+    @Argument(help: "Download ids, as `podq queue` shows them.") var ids: [Int64]
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
+        for id in ids {
+            do {
+                guard let row = try context.store.download(id: id) else { throw StoreError.noSuchDownload(id) }
+                try context.store.remove(id: id)
+                // A running runner cancels its transfer (and deletes the partial) within a second.
+                if !runnerActive { unlink(row.partialPath) }
+                if deleteFile && row.state == DownloadState.completed.name { unlink(row.destination) }
+                Console.out("removed   #\(id) \(row.title)")
+            } catch {
+                throw CommandError(error)
+            }
+        }
+    }
+}

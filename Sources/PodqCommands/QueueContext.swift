@@ -1,0 +1,55 @@
+import Foundation
+import PodqCore
+
+/// What every queue command opens: the paths, the config, the store.
+struct QueueContext {
+    let paths: PodqPaths
+    let settings: Settings
+    let store: QueueStore
+
+    /// Resolves the paths, reads the config and opens the store.
+    /// - Throws: ``CommandError`` naming the bad config key or the damaged database.
+    static func open(home: String?, downloadDir: String? = nil) throws -> QueueContext {
+        let base = PodqPaths(home: home, downloadDir: downloadDir)
+        let settings: Settings
+        do {
+            settings = try ConfigFile(path: base.configFile).load()
+        } catch {
+            throw CommandError(error)
+        }
+        let paths = base.applying(settings, downloadDirGiven: downloadDir != nil)
+        do {
+            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database))
+        } catch {
+            throw CommandError(error)
+        }
+    }
+
+    /// Adds downloads to the queue with safe, unique destinations. A URL already waiting in the queue
+    /// is not added twice. Returns the rows added and the ones skipped.
+    func add(_ items: [DownloadItem]) throws -> (added: [DownloadRecord], skipped: [DownloadRecord]) {
+        do {
+            let existing = try store.downloads()
+            var reserved = Set(existing.map(\.destination))
+            var added: [DownloadRecord] = []
+            var skipped: [DownloadRecord] = []
+            for item in items {
+                if let same = existing.first(where: { $0.url == item.url.absoluteString && $0.state != DownloadState.completed.name
+                    && $0.state != DownloadState.cancelled.name }) {
+                    skipped.append(same)
+                    continue
+                }
+                try FileManager.default.createDirectory(atPath: paths.downloadFolder, withIntermediateDirectories: true)
+                let path = try DestinationPlanner.destination(for: item.url, fileName: item.fileName, in: paths.downloadFolder, reserved: reserved)
+                reserved.insert(path)
+                let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
+                added.append(try store.add(url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path))
+            }
+            return (added, skipped)
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError(error)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import PodqCore
+
+/// `podq queue cancel|pause|resume|retry <id>...`: state changes saved in the store. A running
+/// `podq download` applies them to its transfers within a second.
+enum QueueStateCommand {
+    struct Cancel: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "cancel",
+            abstract: "Stop downloads and delete their partial files.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Download ids.") var ids: [Int64]
+        func run() throws { try change(home: global.home, ids: ids, event: .cancel) }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "pause",
+            abstract: "Stop downloads and keep their partial files (all when no id is given).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Download ids.") var ids: [Int64] = []
+        func run() throws { try change(home: global.home, ids: ids, event: .pause) }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "resume",
+            abstract: "Put paused downloads back in line (all paused ones when no id is given).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Download ids.") var ids: [Int64] = []
+        func run() throws { try change(home: global.home, ids: ids, event: .resume) }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "retry",
+            abstract: "Queue failed or cancelled downloads again, with a fresh count of attempts.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Download ids.") var ids: [Int64]
+        func run() throws { try change(home: global.home, ids: ids, event: .retry) }
+    }
+
+    /// Applies `event` to each download through the state machine; refuses what it does not allow.
+    static func change(home: String?, ids: [Int64], event: DownloadEvent) throws {
+        let context = try QueueContext.open(home: home)
+        let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
+        do {
+            let rows = try context.store.downloads()
+            let targets = ids.isEmpty
+                ? rows.filter { DownloadState(storedName: $0.state).applying(event) != nil }
+                : try ids.map { id throws(StoreError) in
+                    guard let row = rows.first(where: { $0.id == id }) else { throw StoreError.noSuchDownload(id) }
+                    return row
+                }
+            for row in targets {
+                guard let id = row.id else { continue }
+                let current = DownloadState(storedName: row.state)
+                // A stored `downloading` row belongs to a runner; the change is a request it applies.
+                guard let next = current.applying(event) ?? (current == .downloading && event != .resume ? .queued.applying(event) : nil) else {
+                    throw CommandError("#\(id) is \(row.state); it cannot be \(Self.verb(event)).")
+                }
+                try context.store.update(id: id) {
+                    $0.state = next.name
+                    if event == .retry { $0.attempts = 0; $0.retryAt = nil; $0.lastError = nil }
+                    if event == .resume { $0.retryAt = nil }
+                }
+                if event == .cancel && !runnerActive { unlink(row.partialPath) }
+                Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) #\(id) \(row.title)")
+            }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError(error)
+        }
+    }
+
+    static func verb(_ event: DownloadEvent) -> String {
+        switch event {
+        case .cancel: "cancelled"
+        case .pause: "paused"
+        case .resume: "resumed"
+        case .retry: "queued"
+        default: "changed"
+        }
+    }
+}
+
+extension DownloadState {
+    /// The state a stored name stands for (`failed` with no reason); unknown names read as failed.
+    public init(storedName: String) {
+        switch storedName {
+        case "queued": self = .queued
+        case "downloading": self = .downloading
+        case "paused": self = .paused
+        case "cancelled": self = .cancelled
+        case "completed": self = .completed
+        default: self = .failed(reason: "")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The one-runner lock: an exclusive `flock` on `<home>/lock`, holding the owner's pid and command.
+///
+/// The kernel drops the lock when the process ends however it ends (`kill -9` included), so a stale
+/// lock file never blocks the next start.
+public final class HomeLock: @unchecked Sendable {
+    /// Who holds the lock, as written in the lock file.
+    public struct Holder: Sendable, Equatable {
+        public var pid: Int32?
+        public var command: String
+    }
+
+    public let path: String
+    private var fd: Int32 = -1
+
+    public init(home: String) {
+        path = (home as NSString).appendingPathComponent("lock")
+    }
+
+    /// Takes the lock without waiting; returns nil on success, or who holds it.
+    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the lock file cannot be created.
+    public func acquire(command: String = CommandLine.arguments.joined(separator: " ")) throws(StoreError) -> Holder? {
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = Self.readHolder(fd: fd)
+            close(fd)
+            return holder
+        }
+        self.fd = fd
+        let text = "\(getpid())\n\(command)\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+        return nil
+    }
+
+    /// Who holds the lock now, or nil when nobody does.
+    public func currentHolder() -> Holder? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        return Self.readHolder(fd: fd)
+    }
+
+    /// True while this object holds the lock.
+    public var isHeld: Bool { fd >= 0 }
+
+    /// Releases the lock.
+    public func release() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
+
+    private static func readHolder(fd: Int32) -> Holder {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        let text = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+        let lines = text.split(separator: "\n", maxSplits: 1).map(String.init)
+        return Holder(pid: lines.first.flatMap { Int32($0) }, command: SafeText.clean(lines.dropFirst().first ?? ""))
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+
+/// Runs the stored queue until nothing is runnable, saving every state change when it happens.
+///
+/// It polls the store twice a second, so downloads added, paused or cancelled by another process
+/// (`podq queue …`) are picked up within a second. Temporary failures are retried with exponential
+/// backoff and jitter (honouring `Retry-After`), keeping the partial file; a full disk pauses the queue.
+/// Hold the ``HomeLock`` before running one.
+public final class QueueRunner: @unchecked Sendable {
+    /// Something worth a line of output.
+    public enum Event: Sendable, Equatable {
+        case started(id: Int64, title: String)
+        case resumed(id: Int64, title: String, at: Int64)
+        case completed(id: Int64, title: String, path: String, bytes: Int64)
+        case failed(id: Int64, title: String, reason: String)
+        case retrying(id: Int64, title: String, in: Double, reason: String)
+        /// Stopped with its partial file kept (quit, signal, a pause).
+        case stopped(id: Int64, title: String, bytes: Int64)
+        case cancelled(id: Int64, title: String)
+        case diskFull(message: String)
+    }
+
+    /// How the run ended.
+    public struct Summary: Sendable, Equatable {
+        public var completed = 0
+        public var failed = 0
+        public var diskFull = false
+        public var interrupted = false
+    }
+
+    let store: QueueStore
+    let settings: Settings
+    let transport: any HTTPTransport
+    let queue: DownloadQueue
+    private let wakeup = Wakeup()
+    private let lock = NSLock()
+    private var operations: [Int64: DownloadOperation] = [:]
+    private var tokens: [Int64: [ObservationToken]] = [:]
+    private var checkpoints: [Int64: Double] = [:]
+    private var summary = Summary()
+    private var stopping = false
+    private var pausedForDisk = false
+
+    /// Called with each operation the runner creates, before it starts (to show it).
+    public var onOperation: @Sendable (DownloadOperation) -> Void = { _ in }
+    /// Called with what happens to each download, on the thread that saw it.
+    public var onEvent: @Sendable (Event) -> Void = { _ in }
+
+    public init(store: QueueStore, settings: Settings, transport: any HTTPTransport) {
+        self.store = store
+        self.settings = settings
+        self.transport = transport
+        self.queue = DownloadQueue(maxConcurrent: settings.simultaneousDownloads)
+    }
+
+    /// Runs until no download is running and none is queued (a retry that waits counts as queued).
+    public func run() async throws(StoreError) -> Summary {
+        while true {
+            try sync()
+            let (running, isStopping) = lock.withLock { (operations.count, stopping || pausedForDisk) }
+            if running == 0 {
+                if isStopping { break }
+                guard let wait = try nextRetryDelay() else { break }
+                await wakeup.wait(milliseconds: Int(min(0.5, max(0.01, wait)) * 1000))
+            } else {
+                await wakeup.wait(milliseconds: 500)
+            }
+        }
+        await queue.waitUntilIdle()
+        return lock.withLock { summary }
+    }
+
+    /// Stops every running download, keeping its partial file and leaving it queued for the next
+    /// start (what SIGINT, SIGTERM and quitting do).
+    public func stop() async {
+        lock.withLock {
+            stopping = true
+            summary.interrupted = true
+        }
+        await queue.pauseAll()
+        await wakeup.signal()
+    }
+
+    // MARK: - Sync with the store
+
+    /// Starts queued downloads that are due, and applies pauses and cancels made by other processes.
+    func sync() throws(StoreError) {
+        let rows = try store.downloads()
+        let now = Date().timeIntervalSince1970
+        let blocked = lock.withLock { stopping || pausedForDisk }
+        var seen: Set<Int64> = []
+        for row in rows {
+            guard let id = row.id else { continue }
+            seen.insert(id)
+            let op = lock.withLock { operations[id] }
+            switch row.state {
+            case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
+                try start(row, id: id)
+            case DownloadState.cancelled.name:
+                op?.cancel()
+            case DownloadState.paused.name:
+                op?.pause()
+            default:
+                break
+            }
+        }
+        for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
+            op.cancel()  // removed by another process
+        }
+    }
+
+    /// Seconds until the earliest queued retry, nil when nothing is queued.
+    private func nextRetryDelay() throws(StoreError) -> Double? {
+        let now = Date().timeIntervalSince1970
+        let due = try store.downloads().filter { $0.state == DownloadState.queued.name }.map { ($0.retryAt ?? now) - now }
+        return due.min()
+    }
+
+    private func start(_ row: DownloadRecord, id: Int64) throws(StoreError) {
+        guard let url = URL(string: row.url) else {
+            try store.update(id: id) { $0.state = "failed"; $0.lastError = DownloadError.invalidURL(row.url).localizedDescription }
+            return
+        }
+        let saved = try store.update(id: id) {
+            $0.attempts += 1
+            $0.retryAt = nil
+        }
+        let request = DownloadRequest(url: url, destination: row.destination, title: row.title, validators: row.validators)
+        let op = DownloadOperation(id: Int(id), request: request, transport: transport)
+        let stateToken = op.observe(\.state, options: [.new]) { [weak self] op, change in
+            guard let self, let state = change.newValue else { return }
+            self.stateChanged(id: id, op: op, state: state, attempts: saved.attempts)
+        }
+        let progressToken = op.observe(\.progress, options: [.new]) { [weak self] op, _ in
+            self?.checkpoint(id: id, op: op, force: false)
+        }
+        let resumeToken = op.observe(\.resumedAt, options: [.new]) { [weak self] op, change in
+            guard let self, let offset = change.newValue ?? nil else { return }
+            self.onEvent(.resumed(id: id, title: op.request.title, at: offset))
+        }
+        lock.withLock {
+            operations[id] = op
+            tokens[id] = [stateToken, progressToken, resumeToken]
+        }
+        onOperation(op)
+        Task { await queue.add([op]) }
+    }
+
+    // MARK: - Saving what happens
+
+    private func checkpoint(id: Int64, op: DownloadOperation, force: Bool) {
+        let now = Date().timeIntervalSince1970
+        let validators = op.validators
+        let due: Bool = lock.withLock {
+            let last = checkpoints[id] ?? 0
+            guard force || now - last >= 1 else { return false }
+            checkpoints[id] = now
+            return true
+        }
+        // The first response's validators are saved at once, so a crash right after still resumes exactly.
+        let newValidators = (try? store.download(id: id))?.validators != validators
+        guard due || newValidators else { return }
+        let progress = op.progress
+        _ = try? store.update(id: id) {
+            $0.bytesReceived = progress.downloadedLength
+            $0.bytesExpected = progress.expectedLength
+            if let validators { $0.validators = validators }
+        }
+    }
+
+    private func stateChanged(id: Int64, op: DownloadOperation, state: DownloadState, attempts: Int) {
+        let progress = op.progress
+        let validators = op.validators
+        let isStopping = lock.withLock { stopping }
+        var finished = true
+        var event: Event?
+        do {
+            switch state {
+            case .downloading, .queued:
+                finished = false
+                try store.update(id: id) { if $0.state != DownloadState.cancelled.name { $0.state = state.name } }
+                if state == .downloading { event = .started(id: id, title: op.request.title) }
+            case .completed:
+                lock.withLock { summary.completed += 1 }
+                event = .completed(id: id, title: op.request.title, path: op.request.destination, bytes: progress.downloadedLength)
+                try store.update(id: id) {
+                    $0.state = state.name
+                    $0.bytesReceived = progress.downloadedLength
+                    $0.bytesExpected = progress.expectedLength ?? progress.downloadedLength
+                    $0.lastError = nil
+                    $0.completedAt = Date().timeIntervalSince1970
+                    if let validators { $0.validators = validators }
+                }
+            case .paused:
+                // Stopped by us (quit, signal, full disk) stays queued for the next start; a user's pause stays paused.
+                let row = try store.download(id: id)
+                let userPaused = row?.state == DownloadState.paused.name && !isStopping
+                try store.update(id: id) {
+                    $0.state = (userPaused || self.lock.withLock({ self.pausedForDisk }) ? DownloadState.paused : .queued).name
+                    $0.bytesReceived = progress.downloadedLength
+                    if let validators { $0.validators = validators }
+                }
+                event = .stopped(id: id, title: op.request.title, bytes: progress.downloadedLength)
+            case .cancelled:
+                try store.update(id: id) {
+                    $0.state = state.name
+                    $0.bytesReceived = 0
+                }
+                event = .cancelled(id: id, title: op.request.title)
+            case .failed(let reason):
+                let error = op.error
+                if case .diskFull = error {
+                    event = pauseForFullDisk(id: id, reason: reason, progress: progress)
+                } else if let error, error.isRetryable, attempts < settings.maxAttempts, !isStopping {
+                    let delay = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
+                        .delay(afterAttempt: attempts, retryAfter: error.retryAfter)
+                    try store.update(id: id) {
+                        $0.state = DownloadState.queued.name
+                        $0.retryAt = Date().timeIntervalSince1970 + delay
+                        $0.lastError = reason
+                        $0.bytesReceived = progress.downloadedLength
+                        if let validators { $0.validators = validators }
+                    }
+                    event = .retrying(id: id, title: op.request.title, in: delay, reason: reason)
+                } else {
+                    lock.withLock { summary.failed += 1 }
+                    let message = attempts > 1 ? "\(reason) (after \(attempts) attempts)" : reason
+                    try store.update(id: id) {
+                        $0.state = "failed"
+                        $0.lastError = message
+                        $0.bytesReceived = progress.downloadedLength
+                        if let validators { $0.validators = validators }
+                    }
+                    event = .failed(id: id, title: op.request.title, reason: message)
+                }
+            }
+        } catch {
+            // The store failing is reported by the next sync, which throws.
+        }
+        if finished {
+            let ended = lock.withLock { () -> [ObservationToken] in
+                operations[id] = nil
+                checkpoints[id] = nil
+                return tokens.removeValue(forKey: id) ?? []
+            }
+            // Released outside the lock: the tokens end observations of an operation that is done.
+            DispatchQueueRelease.later(ended)
+            Task { await wakeup.signal() }
+        }
+        if let event { onEvent(event) }
+    }
+
+    private func pauseForFullDisk(id: Int64, reason: String, progress: DownloadProgress) -> Event {
+        lock.withLock {
+            pausedForDisk = true
+            summary.diskFull = true
+        }
+        _ = try? store.update(id: id) {
+            $0.state = DownloadState.paused.name
+            $0.lastError = reason
+            $0.bytesReceived = progress.downloadedLength
+        }
+        Task { await queue.pauseAll() }
+        return .diskFull(message: reason + " The queue is paused; `podq queue resume` continues it.")
+    }
+}
+
+/// Drops observation tokens off the delivering thread (a handler must not end its own observation
+/// while the center delivers to it).
+enum DispatchQueueRelease {
+    static func later(_ tokens: [ObservationToken]) {
+        DispatchQueue.global().async { tokens.forEach { $0.cancel() } }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+
+/// The durable queue: an SQLite database (WAL) in the home, through GRDB.
+///
+/// Every change is one committed transaction, so a crash or `kill -9` loses nothing acknowledged.
+/// Several processes may open it at once (the runner, `podq queue add`, read-only commands).
+public final class QueueStore: Sendable {
+    /// `PRAGMA application_id` of podq's databases ("podq" in ASCII).
+    static let applicationID: Int32 = 0x706F_6471
+    /// The database file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// - Throws: ``StoreError`` naming the file: damaged, not podq's, from a newer podq, or unwritable.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotOpen(path: path, reason: "cannot create \(folder)")
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "podq.queue"
+        do {
+            // Look before touching: a damaged or foreign file is opened read-only and left as it was
+            // (opening the pool would switch it to WAL).
+            if DownloadOperation.fileSize(path) > 0 {
+                var look = Configuration()
+                look.readonly = true
+                try DatabaseQueue(path: path, configuration: look).read { db in
+                    let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                    if appID != Self.applicationID && (appID != 0 || !tables.isEmpty) {
+                        throw StoreError.foreign(path: path)
+                    }
+                    if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerVersion(path: path) }
+                }
+            }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw .cannotOpen(path: path, reason: String(describing: error))
+        }
+    }
+
+    static func map(_ error: DatabaseError, path: String) -> StoreError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: .corrupt(path: path, reason: error.message ?? "not a database")
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY: .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        default: .database(error.message ?? "\(error)")
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as DatabaseError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Every download, in queue order.
+    public func downloads() throws(StoreError) -> [DownloadRecord] {
+        try read { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
+    }
+
+    /// One download, or nil.
+    public func download(id: Int64) throws(StoreError) -> DownloadRecord? {
+        try read { db in try DownloadRecord.fetchOne(db, key: id) }
+    }
+
+    /// The destinations in use (to keep new names unique).
+    public func destinations() throws(StoreError) -> Set<String> {
+        try read { db in Set(try String.fetchAll(db, sql: "SELECT destination FROM download")) }
+    }
+
+    // MARK: - Changes
+
+    /// Appends a queued download and returns it with its id.
+    @discardableResult
+    public func add(url: String, title: String, podcast: String? = nil, destination: String) throws(StoreError) -> DownloadRecord {
+        try write { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM download") ?? 0
+            var record = DownloadRecord(position: last + 1, url: url, title: title, podcast: podcast, destination: destination)
+            try record.insert(db)
+            return record
+        }
+    }
+
+    /// Changes one download in a transaction and returns it as saved.
+    /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such id.
+    @discardableResult
+    public func update(id: Int64, _ change: (inout DownloadRecord) -> Void) throws(StoreError) -> DownloadRecord {
+        try write { db in
+            guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            change(&record)
+            record.updatedAt = Date().timeIntervalSince1970
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Deletes a download's row (not its files).
+    public func remove(id: Int64) throws(StoreError) {
+        let deleted = try write { db in try DownloadRecord.deleteOne(db, key: id) }
+        if !deleted { throw .noSuchDownload(id) }
+    }
+
+    /// Moves a download to the front of the queue.
+    public func moveToFront(id: Int64) throws(StoreError) {
+        try write { db in
+            let first = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM download") ?? 0
+            try db.execute(sql: "UPDATE download SET position = ? WHERE id = ?", arguments: [first - 1, id])
+            if db.changesCount == 0 { throw StoreError.noSuchDownload(id) }
+        }
+    }
+
+    // MARK: - Schema
+
+    /// The migrations, from the first version on. Never edit one that shipped: add the next.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: download") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.create(table: "download") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("position", .integer).notNull()
+                t.column("url", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("podcast", .text)
+                t.column("destination", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("bytesReceived", .integer).notNull().defaults(to: 0)
+                t.column("bytesExpected", .integer)
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+                t.column("totalLength", .integer)
+                t.column("finalURL", .text)
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("lastError", .text)
+                t.column("retryAt", .double)
+                t.column("createdAt", .double).notNull()
+                t.column("updatedAt", .double).notNull()
+                t.column("completedAt", .double)
+            }
+            try db.create(index: "download_position", on: "download", columns: ["position"])
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The settings in the config file (docs/CONFIG.md), with their defaults.
+public struct Settings: Sendable, Equatable {
+    /// Downloads that run at once (`simultaneous-downloads`, 1–64).
+    public var simultaneousDownloads = 3
+    /// Where files go (`download-folder`); nil for the default.
+    public var downloadFolder: String?
+    /// Attempts before a download is marked failed (`max-attempts`, 1–100).
+    public var maxAttempts = 5
+    /// The first retry's delay in seconds, doubled each time (`retry-delay`).
+    public var retryDelay: Double = 2
+    /// The longest delay between two attempts, in seconds (`retry-max-delay`).
+    public var retryMaxDelay: Double = 300
+    /// Seconds without a byte before an attempt is abandoned (`stall-timeout`).
+    public var stallTimeout: Double = 30
+
+    public init() {}
+
+    /// Every key, with its description, for docs and error messages.
+    public static let keys: [(key: String, help: String)] = [
+        ("simultaneous-downloads", "downloads that run at once, 1 to 64 (default 3)"),
+        ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
+        ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),
+        ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),
+        ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
+        ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
+    ]
+}
