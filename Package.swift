@@ -96,7 +96,11 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "PodqCoreTests", dependencies: ["PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PodqCoreTests",
+            dependencies: ["PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqTestSupport"], swiftSettings: strict),

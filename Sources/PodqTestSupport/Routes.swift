@@ -86,7 +86,8 @@ enum Routes {
             response.dropAfter = drop
         }
         if let lie = query["lie"].flatMap(Int64.init) { response.announcedLength = lie }
-        if let stall = query["stall"] {
+        let stallFirst = query["stallFirst"].flatMap { state.first("stallFirst " + request.uri) ? $0 : nil }
+        if let stall = query["stall"] ?? stallFirst {
             let p = stall.split(separator: ":")
             if p.count == 2, let after = Int64(p[0]), let seconds = Double(p[1]) {
                 response.stall = .init(afterBytes: after, seconds: seconds)

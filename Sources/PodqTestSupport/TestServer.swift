@@ -9,7 +9,7 @@ import PodqServer
 ///   `Range`/`If-Range` (206 + `Content-Range`, 416 past the end). Options: `chunked=1` (no length),
 ///   `ranges=ignore` (always 200), `etag=weak|none`, `lastmod=none`, `rate=B` (bytes a second),
 ///   `drop=N` (close after N body bytes), `dropFirst=N` (only the first request drops),
-///   `stall=AFTER:SECONDS`, `lie=N` (announce N bytes), `type=MIME`.
+///   `stall=AFTER:SECONDS` (`stallFirst=` only the first request), `lie=N` (announce N bytes), `type=MIME`.
 /// - `/status/<code>?retryAfter=S` that status, with `Retry-After` when given.
 /// - `/redirect/<n>?to=<path>` n hops (302, alternately relative and absolute) to `to`.
 /// - `/loop/a` and `/loop/b` redirect to each other; `/redirect-scheme` redirects to `ftp:`.

@@ -1,0 +1,171 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// The runner over a real store and the real server: retries, external changes, the final states.
+final class QueueRunnerTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+    private var store: QueueStore!
+    private var transport: AsyncHTTPTransport!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory()
+        store = try QueueStore(path: dir.file("q.sqlite"))
+        transport = AsyncHTTPTransport(stallTimeout: .milliseconds(500))
+    }
+
+    override func tearDown() async throws {
+        await transport.shutdown()
+        await server.stop()
+        dir.remove()
+    }
+
+    private func settings(attempts: Int = 3, jobs: Int = 3) -> Settings {
+        var s = Settings()
+        s.maxAttempts = attempts
+        s.retryDelay = 0.05
+        s.retryMaxDelay = 0.2
+        s.simultaneousDownloads = jobs
+        return s
+    }
+
+    private func add(_ url: URL, _ name: String) throws -> Int64 {
+        try store.add(url: url.absoluteString, title: name, destination: dir.file(name)).id!
+    }
+
+    private func run(_ settings: Settings) async throws -> (QueueRunner.Summary, [QueueRunner.Event]) {
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        let events = Recorder<QueueRunner.Event>()
+        runner.onEvent = { events.append($0) }
+        let summary = try await runner.run()
+        return (summary, events.values)
+    }
+
+    func testADroppedConnectionIsRetriedAndResumedToACorrectFile() async throws {
+        let size: Int64 = 800_000
+        let id = try add(server.dataURL(size: size, seed: 3, ["dropFirst": "300000"]), "a.bin")
+        let (summary, events) = try await run(settings())
+        XCTAssertEqual(summary.completed, 1)
+        let row = try XCTUnwrap(store.download(id: id))
+        XCTAssertEqual(row.state, "completed")
+        XCTAssertEqual(row.attempts, 2)
+        XCTAssertEqual(row.bytesReceived, size)
+        XCTAssertNil(row.lastError)
+        XCTAssertTrue(events.contains { if case .retrying(id, _, _, _) = $0 { true } else { false } })
+        let requests = server.log.requests
+        XCTAssertEqual(requests.count, 2)
+        XCTAssertNil(requests[0].header("Range"))
+        let resumedAt = try XCTUnwrap(requests[1].header("Range"))
+        XCTAssertEqual(requests[1].header("If-Range"), "\"3-\(size)\"", "the stored ETag checks the resume")
+        XCTAssertEqual(server.log.outcomes[requests[1].sequence]?.bytesSent, size - Int64(resumedAt.dropFirst(6).dropLast())!)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("a.bin")), PatternSource(seed: 3, length: size).sha256)
+    }
+
+    func testAPermanentErrorFailsAtOnceWithItsReason() async throws {
+        let id = try add(server.url("/status/404"), "gone.mp3")
+        let (summary, _) = try await run(settings())
+        XCTAssertEqual(summary.failed, 1)
+        let row = try XCTUnwrap(store.download(id: id))
+        XCTAssertEqual(row.state, "failed")
+        XCTAssertEqual(row.attempts, 1)
+        XCTAssertTrue(row.lastError?.contains("HTTP 404") ?? false, row.lastError ?? "")
+    }
+
+    func testTemporaryErrorsStopAfterTheLastAttempt() async throws {
+        let id = try add(server.url("/status/500"), "busy.mp3")
+        let (summary, events) = try await run(settings(attempts: 3))
+        XCTAssertEqual(summary.failed, 1)
+        let row = try XCTUnwrap(store.download(id: id))
+        XCTAssertEqual(row.state, "failed")
+        XCTAssertEqual(row.attempts, 3)
+        XCTAssertEqual(server.log.requests.count, 3)
+        XCTAssertTrue(row.lastError?.hasSuffix("(after 3 attempts)") ?? false, row.lastError ?? "")
+        XCTAssertEqual(events.filter { if case .retrying = $0 { true } else { false } }.count, 2)
+    }
+
+    func testRetryAfterIsHonoured() async throws {
+        _ = try add(server.url("/status/503?retryAfter=1"), "later.mp3")
+        let started = Date()
+        _ = try await run(settings(attempts: 2))
+        let requests = server.log.requests
+        XCTAssertEqual(requests.count, 2)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.9, "the second attempt waited for Retry-After")
+    }
+
+    func testAStallIsRetriedAndTheFileCompletes() async throws {
+        let size: Int64 = 300_000
+        let id = try add(server.dataURL(size: size, seed: 4, ["stallFirst": "100000:3"]), "s.bin")
+        // Only the first request stalls: the second asks for a range starting after the stall point.
+        let (summary, _) = try await run(settings())
+        XCTAssertEqual(summary.completed, 1)
+        XCTAssertEqual(try store.download(id: id)?.attempts, 2)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("s.bin")), PatternSource(seed: 4, length: size).sha256)
+    }
+
+    func testARedirectChainWhoseTargetChangesBetweenAttempts() async throws {
+        let size: Int64 = 500_000
+        server.setVersion("moving", 1)
+        let target = "/changing/moving?size=\(size)&dropFirst=200000"
+        let id = try add(server.url("/redirect/3?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"), "m.bin")
+        let runner = QueueRunner(store: store, settings: settings(), transport: transport)
+        runner.onEvent = { [server] event in
+            if case .retrying = event { server!.setVersion("moving", 2) }  // the file changes while we wait
+        }
+        let summary = try await runner.run()
+        XCTAssertEqual(summary.completed, 1)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("m.bin")), TestServer.changingSource(name: "moving", version: 2, size: size).sha256,
+                       "the stale partial of version 1 was not glued to version 2")
+        let last = try XCTUnwrap(server.log.requests.last)
+        XCTAssertEqual(last.header("If-Range"), "\"moving-v1\"", "the resume was conditional")
+        XCTAssertEqual(try store.download(id: id)?.etag, "\"moving-v2\"")
+    }
+
+    func testDownloadsAddedOrCancelledFromOutsideArePickedUp() async throws {
+        let slow = try add(server.dataURL(size: 600_000, seed: 1, name: "slow.bin", ["rate": "300000"]), "slow.bin")
+        let runner = QueueRunner(store: store, settings: settings(), transport: transport)
+        let running = Task { try await runner.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        // Another process (here: another connection to the same file) adds one and cancels the first.
+        let other = try QueueStore(path: dir.file("q.sqlite"))
+        let late = try other.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
+        try other.update(id: slow) { $0.state = "cancelled" }
+        let summary = try await running.value
+        XCTAssertEqual(summary.completed, 1)
+        XCTAssertEqual(try store.download(id: late.id!)?.state, "completed")
+        XCTAssertEqual(try store.download(id: slow)?.state, "cancelled")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin.part")), "the cancelled partial is deleted")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin")))
+    }
+
+    func testStopKeepsPartialsAndLeavesThemQueued() async throws {
+        let id = try add(server.dataURL(size: 2_000_000, seed: 5, ["rate": "1000000"]), "big.bin")
+        let runner = QueueRunner(store: store, settings: settings(), transport: transport)
+        let running = Task { try await runner.run() }
+        while (try store.download(id: id)?.state) != "downloading" { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(300))
+        await runner.stop()
+        let summary = try await running.value
+        XCTAssertTrue(summary.interrupted)
+        let row = try XCTUnwrap(store.download(id: id))
+        XCTAssertEqual(row.state, "queued")
+        XCTAssertGreaterThan(row.bytesReceived, 0)
+        XCTAssertEqual(row.bytesReceived, DownloadOperationSize.of(dir.file("big.bin.part")))
+        XCTAssertNotNil(row.etag, "validators are saved for the resume")
+    }
+
+    func testTheLimitHoldsAcrossTheWholeQueue() async throws {
+        for i in 1...6 { _ = try add(server.dataURL(size: 100_000, seed: UInt64(i), name: "f\(i)", ["rate": "400000"]), "f\(i)") }
+        let (summary, _) = try await run(settings(jobs: 2))
+        XCTAssertEqual(summary.completed, 6)
+        XCTAssertEqual(server.log.maxInFlight, 2)
+    }
+}
+
+/// The size of a file, or 0.
+enum DownloadOperationSize {
+    static func of(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64) ?? 0
+    }
+}

@@ -1,0 +1,91 @@
+import GRDB
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+final class QueueStoreTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    override func setUp() { dir = TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    func testAddListUpdateRemoveAndReorder() throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let a = try store.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3")
+        let b = try store.add(url: "http://h/b.mp3", title: "b", podcast: "Show", destination: "/d/b.mp3")
+        XCTAssertEqual(try store.downloads().map(\.title), ["a", "b"])
+        try store.moveToFront(id: b.id!)
+        XCTAssertEqual(try store.downloads().map(\.title), ["b", "a"])
+        let saved = try store.update(id: a.id!) {
+            $0.state = "downloading"
+            $0.validators = ResourceValidators(strongETag: "\"x\"", lastModified: "d", totalLength: 10, finalURL: "http://h/final")
+        }
+        XCTAssertEqual(saved.validators?.strongETag, "\"x\"")
+        XCTAssertEqual(try store.download(id: a.id!)?.state, "downloading")
+        try store.remove(id: a.id!)
+        XCTAssertEqual(try store.downloads().map(\.title), ["b"])
+        XCTAssertThrowsError(try store.remove(id: 999)) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(999)) }
+        XCTAssertEqual(try store.destinations(), ["/d/b.mp3"])
+    }
+
+    func testReopeningKeepsEverythingAndUsesWAL() throws {
+        do {
+            let store = try QueueStore(path: dir.file("q.sqlite"))
+            try store.add(url: "http://h/a", title: "a", destination: "/d/a")
+        }
+        let again = try QueueStore(path: dir.file("q.sqlite"))
+        XCTAssertEqual(try again.downloads().count, 1)
+        let mode = try DatabaseQueue(path: dir.file("q.sqlite")).read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        XCTAssertEqual(mode, "wal")
+    }
+
+    func testADamagedFileIsReportedAndLeftAlone() throws {
+        let path = dir.file("q.sqlite")
+        let junk = Data("this is not a database, but someone's notes".utf8)
+        _ = FileManager.default.createFile(atPath: path, contents: junk)
+        XCTAssertThrowsError(try QueueStore(path: path)) { error in
+            guard case .corrupt(let p, _) = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertTrue(error.localizedDescription.contains("Move it aside"))
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: path), junk, "the file is not changed")
+    }
+
+    func testAForeignDatabaseIsRefusedAndLeftAlone() throws {
+        let path = dir.file("q.sqlite")
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE notes(text); INSERT INTO notes VALUES ('mine')") }
+        let before = FileManager.default.contents(atPath: path)
+        XCTAssertThrowsError(try QueueStore(path: path)) { XCTAssertEqual($0 as? StoreError, .foreign(path: path)) }
+        XCTAssertEqual(FileManager.default.contents(atPath: path), before)
+    }
+
+    func testAnUnwritableFolderSaysSo() {
+        XCTAssertThrowsError(try QueueStore(path: "/proc/podq/q.sqlite")) {
+            guard case .cannotOpen = $0 as? StoreError else { return XCTFail("\($0)") }
+        }
+    }
+
+    func testReconcileMatchesTheDisk() throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let running = try store.add(url: "http://h/1", title: "1", destination: dir.file("1.mp3"))
+        let renamed = try store.add(url: "http://h/2", title: "2", destination: dir.file("2.mp3"))
+        let cancelled = try store.add(url: "http://h/3", title: "3", destination: dir.file("3.mp3"))
+        let done = try store.add(url: "http://h/4", title: "4", destination: dir.file("4.mp3"))
+        try store.update(id: running.id!) { $0.state = "downloading"; $0.bytesReceived = 10 }
+        _ = FileManager.default.createFile(atPath: dir.file("1.mp3.part"), contents: Data(count: 1234))
+        _ = FileManager.default.createFile(atPath: dir.file("2.mp3"), contents: Data(count: 50))
+        try store.update(id: cancelled.id!) { $0.state = "cancelled" }
+        _ = FileManager.default.createFile(atPath: dir.file("3.mp3.part"), contents: Data(count: 5))
+        try store.update(id: done.id!) { $0.state = "completed" }
+
+        let report = try store.reconcile()
+        XCTAssertEqual(report.requeued, [running.id!])
+        XCTAssertEqual(report.completed, [renamed.id!])
+        XCTAssertEqual(report.deletedPartials, [dir.file("3.mp3.part")])
+        let rows = try store.downloads()
+        XCTAssertEqual(rows.map(\.state), ["queued", "completed", "cancelled", "completed"])
+        XCTAssertEqual(rows[0].bytesReceived, 1234, "bytes come from the partial file")
+        XCTAssertEqual(rows[1].bytesReceived, 50)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("3.mp3.part")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("1.mp3.part")), "a partial to resume is kept")
+    }
+}

@@ -1,0 +1,59 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+final class ConfigFileTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    override func setUp() { dir = TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    func testMissingFileGivesDefaults() throws {
+        XCTAssertEqual(try ConfigFile(path: dir.file("none")).load(), Settings())
+    }
+
+    func testReadsEveryKey() throws {
+        let path = dir.file("config")
+        try """
+            # mine
+            simultaneous-downloads = 5
+            download-folder = "/media/pods"   # a comment
+            max-attempts = 7
+            retry-delay = 0.5
+            retry-max-delay = 30
+            stall-timeout = 12
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let s = try ConfigFile(path: path).load()
+        XCTAssertEqual(s.simultaneousDownloads, 5)
+        XCTAssertEqual(s.downloadFolder, "/media/pods")
+        XCTAssertEqual(s.maxAttempts, 7)
+        XCTAssertEqual(s.retryDelay, 0.5)
+        XCTAssertEqual(s.retryMaxDelay, 30)
+        XCTAssertEqual(s.stallTimeout, 12)
+    }
+
+    func testErrorsNameTheFileTheLineAndTheKey() throws {
+        let path = dir.file("config")
+        for (text, expected) in [
+            ("\n\nsimultanious-downloads = 4", ConfigError.unknownKey(path: path, line: 3, key: "simultanious-downloads")),
+            ("simultaneous-downloads = 0", .badValue(path: path, line: 1, key: "simultaneous-downloads", expected: "a whole number from 1 to 64")),
+            ("stall-timeout = soon", .badValue(path: path, line: 1, key: "stall-timeout", expected: "a number of seconds above 0")),
+            ("just words", .syntax(path: path, line: 1)),
+        ] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try ConfigFile(path: path).load()) { XCTAssertEqual($0 as? ConfigError, expected) }
+        }
+    }
+
+    func testSetKeepsCommentsAndOtherKeys() throws {
+        let path = dir.file("config")
+        try "# keep me\nmax-attempts = 3\nsimultaneous-downloads = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let file = ConfigFile(path: path)
+        try file.set("simultaneous-downloads", to: "6")
+        try file.set("stall-timeout", to: "45")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       "# keep me\nmax-attempts = 3\nsimultaneous-downloads = 6\nstall-timeout = 45\n")
+        XCTAssertThrowsError(try file.set("simultaneous-downloads", to: "500"))
+        XCTAssertEqual(try file.load().simultaneousDownloads, 6)
+        XCTAssertEqual(dir.contents, ["config"], "no temporary file is left")
+    }
+}
