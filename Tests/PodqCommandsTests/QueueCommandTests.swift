@@ -1,0 +1,147 @@
+import PodqTestSupport
+import XCTest
+
+/// The real binary, several processes at once, one home: the queue commands, the lock, kill -9.
+final class QueueCommandTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory("podq-queue")
+    }
+
+    override func tearDown() async throws {
+        await server.stop()
+        dir.remove()
+    }
+
+    private func podq(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
+                         environment: ["PODQ_HOME": dir.file("home")], directory: dir.path)
+    }
+
+    @discardableResult
+    private func runPodq(_ arguments: [String], timeout: Double = 60) async throws -> (ChildProcess.Exit, String, String) {
+        let child = try podq(arguments)
+        let exit = await Task.detached { child.wait(timeout: timeout) }.value
+        return (exit, child.standardOutput, child.standardError)
+    }
+
+    private func queueJSON() async throws -> [[String: Any]] {
+        let (_, out, err) = try await runPodq(["queue", "--json"])
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], err)
+    }
+
+    func testQueueJSONHasTheDocumentedShape() async throws {
+        try await runPodq(["queue", "add", "--title", "Show — \u{1B}[31mOne", server.dataURL(size: 10, name: "one.mp3").absoluteString])
+        let rows = try await queueJSON()
+        XCTAssertEqual(rows.count, 1)
+        let row = try XCTUnwrap(rows.first)
+        XCTAssertEqual(Set(row.keys), ["id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error"])
+        XCTAssertEqual(row["title"] as? String, "Show — One", "control characters never reach the store")
+        XCTAssertEqual(row["state"] as? String, "queued")
+        XCTAssertTrue(row["podcast"] is NSNull)
+        XCTAssertTrue(row["bytesExpected"] is NSNull)
+        XCTAssertTrue(row["error"] is NSNull)
+        XCTAssertEqual(row["path"] as? String, dir.file("home/downloads/one.mp3"))
+    }
+
+    func testASecondRunnerExitsWith3AndNamesTheHolderWhileQueueAddIsPickedUp() async throws {
+        let slow = server.dataURL(size: 1_000_000, seed: 1, name: "slow.mp3", ["rate": "500000"])
+        let runner = try podq(["download", slow.absoluteString])
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let (second, _, err) = try await runPodq(["download"])
+        XCTAssertEqual(second.code, 3)
+        XCTAssertTrue(err.contains("process \(runner.pid)"), err)
+        XCTAssertTrue(err.contains("podq download"), err)
+
+        // Read-only commands and `queue add` work alongside; the runner picks the new one up.
+        let (listed, out, _) = try await runPodq(["queue"])
+        XCTAssertEqual(listed.code, 0)
+        XCTAssertTrue(out.contains("slow.mp3"))
+        try await runPodq(["queue", "add", server.dataURL(size: 5000, seed: 2, name: "late.mp3").absoluteString])
+        let exit = await Task.detached { runner.wait(timeout: 60) }.value
+        XCTAssertEqual(exit.code, 0, runner.standardError)
+        XCTAssertTrue(runner.standardOutput.contains("completed #2 late.mp3"), runner.standardOutput)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/late.mp3")), PatternSource(seed: 2, length: 5000).sha256)
+    }
+
+    func testCancelFromAnotherProcessStopsTheRunningDownload() async throws {
+        let slow = server.dataURL(size: 3_000_000, seed: 1, name: "slow.mp3", ["rate": "500000"])
+        let runner = try podq(["download", slow.absoluteString])
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await runPodq(["queue", "cancel", "1"])
+        let exit = await Task.detached { runner.wait(timeout: 30) }.value
+        XCTAssertEqual(exit.code, 0)
+        XCTAssertTrue(runner.standardOutput.contains("cancelled #1"), runner.standardOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")))
+        let rows = try await queueJSON()
+        XCTAssertEqual(rows.first?["state"] as? String, "cancelled")
+    }
+
+    /// The promise podq is built on: kill -9 at several moments, restart, and every file is right,
+    /// with resumes that use Range and fetch nothing valid twice.
+    func testKill9AtSeveralPointsLosesNothing() async throws {
+        let size: Int64 = 1_200_000
+        let urls = (1...5).map { server.dataURL(size: size, seed: UInt64(100 + $0), name: "ep\($0).mp3", ["rate": "600000"]) }
+        try await runPodq(["queue", "add"] + urls.map(\.absoluteString))
+        var resumesChecked = 0
+        for delay in [400, 900, 700] {
+            let runner = try podq(["download", "--jobs", "3"])
+            try await Task.sleep(for: .milliseconds(delay))
+            runner.send(SIGKILL)
+            let exit = await Task.detached { runner.wait(timeout: 10) }.value
+            XCTAssertEqual(exit.signal, SIGKILL)
+            // What is on disk now is what the next run must continue from, exactly.
+            var partials: [String: Int64] = [:]
+            for i in 1...5 {
+                let part = dir.file("home/downloads/ep\(i).mp3.part")
+                if let n = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64, n > 0 { partials["/data/ep\(i).mp3"] = n }
+            }
+            server.log.reset()
+            let next = try podq(["download", "--jobs", "3"])
+            try await Task.sleep(for: .milliseconds(300))
+            for request in server.log.requests where partials[request.path] != nil {
+                XCTAssertEqual(request.header("Range"), "bytes=\(partials[request.path]!)-", "resumed \(request.path) exactly where it stopped")
+                XCTAssertNotNil(request.header("If-Range"))
+                resumesChecked += 1
+            }
+            next.send(SIGKILL)
+            _ = await Task.detached { next.wait(timeout: 10) }.value
+        }
+        XCTAssertGreaterThanOrEqual(resumesChecked, 3, "the restarts resumed partial files")
+        server.log.reset()
+        let (exit, out, err) = try await runPodq(["download", "--jobs", "3"], timeout: 120)
+        XCTAssertEqual(exit.code, 0, out + err)
+        for i in 1...5 {
+            XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/ep\(i).mp3")), PatternSource(seed: UInt64(100 + i), length: size).sha256, "ep\(i)")
+        }
+        let rows = try await queueJSON()
+        XCTAssertEqual(rows.map { $0["state"] as? String }, Array(repeating: "completed", count: 5))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads")).filter { $0.hasSuffix(".part") }, [])
+    }
+
+    func testABadConfigKeyIsNamedAndNothingRuns() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "simultaneous-downloads = 3\nparallel = 9\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let (exit, _, err) = try await runPodq(["download", server.dataURL(size: 10).absoluteString])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains("config:2: unknown key 'parallel'"), err)
+        XCTAssertTrue(server.log.requests.isEmpty)
+    }
+
+    func testADamagedDatabaseIsNamedAndKept() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        let junk = Data(repeating: 0x41, count: 4096)
+        _ = FileManager.default.createFile(atPath: dir.file("home/queue.sqlite"), contents: junk)
+        let (exit, _, err) = try await runPodq(["queue"])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains(dir.file("home/queue.sqlite")) && err.contains("Move it aside"), err)
+        XCTAssertEqual(FileManager.default.contents(atPath: dir.file("home/queue.sqlite")), junk)
+    }
+}
