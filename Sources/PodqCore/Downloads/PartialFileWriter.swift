@@ -24,9 +24,10 @@ final class PartialFileWriter {
             throw .fileSystem(path: partPath, reason: "cannot open the file")
         }
         stream.open()
-        // corelibs traps when `streamError` is read without an error: check the status first.
+        // `streamError` is avoided: corelibs traps reading it without an error and logs link errors
+        // reading it with one. `errno` from the failed system call says what happened.
         if stream.streamStatus == .error {
-            throw stream.streamError.map { Self.map($0, path: partPath) } ?? .fileSystem(path: partPath, reason: "cannot open the file")
+            throw Self.error(errno: errno, path: partPath)
         }
         self.stream = stream
     }
@@ -38,10 +39,10 @@ final class PartialFileWriter {
         guard var base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var remaining = bytes.count
         while remaining > 0 {
+            errno = 0
             let n = stream.write(base, maxLength: remaining)
             if n <= 0 {
-                if stream.streamStatus == .error, let error = stream.streamError { throw Self.map(error, path: partPath) }
-                throw .fileSystem(path: partPath, reason: "the write was refused")
+                throw Self.error(errno: errno, path: partPath)
             }
             remaining -= n
             base += n
@@ -73,11 +74,15 @@ final class PartialFileWriter {
         }
     }
 
-    static func map(_ error: any Error, path: String) -> DownloadError {
-        let ns = error as NSError
-        let code = (ns.domain == NSPOSIXErrorDomain) ? Int32(ns.code) : (ns.userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
-        if code == ENOSPC || code == EDQUOT { return .diskFull(path: path) }
-        if let code { return .fileSystem(path: path, reason: String(cString: strerror(code))) }
-        return .fileSystem(path: path, reason: ns.localizedDescription)
+    /// The error for a failed write or open: a full disk (or quota) is ``DownloadError/diskFull(path:)``.
+    static func error(errno code: Int32, path: String) -> DownloadError {
+        if code == ENOSPC || code == EDQUOT || (code == 0 && Self.isFull(path)) { return .diskFull(path: path) }
+        return .fileSystem(path: path, reason: code == 0 ? "the write was refused" : String(cString: strerror(code)))
+    }
+
+    /// True when the file system holding `path` has no block left for us.
+    static func isFull(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && info.f_bavail == 0
     }
 }
