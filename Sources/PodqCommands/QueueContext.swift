@@ -18,10 +18,21 @@ struct QueueContext {
             throw CommandError(error)
         }
         let paths = base.applying(settings, downloadDirGiven: downloadDir != nil)
+        removeOrphanTemporaryFiles(near: base.configFile)
         do {
             return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database))
         } catch {
             throw CommandError(error)
+        }
+    }
+
+    /// Removes temporary config files left by a podq that died while writing one (`.config.tmp-<pid>`
+    /// whose process is gone).
+    static func removeOrphanTemporaryFiles(near configFile: String) {
+        let folder = (configFile as NSString).deletingLastPathComponent
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".config.tmp-") {
+            guard let pid = Int32(name.dropFirst(".config.tmp-".count)), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            unlink((folder as NSString).appendingPathComponent(name))
         }
     }
 

@@ -42,6 +42,7 @@ extension DownloadOperation {
         }
 
         let (response, finalURL) = try await fetch(headers: headers)
+        record(contentType: response.headers.first(name: "Content-Type"))
         let contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         switch response.status {
         case 200:
@@ -133,7 +134,9 @@ extension DownloadOperation {
     private func commit(_ writer: PartialFileWriter) throws {
         guard beginCommit() else { throw CancellationError() }
         do {
-            try writer.commit(to: request.destination)
+            let path = commitPath()
+            try writer.commit(to: path)
+            record(finalPath: path)
         } catch {
             endCommit()
             throw error

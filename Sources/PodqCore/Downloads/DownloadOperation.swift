@@ -24,6 +24,8 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     private var _resumedAt: Int64?
     private var _error: DownloadError?
     private var _redirectChain: [String] = []
+    private var _finalPath: String?
+    private var _contentType: String?
     private var task: Task<Void, Never>?
     private var committing = false
 
@@ -59,6 +61,9 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     public var error: DownloadError? { lock.withLock { _error } }
     /// Every URL visited, the first one included, for logs.
     public var redirectChain: [String] { lock.withLock { _redirectChain } }
+    /// Where the file ended up: the destination, or with an extension from the `Content-Type` added
+    /// when the destination had none (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
+    public var finalPath: String { lock.withLock { _finalPath ?? request.destination } }
 
     // MARK: - Control
 
@@ -173,6 +178,28 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
             _validators = validators
             _resumedAt = resumedAt
         }
+    }
+
+    func record(contentType: String?) {
+        lock.withLock { _contentType = contentType }
+    }
+
+    /// The path to commit to: the destination, plus an extension from the Content-Type when it has
+    /// none and the name with it is free.
+    func commitPath() -> String {
+        let destination = request.destination
+        guard (destination as NSString).pathExtension.isEmpty,
+            let type = lock.withLock({ _contentType }), let ext = FileNamer.fileExtension(forContentType: type)
+        else { return destination }
+        let candidate = destination + "." + ext
+        if FileManager.default.fileExists(atPath: candidate) || FileManager.default.fileExists(atPath: candidate + ".part") {
+            return destination
+        }
+        return candidate
+    }
+
+    func record(finalPath: String) {
+        lock.withLock { _finalPath = finalPath }
     }
 
     func record(redirectChain: [String]) {

@@ -182,13 +182,14 @@ public final class QueueRunner: @unchecked Sendable {
                 if state == .downloading { event = .started(id: id, title: op.request.title) }
             case .completed:
                 lock.withLock { summary.completed += 1 }
-                event = .completed(id: id, title: op.request.title, path: op.request.destination, bytes: progress.downloadedLength)
+                event = .completed(id: id, title: op.request.title, path: op.finalPath, bytes: progress.downloadedLength)
                 try store.update(id: id) {
                     $0.state = state.name
                     $0.bytesReceived = progress.downloadedLength
                     $0.bytesExpected = progress.expectedLength ?? progress.downloadedLength
                     $0.lastError = nil
                     $0.completedAt = Date().timeIntervalSince1970
+                    $0.destination = op.finalPath
                     if let validators { $0.validators = validators }
                 }
             case .paused:

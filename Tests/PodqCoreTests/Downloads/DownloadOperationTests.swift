@@ -4,8 +4,8 @@ import XCTest
 
 /// `DownloadOperation` against the real in-process server, over loopback: every route.
 final class DownloadOperationTests: XCTestCase {
-    private var server: TestServer!
-    private var dir: TemporaryDirectory!
+    var server: TestServer!
+    var dir: TemporaryDirectory!
     private var transport: AsyncHTTPTransport!
 
     override func setUp() async throws {
@@ -26,7 +26,7 @@ final class DownloadOperationTests: XCTestCase {
     }
 
     /// Runs a download to its end and returns it with every progress value it published.
-    private func run(_ url: URL, name: String = "f.bin", validators: ResourceValidators? = nil) async -> (DownloadOperation, [DownloadProgress]) {
+    func run(_ url: URL, name: String = "f.bin", validators: ResourceValidators? = nil) async -> (DownloadOperation, [DownloadProgress]) {
         let op = operation(url, name: name, validators: validators)
         let (recorder, token) = op.recordProgress()
         await op.start()
@@ -311,5 +311,16 @@ final class DownloadOperationTests: XCTestCase {
         let state = await op.start()
         XCTAssertEqual(state, .cancelled)
         XCTAssertTrue(server.log.requests.isEmpty)
+    }
+}
+
+extension DownloadOperationTests {
+    func testANameWithoutExtensionTakesOneFromTheContentType() async throws {
+        let (op, _) = await run(server.dataURL(size: 1000, seed: 1, name: "download", ["type": "audio/mp4"]), name: "download")
+        XCTAssertEqual(op.state, .completed)
+        XCTAssertEqual(op.finalPath, dir.file("download.m4a"))
+        XCTAssertEqual(dir.contents, ["download.m4a"])
+        let (kept, _) = await run(server.dataURL(size: 1000, seed: 1, name: "x.mp3", ["type": "audio/mp4"]), name: "x.mp3")
+        XCTAssertEqual(kept.finalPath, dir.file("x.mp3"), "an extension from the URL wins")
     }
 }
