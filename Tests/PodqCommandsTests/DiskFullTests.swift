@@ -17,11 +17,10 @@ final class DiskFullTests: XCTestCase {
         defer { _ = try? run("umount", mountPoint); dir.remove() }
         let size: Int64 = 3_000_000
         let url = server.dataURL(size: size, seed: 77, name: "big.mp3")
-        let env = ["PODQ_HOME": dir.file("home")]
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
 
-        let first = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["download", "--download-dir", mountPoint, url.absoluteString],
-                                     environment: env, directory: dir.path)
-        let exit = await Task.detached { first.wait(timeout: 60) }.value
+        let first = try cli.start(["download", "--download-dir", mountPoint, url.absoluteString])
+        let exit = await first.finish()
         XCTAssertEqual(exit.code, 1, first.standardOutput + first.standardError)
         XCTAssertTrue(first.standardOutput.contains("The disk is full"), first.standardOutput)
         XCTAssertTrue(first.standardOutput.contains("podq queue resume"), first.standardOutput)
@@ -30,12 +29,11 @@ final class DiskFullTests: XCTestCase {
         XCTAssertGreaterThan(kept, 500_000, "the partial file is kept")
 
         XCTAssertEqual(try run("mount", "-o", "remount,size=8m", mountPoint), 0)
-        let resume = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["queue", "resume"], environment: env, directory: dir.path)
-        XCTAssertEqual(resume.wait().code, 0)
+        let resumed = try await cli.run(["queue", "resume"])
+        XCTAssertEqual(resumed.exit.code, 0)
         server.log.reset()
-        let second = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["download"], environment: env, directory: dir.path)
-        let exit2 = await Task.detached { second.wait(timeout: 60) }.value
-        XCTAssertEqual(exit2.code, 0, second.standardOutput + second.standardError)
+        let (exit2, out2, err2) = try await cli.run(["download"])
+        XCTAssertEqual(exit2.code, 0, out2 + err2)
         XCTAssertEqual(server.log.requests.first?.header("Range"), "bytes=\(kept)-", "continued from the kept partial")
         XCTAssertEqual(FileHash.sha256(path: mountPoint + "/big.mp3"), PatternSource(seed: 77, length: size).sha256)
         await server.stop()

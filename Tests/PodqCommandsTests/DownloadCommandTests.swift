@@ -17,12 +17,11 @@ final class DownloadCommandTests: XCTestCase {
     }
 
     private func podq(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
-                         environment: ["PODQ_HOME": dir.file("home")], directory: dir.path)
+        try PodqInvocation(home: dir.file("home"), directory: dir.path).start(arguments)
     }
 
     private func finish(_ child: ChildProcess, timeout: Double = 60) async -> ChildProcess.Exit {
-        await Task.detached { child.wait(timeout: timeout) }.value
+        await child.finish(timeout: timeout)
     }
 
     func testTwentyURLsWithFiveJobsNeverExceedFiveInFlight() async throws {

@@ -5,10 +5,12 @@ import XCTest
 final class QueueCommandTests: XCTestCase {
     private var server: TestServer!
     private var dir: TemporaryDirectory!
+    private var cli: PodqInvocation!
 
     override func setUp() async throws {
         server = try await TestServer.start()
         dir = TemporaryDirectory("podq-queue")
+        cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
     }
 
     override func tearDown() async throws {
@@ -16,16 +18,11 @@ final class QueueCommandTests: XCTestCase {
         dir.remove()
     }
 
-    private func podq(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
-                         environment: ["PODQ_HOME": dir.file("home")], directory: dir.path)
-    }
+    private func podq(_ arguments: [String]) throws -> ChildProcess { try cli.start(arguments) }
 
     @discardableResult
-    private func runPodq(_ arguments: [String], timeout: Double = 60) async throws -> (ChildProcess.Exit, String, String) {
-        let child = try podq(arguments)
-        let exit = await Task.detached { child.wait(timeout: timeout) }.value
-        return (exit, child.standardOutput, child.standardError)
+    private func runPodq(_ arguments: [String], timeout: Double = 60) async throws -> (exit: ChildProcess.Exit, out: String, err: String) {
+        try await cli.run(arguments, timeout: timeout)
     }
 
     private func queueJSON() async throws -> [[String: Any]] {
@@ -63,7 +60,7 @@ final class QueueCommandTests: XCTestCase {
         XCTAssertEqual(listed.code, 0)
         XCTAssertTrue(out.contains("slow.mp3"))
         try await runPodq(["queue", "add", server.dataURL(size: 5000, seed: 2, name: "late.mp3").absoluteString])
-        let exit = await Task.detached { runner.wait(timeout: 60) }.value
+        let exit = await runner.finish()
         XCTAssertEqual(exit.code, 0, runner.standardError)
         XCTAssertTrue(runner.standardOutput.contains("completed #2 late.mp3"), runner.standardOutput)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/late.mp3")), PatternSource(seed: 2, length: 5000).sha256)
@@ -76,7 +73,7 @@ final class QueueCommandTests: XCTestCase {
             try await Task.sleep(for: .milliseconds(10))
         }
         try await runPodq(["queue", "cancel", "1"])
-        let exit = await Task.detached { runner.wait(timeout: 30) }.value
+        let exit = await runner.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0)
         XCTAssertTrue(runner.standardOutput.contains("cancelled #1"), runner.standardOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")))
@@ -95,7 +92,7 @@ final class QueueCommandTests: XCTestCase {
             let runner = try podq(["download", "--jobs", "3"])
             try await Task.sleep(for: .milliseconds(delay))
             runner.send(SIGKILL)
-            let exit = await Task.detached { runner.wait(timeout: 10) }.value
+            let exit = await runner.finish(timeout: 10)
             XCTAssertEqual(exit.signal, SIGKILL)
             // What is on disk now is what the next run must continue from, exactly.
             var partials: [String: Int64] = [:]
@@ -112,7 +109,7 @@ final class QueueCommandTests: XCTestCase {
                 resumesChecked += 1
             }
             next.send(SIGKILL)
-            _ = await Task.detached { next.wait(timeout: 10) }.value
+            _ = await next.finish(timeout: 10)
         }
         XCTAssertGreaterThanOrEqual(resumesChecked, 3, "the restarts resumed partial files")
         server.log.reset()

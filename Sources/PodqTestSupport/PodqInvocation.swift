@@ -1,0 +1,35 @@
+import Foundation
+
+/// Runs the built `podq` binary with a home of its own, as the CLI tests do.
+public struct PodqInvocation: Sendable {
+    /// `PODQ_HOME` for every run.
+    public let home: String
+    /// Where the output files go.
+    public let directory: String
+
+    public init(home: String, directory: String) {
+        self.home = home
+        self.directory = directory
+    }
+
+    /// Starts `podq <arguments>` without waiting.
+    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
+                         environment: ["PODQ_HOME": home].merging(environment) { $1 }, directory: directory)
+    }
+
+    /// Runs `podq <arguments>` to its end: how it exited, its standard output and error.
+    @discardableResult
+    public func run(_ arguments: [String], timeout: Double = 60) async throws -> (exit: ChildProcess.Exit, out: String, err: String) {
+        let child = try start(arguments)
+        let exit = await Task.detached { child.wait(timeout: timeout) }.value
+        return (exit, child.standardOutput, child.standardError)
+    }
+}
+
+extension ChildProcess {
+    /// Waits off the cooperative pool.
+    public func finish(timeout: Double = 60) async -> Exit {
+        await Task.detached { self.wait(timeout: timeout) }.value
+    }
+}
