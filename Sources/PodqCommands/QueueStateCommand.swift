@@ -52,8 +52,8 @@ enum QueueStateCommand {
             for row in targets {
                 guard let id = row.id else { continue }
                 let current = DownloadState(storedName: row.state)
-                // A stored `downloading` row belongs to a runner; the change is a request it applies.
-                guard let next = current.applying(event) ?? (current == .downloading && event != .resume ? .queued.applying(event) : nil) else {
+                // A `downloading` row belongs to a runner: it applies the change to its transfer.
+                guard let next = current.applying(event) else {
                     throw CommandError("#\(id) is \(row.state); it cannot be \(Self.verb(event)).")
                 }
                 try context.store.update(id: id) {

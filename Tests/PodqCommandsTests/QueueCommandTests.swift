@@ -102,7 +102,11 @@ final class QueueCommandTests: XCTestCase {
             }
             server.log.reset()
             let next = try podq(["download", "--jobs", "3"])
-            try await Task.sleep(for: .milliseconds(300))
+            // Wait (under any load) until the restarted runner has asked for the partials it resumes first.
+            let wanted = min(3, partials.count)
+            for _ in 0..<500 where server.log.requests.filter({ partials[$0.path] != nil }).count < wanted {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             for request in server.log.requests where partials[request.path] != nil {
                 XCTAssertEqual(request.header("Range"), "bytes=\(partials[request.path]!)-", "resumed \(request.path) exactly where it stopped")
                 XCTAssertNotNil(request.header("If-Range"))

@@ -37,6 +37,7 @@ public final class QueueRunner: @unchecked Sendable {
     private var operations: [Int64: DownloadOperation] = [:]
     private var tokens: [Int64: [ObservationToken]] = [:]
     private var checkpoints: [Int64: Double] = [:]
+    private var savedValidators: [Int64: ResourceValidators] = [:]
     private var summary = Summary()
     private var stopping = false
     private var pausedForDisk = false
@@ -56,7 +57,8 @@ public final class QueueRunner: @unchecked Sendable {
     /// Runs until no download is running and none is queued (a retry that waits counts as queued).
     public func run() async throws(StoreError) -> Summary {
         while true {
-            try sync()
+            let started = try sync()
+            if !started.isEmpty { await queue.add(started) }  // one call keeps the queue order
             let (running, isStopping) = lock.withLock { (operations.count, stopping || pausedForDisk) }
             if running == 0 {
                 if isStopping { break }
@@ -83,8 +85,10 @@ public final class QueueRunner: @unchecked Sendable {
 
     // MARK: - Sync with the store
 
-    /// Starts queued downloads that are due, and applies pauses and cancels made by other processes.
-    func sync() throws(StoreError) {
+    /// Makes operations for queued downloads that are due (returned, in queue order, for the
+    /// ``DownloadQueue``), and applies pauses and cancels made by other processes.
+    func sync() throws(StoreError) -> [DownloadOperation] {
+        var started: [DownloadOperation] = []
         let rows = try store.downloads()
         let now = Date().timeIntervalSince1970
         let blocked = lock.withLock { stopping || pausedForDisk }
@@ -95,7 +99,7 @@ public final class QueueRunner: @unchecked Sendable {
             let op = lock.withLock { operations[id] }
             switch row.state {
             case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
-                try start(row, id: id)
+                if let op = try makeOperation(row, id: id) { started.append(op) }
             case DownloadState.cancelled.name:
                 op?.cancel()
             case DownloadState.paused.name:
@@ -107,6 +111,7 @@ public final class QueueRunner: @unchecked Sendable {
         for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
             op.cancel()  // removed by another process
         }
+        return started
     }
 
     /// Seconds until the earliest queued retry, nil when nothing is queued.
@@ -116,10 +121,10 @@ public final class QueueRunner: @unchecked Sendable {
         return due.min()
     }
 
-    private func start(_ row: DownloadRecord, id: Int64) throws(StoreError) {
+    private func makeOperation(_ row: DownloadRecord, id: Int64) throws(StoreError) -> DownloadOperation? {
         guard let url = URL(string: row.url) else {
             try store.update(id: id) { $0.state = "failed"; $0.lastError = DownloadError.invalidURL(row.url).localizedDescription }
-            return
+            return nil
         }
         let saved = try store.update(id: id) {
             $0.attempts += 1
@@ -141,9 +146,10 @@ public final class QueueRunner: @unchecked Sendable {
         lock.withLock {
             operations[id] = op
             tokens[id] = [stateToken, progressToken, resumeToken]
+            savedValidators[id] = row.validators
         }
         onOperation(op)
-        Task { await queue.add([op]) }
+        return op
     }
 
     // MARK: - Saving what happens
@@ -151,15 +157,17 @@ public final class QueueRunner: @unchecked Sendable {
     private func checkpoint(id: Int64, op: DownloadOperation, force: Bool) {
         let now = Date().timeIntervalSince1970
         let validators = op.validators
+        // Once a second, and at once when the first response's validators appear, so a crash right
+        // after still resumes exactly.
         let due: Bool = lock.withLock {
             let last = checkpoints[id] ?? 0
-            guard force || now - last >= 1 else { return false }
+            let newValidators = validators != nil && savedValidators[id] != validators
+            guard force || newValidators || now - last >= 1 else { return false }
             checkpoints[id] = now
+            savedValidators[id] = validators
             return true
         }
-        // The first response's validators are saved at once, so a crash right after still resumes exactly.
-        let newValidators = (try? store.download(id: id))?.validators != validators
-        guard due || newValidators else { return }
+        guard due else { return }
         let progress = op.progress
         _ = try? store.update(id: id) {
             $0.bytesReceived = progress.downloadedLength
@@ -242,6 +250,7 @@ public final class QueueRunner: @unchecked Sendable {
             let ended = lock.withLock { () -> [ObservationToken] in
                 operations[id] = nil
                 checkpoints[id] = nil
+                savedValidators[id] = nil
                 return tokens.removeValue(forKey: id) ?? []
             }
             // Released outside the lock: the tokens end observations of an operation that is done.
