@@ -22,14 +22,18 @@ public enum FileNamer {
     /// The usual extension for a media type (`audio/mpeg` → `mp3`), nil when unknown.
     public static func fileExtension(forContentType contentType: String) -> String? {
         let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        let table: [String: String] = [
+        return extensions[type]
+    }
+
+    /// Every extension ``fileExtension(forContentType:)`` can give.
+    public static var knownExtensions: Set<String> { Set(extensions.values) }
+
+    private static let extensions: [String: String] = [
             "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a",
             "audio/aac": "aac", "audio/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav",
             "audio/wave": "wav", "audio/flac": "flac", "audio/x-flac": "flac", "video/mp4": "mp4", "video/x-m4v": "m4v",
             "video/quicktime": "mov", "video/webm": "webm", "audio/webm": "weba", "application/pdf": "pdf",
         ]
-        return table[type]
-    }
 
     /// `raw` made safe as a single file name (see the type's rules); may be empty.
     public static func safeName(_ raw: String, maxBytes: Int = maxNameBytes - reservedBytes) -> String {

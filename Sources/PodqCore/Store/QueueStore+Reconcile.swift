@@ -19,7 +19,9 @@ extension QueueStore {
     public func reconcile() throws(StoreError) -> Reconciliation {
         var report = Reconciliation()
         let fm = FileManager.default
-        for row in try downloads() {
+        let rows = try downloads()
+        let claimed = Set(rows.map(\.destination))
+        for row in rows {
             guard let id = row.id else { continue }
             let partial = DownloadOperation.fileSize(row.partialPath)
             let hasPartial = fm.fileExists(atPath: row.partialPath)
@@ -32,10 +34,11 @@ extension QueueStore {
                     report.deletedPartials.append(row.partialPath)
                 }
             default:
-                if fm.fileExists(atPath: row.destination) && !hasPartial {
-                    let size = DownloadOperation.fileSize(row.destination)
+                if !hasPartial, let final = Self.finalFile(of: row, claimed: claimed) {
+                    let size = DownloadOperation.fileSize(final)
                     try update(id: id) {
                         $0.state = DownloadState.completed.name
+                        $0.destination = final
                         $0.bytesReceived = size
                         $0.completedAt = $0.completedAt ?? Date().timeIntervalSince1970
                     }
@@ -53,5 +56,21 @@ extension QueueStore {
             }
         }
         return report
+    }
+
+    /// The row's final file when it exists: the destination, or the destination with an extension
+    /// from the Content-Type added (see ``DownloadOperation/finalPath``) that no other row claims.
+    static func finalFile(of row: DownloadRecord, claimed: Set<String>) -> String? {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: row.destination) { return row.destination }
+        guard (row.destination as NSString).pathExtension.isEmpty else { return nil }
+        let folder = (row.destination as NSString).deletingLastPathComponent
+        let stem = (row.destination as NSString).lastPathComponent
+        let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
+        let candidates = names.filter { name in
+            name.hasPrefix(stem + ".") && FileNamer.knownExtensions.contains((name as NSString).pathExtension)
+                && name.count == stem.count + 1 + (name as NSString).pathExtension.count
+        }.map { (folder as NSString).appendingPathComponent($0) }.filter { !claimed.contains($0) }
+        return candidates.count == 1 ? candidates[0] : nil
     }
 }

@@ -89,3 +89,18 @@ final class QueueStoreTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("1.mp3.part")), "a partial to resume is kept")
     }
 }
+
+extension QueueStoreTests {
+    func testReconcileFindsAFileRenamedWithAnExtensionFromTheContentType() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let row = try store.add(url: "http://h/download?id=3", title: "d", destination: dir.file("download"))
+        try store.update(id: row.id!) { $0.state = "downloading" }
+        _ = FileManager.default.createFile(atPath: dir.file("download.mp3"), contents: Data(count: 99))
+        XCTAssertEqual(try store.reconcile().completed, [row.id!])
+        let saved = try XCTUnwrap(store.download(id: row.id!))
+        XCTAssertEqual(saved.destination, dir.file("download.mp3"))
+        XCTAssertEqual(saved.bytesReceived, 99)
+    }
+}
