@@ -99,6 +99,7 @@ let package = Package(
         .testTarget(
             name: "PodqCoreTests",
             dependencies: ["PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqTestSupport"], swiftSettings: strict),

@@ -8,7 +8,7 @@ public struct Podq: AsyncParsableCommand {
         abstract: "A terminal download manager for podcast episodes.",
         discussion: "Queues downloads, runs several at once, and resumes every partial file after a quit, a crash or kill -9.",
         version: PodqVersion.current,
-        subcommands: [DownloadCommand.self, QueueCommand.self, DemoCommand.self]
+        subcommands: [DownloadCommand.self, QueueCommand.self, ParseCommand.self, DemoCommand.self]
     )
 
     public init() {}

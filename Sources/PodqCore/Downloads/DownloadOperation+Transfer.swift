@@ -143,50 +143,12 @@ extension DownloadOperation {
         }
     }
 
-    /// Sends the request, following redirects itself: at most ``DownloadConfiguration/maxRedirects``,
-    /// no loops, http and https only. Returns the final response and its URL.
+    /// Sends the request, following redirects (see ``RedirectFollower``); returns the final response and its URL.
     private func fetch(headers: HTTPHeaders) async throws -> (TransportResponse, String) {
-        var url = request.url
-        var chain = [url.absoluteString]
-        var visited: Set<String> = [url.absoluteString]
-        while true {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw chain.count == 1 ? DownloadError.unsupportedScheme(url.absoluteString)
-                    : DownloadError.redirectToUnsupportedScheme(url.absoluteString)
-            }
-            let response = try await transport.send(TransportRequest(url: url, headers: headers))
-            guard [301, 302, 303, 307, 308].contains(response.status) else {
-                record(redirectChain: chain)
-                return (response, url.absoluteString)
-            }
-            try await Self.drain(response.body)
-            guard let location = response.headers.first(name: "Location"),
-                let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
-            else {
-                throw DownloadError.badRedirect(url: url.absoluteString)
-            }
-            guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw DownloadError.redirectToUnsupportedScheme(next.absoluteString)
-            }
-            if visited.contains(next.absoluteString) {
-                throw DownloadError.redirectLoop(url: next.absoluteString)
-            }
-            if chain.count > configuration.maxRedirects {
-                throw DownloadError.tooManyRedirects(limit: configuration.maxRedirects, url: request.url.absoluteString)
-            }
-            visited.insert(next.absoluteString)
-            chain.append(next.absoluteString)
-            url = next
-        }
-    }
-
-    /// Reads a redirect's body (a few bytes at most) so the connection can be reused; gives up past 64 KiB.
-    private static func drain(_ body: ResponseBody) async throws {
-        var seen = 0
-        for try await chunk in body {
-            seen += chunk.readableBytes
-            if seen > 64 * 1024 { return }
-        }
+        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects)
+            .send(url: request.url, headers: headers)
+        record(redirectChain: result.chain)
+        return (result.response, result.finalURL.absoluteString)
     }
 
     static func fileSize(_ path: String) -> Int64 {

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Dates as feeds write them: RFC 822 with its common variants (no weekday, one-digit days, two-digit
+/// years, full month names, no seconds, named US zones, no zone) and ISO 8601 (with or without time,
+/// fractions and offsets). Parsed by hand: fast, and independent of the locale.
+public enum FeedDate {
+    /// The date `text` stands for, or nil.
+    public static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let first = trimmed.first else { return nil }
+        if first.isNumber, trimmed.count >= 10, Array(trimmed.utf8)[4] == UInt8(ascii: "-") {
+            return iso8601(trimmed)
+        }
+        return rfc822(trimmed)
+    }
+
+    static func rfc822(_ text: String) -> Date? {
+        let tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        var day: Int?, month: Int?, year: Int?
+        var hour = 0, minute = 0, second = 0
+        var offset = 0
+        for token in tokens {
+            if token.hasPrefix("+") || token.hasPrefix("-") {
+                guard let z = zoneOffset(token) else { return nil }
+                offset = z
+            } else if token.contains(":") {
+                let p = token.split(separator: ":").map { Int($0) }
+                guard p.count >= 2, let h = p[0], let m = p[1] else { return nil }
+                hour = h
+                minute = m
+                second = p.count > 2 ? (p[2] ?? 0) : 0
+            } else if let m = monthNumber(token) {
+                month = m
+            } else if let n = Int(token) {
+                if token.count == 4 {
+                    year = n
+                } else if token.count <= 2 && day == nil {
+                    day = n
+                } else if token.count == 2 && year == nil {
+                    year = n < 70 ? 2000 + n : 1900 + n  // two-digit years
+                }
+            } else if let z = zoneOffset(token) {
+                offset = z
+            }
+        }
+        guard let day, let month, let year, (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
+    }
+
+    static func iso8601(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        func num(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var n = 0
+            for i in from..<from + count {
+                guard b[i] >= 48 && b[i] <= 57 else { return nil }
+                n = n * 10 + Int(b[i] - 48)
+            }
+            return n
+        }
+        guard let year = num(0, 4), let month = num(5, 2), let day = num(8, 2) else { return nil }
+        var hour = 0, minute = 0
+        var second = 0.0
+        var i = 10
+        if i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: " ") {
+            guard let h = num(i + 1, 2), let m = num(i + 4, 2) else { return nil }
+            hour = h
+            minute = m
+            i += 6
+            if i < b.count, b[i] == UInt8(ascii: ":"), let s = num(i + 1, 2) {
+                second = Double(s)
+                i += 3
+                if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                    var j = i + 1
+                    var scale = 0.1
+                    while j < b.count, b[j] >= 48 && b[j] <= 57 {
+                        second += Double(b[j] - 48) * scale
+                        scale /= 10
+                        j += 1
+                    }
+                    i = j
+                }
+            }
+        }
+        var offset = 0
+        if i < b.count {
+            let rest = String(decoding: b[i...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            guard let z = zoneOffset(rest) else { return nil }
+            offset = z
+        }
+        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+    }
+
+    /// Seconds east of UTC for `+0100`, `-05:00`, `GMT`, `Z`, `EST`…; nil when not a zone.
+    static func zoneOffset(_ token: String) -> Int? {
+        let upper = token.uppercased()
+        switch upper {
+        case "GMT", "UT", "UTC", "Z": return 0
+        case "EST": return -5 * 3600
+        case "EDT": return -4 * 3600
+        case "CST": return -6 * 3600
+        case "CDT": return -5 * 3600
+        case "MST": return -7 * 3600
+        case "MDT": return -6 * 3600
+        case "PST": return -8 * 3600
+        case "PDT": return -7 * 3600
+        case "BST": return 3600
+        case "CET": return 3600
+        case "CEST": return 7200
+        default: break
+        }
+        let b = Array(upper.utf8)
+        guard b.count >= 3, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") else { return nil }
+        let digits = b.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        guard digits.count == 4 || digits.count == 2, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        let v = digits.map { Int($0 - 48) }
+        let hours = v[0] * 10 + v[1]
+        let minutes = digits.count == 4 ? v[2] * 10 + v[3] : 0
+        return (b[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+
+    static func monthNumber(_ token: String) -> Int? {
+        guard token.count >= 3, token.first?.isLetter == true else { return nil }
+        return switch token.prefix(3).lowercased() {
+        case "jan": 1
+        case "feb": 2
+        case "mar": 3
+        case "apr": 4
+        case "may": 5
+        case "jun": 6
+        case "jul": 7
+        case "aug": 8
+        case "sep": 9
+        case "oct": 10
+        case "nov": 11
+        case "dec": 12
+        default: nil
+        }
+    }
+
+    static func make(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double, offset: Int) -> Date? {
+        guard (1...12).contains(month), (1...31).contains(day), (1...9999).contains(year) else { return nil }
+        // Days from the civil date (Howard Hinnant's algorithm): no Calendar, no locale.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// A duration as feeds write it: seconds (`3723`), `MM:SS`, `HH:MM:SS` (also `1:02:03.5`); nil when unreadable.
+    public static func duration(_ text: String) -> Int? {
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for part in parts {
+            guard let v = Double(part.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite else { return nil }
+            total = total * 60 + v
+        }
+        return total < 1e9 ? Int(total.rounded()) : nil
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import NIOHTTP1
+
+/// Fetches a feed into a temporary file (never all in memory), with a size cap, redirects, and
+/// conditional GET (`If-None-Match` / `If-Modified-Since`).
+public struct FeedFetcher: Sendable {
+    /// What a fetch brought.
+    public enum Outcome: Sendable {
+        /// The feed, in a temporary file the caller deletes.
+        case fetched(file: String, finalURL: URL, etag: String?, lastModified: String?, movedPermanently: Bool)
+        /// 304: nothing changed since the validators given.
+        case notModified
+    }
+
+    let transport: any HTTPTransport
+    let sizeLimit: Int64
+
+    public init(transport: any HTTPTransport, sizeLimit: Int64 = FeedParser.defaultSizeLimit) {
+        self.transport = transport
+        self.sizeLimit = sizeLimit
+    }
+
+    /// Fetches `url`; with `etag` or `lastModified`, a 304 answer is ``Outcome/notModified``.
+    /// - Throws: ``FeedError``.
+    public func fetch(_ url: URL, etag: String? = nil, lastModified: String? = nil) async throws(FeedError) -> Outcome {
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
+        if let etag { headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
+        do {
+            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers)
+            let response = result.response
+            if response.status == 304 { return .notModified }
+            guard response.status == 200 else {
+                let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
+                throw DownloadError.httpStatus(code: response.status, url: result.finalURL.absoluteString, retryAfter: retryAfter)
+            }
+            if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {
+                throw FeedError.tooLarge(limit: sizeLimit)
+            }
+            let writer = try PartialFileWriter(partPath: path, truncate: true)
+            var total: Int64 = 0
+            for try await chunk in response.body {
+                total += Int64(chunk.readableBytes)
+                if total > sizeLimit { throw FeedError.tooLarge(limit: sizeLimit) }
+                try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
+            }
+            writer.close()
+            return .fetched(file: path, finalURL: result.finalURL, etag: response.headers.first(name: "ETag"),
+                            lastModified: response.headers.first(name: "Last-Modified"), movedPermanently: result.movedPermanently)
+        } catch let error as FeedError {
+            unlink(path)
+            throw error
+        } catch let error as DownloadError {
+            unlink(path)
+            throw .fetch(error)
+        } catch {
+            unlink(path)
+            throw .fetch(.network(String(describing: error)))
+        }
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The SAX callbacks: an element stack, a text buffer, and the feed being built.
+final class FeedParserDelegate: NSObject, XMLParserDelegate {
+    let baseURL: URL?
+    var feed = Feed()
+    var error: (any Error)?
+    var failure: FeedError?
+    var errorLine: Int?
+    var errorColumn: Int?
+    var sawRoot = false
+    var isFeed = false
+    var rootName = ""
+
+    private var stack: [(ns: String, name: String)] = []
+    private var text = ""
+    private var collecting = false
+    private var item: FeedEpisode?
+    private var itemIsAtom = false
+    private var mediaFallback: [Enclosure] = []
+    /// Depth inside elements whose children must not fill channel fields (RSS `image`, `textInput`, Atom `source`).
+    private var ignoredDepth = 0
+    private var atomAuthorDepth = 0
+
+    init(baseURL: URL?) {
+        self.baseURL = baseURL
+    }
+
+    // MARK: Elements
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        let ns = namespaceURI ?? ""
+        if !sawRoot {
+            sawRoot = true
+            rootName = qualifiedName ?? name
+            isFeed = (ns.isEmpty && name == "rss") || (ns == FeedNamespace.atom && name == "feed") || (ns == FeedNamespace.rdf && name == "RDF")
+                || (ns.isEmpty && name == "feed")
+        }
+        stack.append((ns, name))
+        text = ""
+        collecting = true
+        let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
+        let isAtom = ns == FeedNamespace.atom
+
+        if (isRSS && name == "item") || (isAtom && name == "entry") {
+            item = FeedEpisode()
+            itemIsAtom = isAtom
+            mediaFallback = []
+            return
+        }
+        if (isRSS && (name == "image" || name == "textinput" || name == "textInput")) || (isAtom && name == "source") {
+            ignoredDepth += 1
+        }
+        if isAtom && (name == "author") { atomAuthorDepth += 1 }
+
+        switch (ns, name) {
+        case ("", "enclosure"):
+            if let url = attributes["url"] { addEnclosure(url: url, type: attributes["type"], length: attributes["length"]) }
+        case (FeedNamespace.atom, "link"):
+            handleAtomLink(attributes)
+        case ("", "link") where attributes["href"] != nil:
+            handleAtomLink(attributes)
+        case (FeedNamespace.itunes, "image"), (FeedNamespace.googlePlay, "image"):
+            if let href = attributes["href"] ?? attributes["url"], let url = resolve(href) {
+                if item != nil { item?.imageURL = url } else if feed.imageURL == nil || ns == FeedNamespace.itunes { feed.imageURL = url }
+            }
+        case (FeedNamespace.media, "content"):
+            if let url = attributes["url"], item != nil, let resolved = resolve(url) {
+                let medium = attributes["medium"]
+                if medium == nil || medium == "audio" || medium == "video" {
+                    mediaFallback.append(Enclosure(url: resolved, type: attributes["type"], length: Self.length(attributes["fileSize"])))
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        let ns = namespaceURI ?? ""
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        stack.removeLast()
+        collecting = false
+        text = ""
+        let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
+        let isAtom = ns == FeedNamespace.atom
+
+        if (isRSS && name == "item") || (isAtom && name == "entry") {
+            finishItem()
+            return
+        }
+        if (isRSS && (name == "image" || name == "textinput" || name == "textInput")) || (isAtom && name == "source") {
+            ignoredDepth = max(0, ignoredDepth - 1)
+            return
+        }
+        if isAtom && name == "author" {
+            atomAuthorDepth = max(0, atomAuthorDepth - 1)
+            return
+        }
+        guard ignoredDepth == 0 else { return }
+        if item != nil {
+            endItemField(ns: ns, name: name, value: value)
+        } else {
+            endChannelField(ns: ns, name: name, value: value)
+        }
+    }
+
+    private func endItemField(ns: String, name: String, value: String) {
+        switch (ns, name) {
+        case ("", "title"), (FeedNamespace.rss1, "title"), (FeedNamespace.atom, "title"):
+            item?.title = SafeText.clean(value)
+        case ("", "link"), (FeedNamespace.rss1, "link"):
+            if item?.link == nil, !value.isEmpty { item?.link = resolve(value) }
+        case ("", "guid"), (FeedNamespace.atom, "id"):
+            if !value.isEmpty { item?.guid = SafeText.clean(value) }
+        case ("", "pubDate"), (FeedNamespace.dublinCore, "date"), (FeedNamespace.atom, "published"):
+            if let date = FeedDate.parse(value) { item?.published = date }
+        case (FeedNamespace.atom, "updated"):
+            if item?.published == nil, let date = FeedDate.parse(value) { item?.published = date }
+        case ("", "description"), (FeedNamespace.rss1, "description"), (FeedNamespace.atom, "summary"), (FeedNamespace.itunes, "summary"):
+            if item?.description == nil, !value.isEmpty { item?.description = SafeText.clean(value) }
+        case (FeedNamespace.content, "encoded"), (FeedNamespace.atom, "content"):
+            if !value.isEmpty { item?.description = SafeText.clean(value) }
+        case (FeedNamespace.itunes, "duration"):
+            item?.duration = FeedDate.duration(value)
+        case (FeedNamespace.itunes, "episode"):
+            item?.episodeNumber = Int(value)
+        case (FeedNamespace.itunes, "season"):
+            item?.season = Int(value)
+        case (FeedNamespace.itunes, "author"), (FeedNamespace.dublinCore, "creator"), ("", "author"):
+            if !value.isEmpty { item?.author = SafeText.clean(value) }
+        case (FeedNamespace.atom, "name") where atomAuthorDepth > 0:
+            if !value.isEmpty { item?.author = SafeText.clean(value) }
+        default:
+            break
+        }
+    }
+
+    private func endChannelField(ns: String, name: String, value: String) {
+        // Only direct children of the channel (RSS) or feed (Atom) describe the podcast.
+        let parent = stack.last?.name ?? ""
+        guard parent == "channel" || parent == "feed" else {
+            if ns == FeedNamespace.atom && name == "name" && atomAuthorDepth > 0, feed.author == nil { feed.author = SafeText.clean(value) }
+            return
+        }
+        switch (ns, name) {
+        case ("", "title"), (FeedNamespace.rss1, "title"), (FeedNamespace.atom, "title"):
+            if feed.title.isEmpty { feed.title = SafeText.clean(value) }
+        case ("", "link"), (FeedNamespace.rss1, "link"):
+            if feed.link == nil, !value.isEmpty { feed.link = resolve(value) }
+        case ("", "description"), (FeedNamespace.rss1, "description"), (FeedNamespace.atom, "subtitle"):
+            if !value.isEmpty { feed.description = SafeText.clean(value) }
+        case (FeedNamespace.itunes, "summary"):
+            if feed.description == nil, !value.isEmpty { feed.description = SafeText.clean(value) }
+        case (FeedNamespace.itunes, "author"), ("", "managingEditor"), (FeedNamespace.dublinCore, "creator"):
+            if feed.author == nil, !value.isEmpty { feed.author = SafeText.clean(value) }
+        case (FeedNamespace.atom, "logo"), (FeedNamespace.atom, "icon"):
+            if feed.imageURL == nil { feed.imageURL = resolve(value) }
+        default:
+            break
+        }
+    }
+
+    private func handleAtomLink(_ attributes: [String: String]) {
+        guard let href = attributes["href"], let url = resolve(href) else { return }
+        let rel = attributes["rel"] ?? "alternate"
+        if rel == "enclosure" {
+            if item != nil { addEnclosure(url: href, type: attributes["type"], length: attributes["length"]) }
+        } else if rel == "alternate" {
+            if item != nil {
+                if item?.link == nil { item?.link = url }
+            } else if ignoredDepth == 0, feed.link == nil {
+                feed.link = url
+            }
+        }
+    }
+
+    private func addEnclosure(url: String, type: String?, length: String?) {
+        guard item != nil, let resolved = resolve(url) else { return }
+        item?.enclosures.append(Enclosure(url: resolved, type: type.map(SafeText.clean), length: Self.length(length)))
+    }
+
+    private func finishItem() {
+        guard var episode = item else { return }
+        item = nil
+        if episode.enclosures.isEmpty { episode.enclosures = Array(mediaFallback.prefix(1)) }
+        if episode.enclosures.isEmpty {
+            feed.itemsWithoutEnclosure += 1
+        } else {
+            feed.episodes.append(episode)
+        }
+    }
+
+    // MARK: Text
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if collecting { text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        if collecting { text += String(decoding: CDATABlock, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if error == nil {
+            error = parseError
+            errorLine = parser.lineNumber
+            errorColumn = parser.columnNumber
+        }
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        // corelibs also asks about undeclared entities (no system ID): those are repaired, not hostile.
+        if systemID != nil {
+            failure = .hostileEntities
+            parser.abortParsing()
+        }
+        return nil
+    }
+
+    // MARK: Helpers
+
+    /// `text` as an absolute http(s) URL, resolved against the feed's URL; nil for other schemes.
+    func resolve(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
+        guard let url = URL(string: escaped, relativeTo: baseURL)?.absoluteURL else { return nil }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return baseURL == nil && url.scheme == nil ? escaped : nil
+        }
+        return url.absoluteString
+    }
+
+    private static let urlCharacters: CharacterSet = {
+        var set = CharacterSet.urlQueryAllowed
+        set.insert(charactersIn: "#%")
+        return set
+    }()
+
+    static func length(_ text: String?) -> Int64? {
+        guard let text, let n = Int64(text.trimmingCharacters(in: .whitespaces)), n > 0 else { return nil }
+        return n
+    }
+}
