@@ -48,6 +48,11 @@ enum Routes {
                                   ignoreRanges: false, type: "audio/mpeg")
             apply(query, to: &response, request: request, state: state)
             return response
+        case "static":
+            guard let file = state.staticFile(parts.dropFirst().joined(separator: "/")) else { return .text(404, "no such file\n") }
+            var response = ServerResponse(status: 200, headers: [("Content-Type", file.type)], body: .bytes(file.bytes))
+            apply(query, to: &response, request: request, state: state)
+            return response
         default:
             return .text(404, "no route for \(request.path)\n")
         }

@@ -14,6 +14,7 @@ import PodqServer
 /// - `/redirect/<n>?to=<path>` n hops (302, alternately relative and absolute) to `to`.
 /// - `/loop/a` and `/loop/b` redirect to each other; `/redirect-scheme` redirects to `ftp:`.
 /// - `/changing/<name>?size=N` content whose ETag and Last-Modified change with ``setVersion(_:_:)``.
+/// - `/static/<name>` bytes registered with ``serve(_:as:type:)``.
 public final class TestServer: Sendable {
     /// The server underneath.
     public let http: HTTPServer
@@ -51,6 +52,11 @@ public final class TestServer: Sendable {
         return url("/data/\(name)?\(text)")
     }
 
+    /// Serves `bytes` at `/static/<name>` (a 200 with `type`), e.g. a feed fixture.
+    public func serve(_ bytes: [UInt8], as name: String, type: String = "application/rss+xml") {
+        state.setStatic(name, bytes: bytes, type: type)
+    }
+
     /// Changes the content of `/changing/<name>` (new bytes, ETag and Last-Modified).
     public func setVersion(_ name: String, _ version: Int) { state.setVersion(name, version) }
 
@@ -67,6 +73,10 @@ public final class TestServer: Sendable {
         private let lock = NSLock()
         private var versions: [String: Int] = [:]
         private var seen: Set<String> = []
+        private var statics: [String: (bytes: [UInt8], type: String)] = [:]
+
+        func setStatic(_ name: String, bytes: [UInt8], type: String) { lock.withLock { statics[name] = (bytes, type) } }
+        func staticFile(_ name: String) -> (bytes: [UInt8], type: String)? { lock.withLock { statics[name] } }
 
         func setVersion(_ name: String, _ v: Int) { lock.withLock { versions[name] = v } }
         func version(_ name: String) -> Int { lock.withLock { versions[name] ?? 1 } }

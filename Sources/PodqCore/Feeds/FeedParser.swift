@@ -20,6 +20,9 @@ public enum FeedParser {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard Int64(info.st_size) <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
+        let input = try FeedInput.prepare(path)
+        defer { if input.isCopy { unlink(input.path) } }
+        let path = input.path
         do {
             return try parseOnce(path: path, baseURL: baseURL)
         } catch {

@@ -1,0 +1,57 @@
+import PodqTestSupport
+import XCTest
+
+final class ParseCommandTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("PodqCoreTests/Fixtures/feeds")
+
+    func testParseAURLPrintsTheDocumentedJSON() async throws {
+        let server = try await TestServer.start()
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let feed = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("rss-relative-urls.xml")))
+        server.serve(feed, as: "pods/feed.xml")
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        // Through a redirect: relative URLs resolve against the final URL.
+        let (exit, out, err) = try await cli.run(["parse", "--json", server.url("/redirect/2?to=%2Fstatic%2Fpods%2Ffeed.xml").absoluteString])
+        XCTAssertEqual(exit.code, 0, err)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+        XCTAssertEqual(Set(json.keys), ["title", "link", "description", "episodes"])
+        XCTAssertEqual(json["title"] as? String, "Relative")
+        XCTAssertTrue(json["description"] is NSNull)
+        let episodes = try XCTUnwrap(json["episodes"] as? [[String: Any]])
+        XCTAssertEqual(Set(episodes[0].keys), ["guid", "title", "link", "published", "duration", "enclosures"])
+        let enclosure = try XCTUnwrap((episodes[0]["enclosures"] as? [[String: Any]])?.first)
+        XCTAssertEqual(Set(enclosure.keys), ["url", "type", "length"])
+        XCTAssertEqual(enclosure["url"] as? String, server.url("/static/pods/media/ep%201.mp3").absoluteString)
+        XCTAssertTrue(episodes[0]["published"] is NSNull)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/queue.sqlite")), "parse stores nothing")
+        await server.stop()
+    }
+
+    func testBadFeedsExitWith2AndSayWhy() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        let (exit, _, err) = try await cli.run(["parse", Self.fixtures.appendingPathComponent("malformed-unclosed-tag.xml").path])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains("line 3, column"), err)
+        let (missing, _, err2) = try await cli.run(["parse", "/nonexistent.xml"])
+        XCTAssertEqual(missing.code, 2)
+        XCTAssertTrue(err2.contains("/nonexistent.xml"), err2)
+    }
+
+    func testAFeedLargerThanTheCapIsRefusedWhileStreaming() async throws {
+        let server = try await TestServer.start()
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        let (exit, _, err) = try await cli.run(["parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1"]).absoluteString])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains("larger than 50 MB"), err)
+        for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertGreaterThan(server.log.totalBytesSent, 50_000_000)
+        XCTAssertLessThan(server.log.totalBytesSent, 200_000_000, "the fetch stopped soon after the cap, not at the end")
+        await server.stop()
+    }
+}

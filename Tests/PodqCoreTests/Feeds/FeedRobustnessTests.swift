@@ -1,0 +1,61 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// Truncated, byte-flipped and hostile variants of every fixture: no crash, and a clear error for
+/// each one that cannot be read.
+final class FeedRobustnessTests: XCTestCase {
+    func testMangledFixturesNeverCrashAndFailClearly() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let names = try FileManager.default.contentsOfDirectory(atPath: FeedParserTests.fixtures.path).sorted()
+        XCTAssertGreaterThan(names.count, 10)
+        var generator = SplitMix(seed: 2026)
+        var parsed = 0
+        var refused = 0
+        for name in names {
+            let original = try [UInt8](Data(contentsOf: FeedParserTests.fixtures.appendingPathComponent(name)))
+            var variants: [[UInt8]] = []
+            for cut in [0, 1, original.count / 3, original.count / 2, original.count - 2] { variants.append(Array(original.prefix(cut))) }
+            for _ in 0..<12 {
+                var flipped = original
+                for _ in 0..<3 {
+                    let i = Int(generator.next() % UInt64(flipped.count))
+                    flipped[i] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+                }
+                variants.append(flipped)
+            }
+            variants.append(original + Array("<<<&&&\u{0}".utf8))
+            for (i, bytes) in variants.enumerated() {
+                let path = dir.file("\(name)-\(i).xml")
+                _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+                do {
+                    let feed = try FeedParser.parse(file: path, baseURL: URL(string: "https://e.org/feed"))
+                    parsed += 1
+                    for text in [feed.title] + feed.episodes.map(\.title) {
+                        XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(name) #\(i)")
+                    }
+                } catch {
+                    // Typed throws: every failure is a FeedError, with a message.
+                    refused += 1
+                    XCTAssertFalse(error.localizedDescription.isEmpty)
+                }
+            }
+        }
+        XCTAssertGreaterThan(parsed, 0)
+        XCTAssertGreaterThan(refused, 0)
+    }
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
