@@ -23,14 +23,14 @@ struct ParseCommand: AsyncParsableCommand {
                     throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure)
                 }
                 defer { unlink(file) }
-                feed = try FeedParser.parse(file: file, baseURL: finalURL)
+                feed = try FeedParser.parse(file: file, baseURL: finalURL, keepNotes: false)
             } catch let error as FeedError {
                 throw CommandError(error.localizedDescription, code: Self.code(for: error))
             }
             await transport.shutdown()
         } else {
             do {
-                feed = try FeedParser.parse(file: source)
+                feed = try FeedParser.parse(file: source, keepNotes: false)
             } catch {
                 throw CommandError(error.localizedDescription, code: Self.code(for: error))
             }
@@ -55,23 +55,23 @@ struct ParseCommand: AsyncParsableCommand {
 /// The JSON of `podq parse --json` (product.md).
 enum FeedJSON {
     static func encode(_ feed: Feed) -> String {
-        let object: [String: Any] = [
-            "title": feed.title,
-            "link": feed.link ?? NSNull(),
-            "description": feed.description ?? NSNull(),
-            "episodes": feed.episodes.map { e -> [String: Any] in
-                [
-                    "guid": e.guid ?? NSNull(),
-                    "title": e.title,
-                    "link": e.link ?? NSNull(),
-                    "published": e.published.map { Int64($0.timeIntervalSince1970) } ?? NSNull(),
-                    "duration": e.duration ?? NSNull(),
-                    "enclosures": e.enclosures.map { ["url": $0.url, "type": $0.type ?? NSNull(), "length": $0.length ?? NSNull()] as [String: Any] },
-                ]
-            },
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        JSONValue.object([
+            "title": .string(feed.title),
+            "link": .optional(feed.link),
+            "description": .optional(feed.description),
+            "episodes": .array(feed.episodes.map { e in
+                .object([
+                    "guid": .optional(e.guid),
+                    "title": .string(e.title),
+                    "link": .optional(e.link),
+                    "published": .optional(e.published.map { Int64($0.timeIntervalSince1970.rounded(.down)) }),
+                    "duration": .optional(e.duration),
+                    "enclosures": .array(e.enclosures.map {
+                        .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)])
+                    }),
+                ])
+            }),
+        ]).text
     }
 
     /// `YYYY-MM-DD` in UTC.

@@ -15,9 +15,11 @@ enum BenchMain {
         switch args.first {
         case "memory": try await memory(mib: Int64(args.dropFirst().first ?? "") ?? 1024)
         case "cancel": try await cancelLatency(runs: Int(args.dropFirst().first ?? "") ?? 5)
+        case "feed": try feedParsing()
         default:
             try await memory(mib: Int64(args.first ?? "") ?? 1024)
             try await cancelLatency(runs: 5)
+            try feedParsing()
         }
     }
 
@@ -41,6 +43,52 @@ enum BenchMain {
                      mib, seconds, mbps, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1,
                      hash == expected ? "ok" : "MISMATCH"))
         if hash != expected || exit.code != 0 { Foundation.exit(1) }
+    }
+
+    /// `podq parse` of generated feeds: 5,000 items (~12 MB) and ~50 MB; median of 5 runs.
+    static func feedParsing() throws {
+        let dir = TemporaryDirectory("podq-bench")
+        defer { dir.remove() }
+        for (items, label) in [(5_000, "5,000 items"), (18_000, "18,000 items")] {
+            let path = dir.file("feed-\(items).xml")
+            try generateFeed(items: items, to: path)
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+            var runs: [(Double, ChildProcess.Exit)] = []
+            for _ in 0..<5 {
+                let started = Date()
+                let child = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["parse", "--json", path], directory: dir.path)
+                let exit = child.wait(timeout: 120)
+                runs.append((Date().timeIntervalSince(started), exit))
+            }
+            runs.sort { $0.0 < $1.0 }
+            let (seconds, exit) = runs[2]
+            print(String(format: "feed: %@ (%.1f MB): median %.3f s, CPU %.2f s, peak RSS %.1f MB, exit %d",
+                         label, Double(size) / 1e6, seconds, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1))
+        }
+    }
+
+    /// An RSS feed with iTunes tags and ~2.4 KB of notes per item, as real back-catalogues have.
+    static func generateFeed(items: Int, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? out.close() }
+        out.write(Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+            <channel><title>Bench Cast</title><link>https://bench.example/</link><description>Generated.</description>
+
+            """.utf8))
+        let notes = String(repeating: "Show notes with <b>markup</b> &amp; links https://bench.example/x. ", count: 34)
+        for i in 0..<items {
+            out.write(Data("""
+                <item><title>Episode \(i): a title of ordinary length</title><guid isPermaLink="false">bench-\(i)</guid>
+                <link>https://bench.example/ep/\(i)</link><pubDate>Sat, 21 Nov 2026 10:00:00 +0000</pubDate>
+                <itunes:duration>01:02:03</itunes:duration><itunes:episode>\(i)</itunes:episode>
+                <description><![CDATA[\(notes)]]></description>
+                <enclosure url="https://cdn.bench.example/ep\(i).mp3" type="audio/mpeg" length="\(40_000_000 + i)"/></item>
+
+                """.utf8))
+        }
+        out.write(Data("</channel></rss>\n".utf8))
     }
 
     static func cancelLatency(runs: Int) async throws {

@@ -6,7 +6,7 @@ import Foundation
 public enum FeedDate {
     /// The date `text` stands for, or nil.
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingASCIIWhitespace
         guard let first = trimmed.first else { return nil }
         if first.isNumber, trimmed.count >= 10, Array(trimmed.utf8)[4] == UInt8(ascii: "-") {
             return iso8601(trimmed)
@@ -15,7 +15,7 @@ public enum FeedDate {
     }
 
     static func rfc822(_ text: String) -> Date? {
-        let tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
         var day: Int?, month: Int?, year: Int?
         var hour = 0, minute = 0, second = 0
         var offset = 0
@@ -84,7 +84,7 @@ public enum FeedDate {
         }
         var offset = 0
         if i < b.count {
-            let rest = String(decoding: b[i...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let rest = String(decoding: b[i...], as: UTF8.self).trimmingASCIIWhitespace
             guard let z = zoneOffset(rest) else { return nil }
             offset = z
         }
@@ -154,11 +154,11 @@ public enum FeedDate {
 
     /// A duration as feeds write it: seconds (`3723`), `MM:SS`, `HH:MM:SS` (also `1:02:03.5`); nil when unreadable.
     public static func duration(_ text: String) -> Int? {
-        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = text.trimmingASCIIWhitespace.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total = 0.0
         for part in parts {
-            guard let v = Double(part.trimmingCharacters(in: .whitespaces)), v >= 0, v.isFinite else { return nil }
+            guard let v = Double(String(part).trimmingASCIIWhitespace), v >= 0, v.isFinite else { return nil }
             total = total * 60 + v
         }
         return total < 1e9 ? Int(total.rounded()) : nil

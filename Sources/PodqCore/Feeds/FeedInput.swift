@@ -20,11 +20,7 @@ enum FeedInput {
         switch encoding {
         case "utf-8", "utf8":
             try? handle.seek(toOffset: 0)
-            var check = UTF8Repair()
-            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                if !check.isValid(chunk) { break }
-            }
-            if check.clean && check.pending == 0 { return (path, false) }
+            if isValidUTF8(handle) { return (path, false) }
             return (try copy(path, table: nil), true)
         case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii":
             return (try copy(path, table: latin1), true)
@@ -35,6 +31,29 @@ enum FeedInput {
             // An encoding we do not know (or a garbled declaration): read it as UTF-8, repaired.
             return (try copy(path, table: nil), true)
         }
+    }
+
+    /// True when the rest of the file is valid UTF-8; the standard library's validation, 1 MiB at a time.
+    static func isValidUTF8(_ handle: FileHandle) -> Bool {
+        var carry: [UInt8] = []
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            var bytes = carry + [UInt8](chunk)
+            carry = []
+            // A sequence cut by the chunk's end waits for the next chunk.
+            var cut = bytes.count
+            var back = 0
+            while cut > 0, back < 3, bytes[cut - 1] & 0xC0 == 0x80 { cut -= 1; back += 1 }
+            if cut > 0, bytes[cut - 1] >= 0xC0 {
+                let lead = bytes[cut - 1]
+                let need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1
+                if back < need {
+                    carry = Array(bytes[(cut - 1)...])
+                    bytes.removeSubrange((cut - 1)...)
+                }
+            }
+            if String(validating: bytes, as: UTF8.self) == nil { return false }
+        }
+        return carry.isEmpty
     }
 
     /// Multi-byte encodings seen in feeds, through Foundation (the file is read whole: rare, and capped).
@@ -130,13 +149,6 @@ struct UTF8Repair {
     /// Bytes of a sequence cut at the end of the last chunk.
     private var carry: [UInt8] = []
     private(set) var clean = true
-    var pending: Int { carry.count }
-
-    /// Checks a chunk; false once an invalid sequence was seen.
-    mutating func isValid(_ chunk: Data) -> Bool {
-        _ = repair(chunk, final: false)
-        return clean
-    }
 
     /// The chunk with invalid sequences replaced; `final` flushes a cut sequence as invalid.
     mutating func repair(_ chunk: Data, final: Bool) -> [UInt8] {

@@ -15,8 +15,10 @@ public enum FeedParser {
     public static let defaultSizeLimit: Int64 = 50_000_000
 
     /// Parses the feed file at `path`; relative URLs resolve against `baseURL` (the feed's URL).
+    /// - Parameter keepNotes: false to skip episode descriptions (saves memory when they are not shown).
     /// - Throws: ``FeedError``.
-    public static func parse(file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit) throws(FeedError) -> Feed {
+    public static func parse(file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit,
+                             keepNotes: Bool = true) throws(FeedError) -> Feed {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard Int64(info.st_size) <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
@@ -24,7 +26,7 @@ public enum FeedParser {
         defer { if input.isCopy { unlink(input.path) } }
         let path = input.path
         do {
-            return try parseOnce(path: path, baseURL: baseURL)
+            return try parseOnce(path: path, baseURL: baseURL, keepNotes: keepNotes)
         } catch {
             guard case .malformed(let line, let column, let reason) = error, reason.lowercased().contains("entity"),
                 !reason.contains("loop")
@@ -33,7 +35,7 @@ public enum FeedParser {
             let repaired = try EntityRepair.repair(file: path)
             defer { unlink(repaired) }
             do {
-                return try parseOnce(path: repaired, baseURL: baseURL)
+                return try parseOnce(path: repaired, baseURL: baseURL, keepNotes: keepNotes)
             } catch {
                 if case .malformed(_, _, let second) = error { throw .malformed(line: line, column: column, reason: second) }
                 throw error
@@ -41,12 +43,12 @@ public enum FeedParser {
         }
     }
 
-    private static func parseOnce(path: String, baseURL: URL?) throws(FeedError) -> Feed {
+    private static func parseOnce(path: String, baseURL: URL?, keepNotes: Bool) throws(FeedError) -> Feed {
         guard let stream = InputStream(fileAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
         let parser = XMLParser(stream: stream)
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
-        let delegate = FeedParserDelegate(baseURL: baseURL)
+        let delegate = FeedParserDelegate(baseURL: baseURL, keepNotes: keepNotes)
         parser.delegate = delegate
         let ok = parser.parse()
         if let failure = delegate.failure { throw failure }

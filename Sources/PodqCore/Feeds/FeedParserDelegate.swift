@@ -25,8 +25,11 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
     private var ignoredDepth = 0
     private var atomAuthorDepth = 0
 
-    init(baseURL: URL?) {
+    let keepNotes: Bool
+
+    init(baseURL: URL?, keepNotes: Bool = true) {
         self.baseURL = baseURL
+        self.keepNotes = keepNotes
     }
 
     // MARK: Elements
@@ -82,7 +85,7 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         let ns = namespaceURI ?? ""
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = Self.trimmed(text)
         stack.removeLast()
         collecting = false
         text = ""
@@ -122,9 +125,9 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
         case (FeedNamespace.atom, "updated"):
             if item?.published == nil, let date = FeedDate.parse(value) { item?.published = date }
         case ("", "description"), (FeedNamespace.rss1, "description"), (FeedNamespace.atom, "summary"), (FeedNamespace.itunes, "summary"):
-            if item?.description == nil, !value.isEmpty { item?.description = SafeText.clean(value) }
+            if keepNotes, item?.description == nil, !value.isEmpty { item?.description = SafeText.clean(value) }
         case (FeedNamespace.content, "encoded"), (FeedNamespace.atom, "content"):
-            if !value.isEmpty { item?.description = SafeText.clean(value) }
+            if keepNotes, !value.isEmpty { item?.description = SafeText.clean(value) }
         case (FeedNamespace.itunes, "duration"):
             item?.duration = FeedDate.duration(value)
         case (FeedNamespace.itunes, "episode"):
@@ -226,8 +229,9 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     /// `text` as an absolute http(s) URL, resolved against the feed's URL; nil for other schemes.
     func resolve(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingASCIIWhitespace
         guard !trimmed.isEmpty else { return nil }
+        if Self.isPlainAbsoluteHTTP(trimmed) { return trimmed }  // the common case, without Foundation
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
         guard let url = URL(string: escaped, relativeTo: baseURL)?.absoluteURL else { return nil }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -236,14 +240,32 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
         return url.absoluteString
     }
 
+    /// True for `http(s)://…` made only of characters a URL may hold as they are.
+    static func isPlainAbsoluteHTTP(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.starts(with: "https://".utf8) || utf8.starts(with: "http://".utf8) else { return false }
+        for b in utf8 {
+            if b <= 0x20 || b >= 0x7F { return false }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+                UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                return false
+            default: continue
+            }
+        }
+        return true
+    }
+
     private static let urlCharacters: CharacterSet = {
         var set = CharacterSet.urlQueryAllowed
         set.insert(charactersIn: "#%")
         return set
     }()
 
+    static func trimmed(_ text: String) -> String { text.trimmingASCIIWhitespace }
+
     static func length(_ text: String?) -> Int64? {
-        guard let text, let n = Int64(text.trimmingCharacters(in: .whitespaces)), n > 0 else { return nil }
+        guard let text, let n = Int64(trimmed(text)), n > 0 else { return nil }
         return n
     }
 }

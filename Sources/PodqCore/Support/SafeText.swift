@@ -6,6 +6,35 @@
 public enum SafeText {
     /// `text` without control characters or escape sequences, with whitespace runs folded and trimmed.
     public static func clean(_ text: String) -> String {
+        if isAlreadyClean(text) { return text }
+        return slowClean(text)
+    }
+
+    /// True when `clean` would return `text` unchanged: no control byte, no C1 or bidi control, no
+    /// no-break space, no whitespace run, nothing to trim. One pass over the UTF-8 bytes.
+    static func isAlreadyClean(_ text: String) -> Bool {
+        var previousSpace = true  // a leading space is not clean
+        var iterator = text.utf8.makeIterator()
+        var last: UInt8 = 0
+        var beforeLast: UInt8 = 0
+        while let b = iterator.next() {
+            if b < 0x20 || b == 0x7F { return false }
+            if b == 0x20 {
+                if previousSpace { return false }
+                previousSpace = true
+            } else {
+                previousSpace = false
+            }
+            // C1 controls and U+00A0 (C2 80–C2 A0); line separators and bidi controls (E2 80 A8–AE, E2 81 A6–A9).
+            if beforeLast == 0xE2, (last == 0x80 && (0xA8...0xAE).contains(b)) || (last == 0x81 && (0xA6...0xA9).contains(b)) { return false }
+            if last == 0xC2, (0x80...0xA0).contains(b) { return false }
+            beforeLast = last
+            last = b
+        }
+        return !previousSpace || text.isEmpty
+    }
+
+    static func slowClean(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pendingSpace = false
