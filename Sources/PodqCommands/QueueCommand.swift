@@ -74,9 +74,10 @@ enum QueueJSON {
     }
 }
 
-/// `podq queue add <url>... [--title T]`.
+/// `podq queue add <url|episode-id>... [--title T]`, `podq queue add --latest N <podcast>`.
 struct QueueAddCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Put URLs on the queue.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Put URLs or episodes on the queue.",
+        discussion: "An episode (an id from `podq episodes`) is saved as <download folder>/<podcast>/<YYYY-MM-DD> <title>.<ext>.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -86,21 +87,42 @@ struct QueueAddCommand: ParsableCommand {
     @Option(name: .long, help: "The title to show (one URL only; default: the file name).")
     var title: String?
 
-    @Argument(help: "http:// or https:// URLs.")
-    var urls: [String]
+    @Option(name: .long, help: ArgumentHelp("Queue the newest N episodes of the podcast named by the argument.", valueName: "N"))
+    var latest: Int?
+
+    @Argument(help: "http:// or https:// URLs, or episode ids (or, with --latest, one podcast).")
+    var items: [String]
 
     func validate() throws {
-        if urls.isEmpty { throw ValidationError("Give at least one URL.") }
-        if title != nil && urls.count > 1 { throw ValidationError("--title goes with one URL only.") }
-        _ = try URLArguments.parse(urls)
+        if items.isEmpty { throw ValidationError("Give at least one URL or episode id.") }
+        if let latest {
+            guard latest > 0, items.count == 1 else { throw ValidationError("--latest N takes one podcast (an id, title or feed URL).") }
+            return
+        }
+        if title != nil && items.count > 1 { throw ValidationError("--title goes with one URL only.") }
+        _ = try URLArguments.parse(items.filter { Int64($0) == nil })
     }
 
     func run() throws {
         let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
-        let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: title) }
-        let (added, skipped) = try context.add(items)
-        for row in added { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
-        for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state)): \(row.url)") }
+        do {
+            var episodeIds = items.compactMap { Int64($0) }
+            if let latest {
+                let podcast = try context.store.podcast(matching: items[0])
+                episodeIds = try context.store.episodes(podcastId: podcast.id).prefix(latest).compactMap(\.episode.id)
+            }
+            for row in try EpisodeQueueing(context: context).queue(episodeIds) {
+                Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)")
+            }
+            let urls = latest == nil ? try URLArguments.parse(items.filter { Int64($0) == nil }) : []
+            let (added, skipped) = try context.add(urls.map { DownloadItem(url: $0, title: title) })
+            for row in added { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
+            for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state)): \(row.url)") }
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError(error)
+        }
     }
 }
 

@@ -34,6 +34,9 @@ enum Routes {
             // Alternate relative and absolute Locations, as real tracking chains do.
             let host = request.header("Host") ?? "127.0.0.1"
             return redirect(to: hops % 2 == 0 ? "http://\(host)\(next)" : next)
+        case "moved":
+            // A permanent redirect: /moved/<path> → /<path>.
+            return ServerResponse(status: 301, headers: [("Location", "/" + parts.dropFirst().joined(separator: "/"))])
         case "loop":
             return redirect(to: parts.last == "a" ? "/loop/b" : "/loop/a")
         case "redirect-scheme":
@@ -50,7 +53,9 @@ enum Routes {
             return response
         case "static":
             guard let file = state.staticFile(parts.dropFirst().joined(separator: "/")) else { return .text(404, "no such file\n") }
-            var response = ServerResponse(status: 200, headers: [("Content-Type", file.type)], body: .bytes(file.bytes))
+            let etag = "\"s-\(file.bytes.count)-\(file.bytes.reduce(UInt64(5381)) { ($0 << 5) &+ $0 &+ UInt64($1) })\""
+            if request.header("If-None-Match") == etag { return ServerResponse(status: 304, headers: [("ETag", etag)]) }
+            var response = ServerResponse(status: 200, headers: [("Content-Type", file.type), ("ETag", etag)], body: .bytes(file.bytes))
             apply(query, to: &response, request: request, state: state)
             return response
         default:

@@ -14,7 +14,8 @@ import PodqServer
 /// - `/redirect/<n>?to=<path>` n hops (302, alternately relative and absolute) to `to`.
 /// - `/loop/a` and `/loop/b` redirect to each other; `/redirect-scheme` redirects to `ftp:`.
 /// - `/changing/<name>?size=N` content whose ETag and Last-Modified change with ``setVersion(_:_:)``.
-/// - `/static/<name>` bytes registered with ``serve(_:as:type:)``.
+/// - `/static/<name>` bytes registered with ``serve(_:as:type:)``, with an ETag (304 on `If-None-Match`).
+/// - `/moved/<path>` a 301 to `/<path>`.
 public final class TestServer: Sendable {
     /// The server underneath.
     public let http: HTTPServer

@@ -3,8 +3,9 @@ import Foundation
 /// Makes a sloppy feed parseable: HTML entities that XML does not declare (`&nbsp;`, `&eacute;`…)
 /// become numeric references, and a stray `&` becomes `&amp;`. Streams a copy; the original is kept.
 enum EntityRepair {
-    /// Writes a repaired copy of `path` next to the temporary folder and returns its path.
-    static func repair(file path: String) throws(FeedError) -> String {
+    /// Writes a repaired copy of `path` in the temporary folder and returns its path; nil (and no
+    /// copy) when there was nothing to repair.
+    static func repair(file path: String) throws(FeedError) -> String? {
         guard let input = FileHandle(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
         defer { try? input.close() }
         let output = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
@@ -13,6 +14,7 @@ enum EntityRepair {
         }
         defer { try? out.close() }
         var carry: [UInt8] = []
+        var changed = false
         while true {
             let chunk = (try? input.read(upToCount: 1 << 20)) ?? nil
             let atEnd = chunk == nil || chunk!.isEmpty
@@ -23,8 +25,14 @@ enum EntityRepair {
                 carry = Array(bytes[amp...])
                 bytes.removeSubrange(amp...)
             }
-            try? out.write(contentsOf: Data(fix(bytes)))
+            let fixed = fix(bytes)
+            if fixed != bytes { changed = true }
+            try? out.write(contentsOf: Data(fixed))
             if atEnd { break }
+        }
+        if !changed {
+            unlink(output)
+            return nil
         }
         return output
     }

@@ -152,6 +152,22 @@ public enum FeedDate {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// `YYYY-MM-DD` in UTC, for file names and listings.
+    public static func day(_ date: Date) -> String {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        // Civil from days (Howard Hinnant).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return String(format: "%04d-%02d-%02d", y, m, d)
+    }
+
     /// A duration as feeds write it: seconds (`3723`), `MM:SS`, `HH:MM:SS` (also `1:02:03.5`); nil when unreadable.
     public static func duration(_ text: String) -> Int? {
         let parts = text.trimmingASCIIWhitespace.split(separator: ":", omittingEmptySubsequences: false)

@@ -28,11 +28,9 @@ public enum FeedParser {
         do {
             return try parseOnce(path: path, baseURL: baseURL, keepNotes: keepNotes)
         } catch {
-            guard case .malformed(let line, let column, let reason) = error, reason.lowercased().contains("entity"),
-                !reason.contains("loop")
-            else { throw error }
-            // A sloppy feed with HTML entities: repair a copy and try once more.
-            let repaired = try EntityRepair.repair(file: path)
+            guard case .malformed(let line, let column, let reason) = error, !reason.contains("loop") else { throw error }
+            // A sloppy feed with HTML entities or a bare `&`: repair a copy and try once more.
+            guard let repaired = try EntityRepair.repair(file: path) else { throw error }
             defer { unlink(repaired) }
             do {
                 return try parseOnce(path: repaired, baseURL: baseURL, keepNotes: keepNotes)

@@ -30,6 +30,8 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var createdAt: Double
     public var updatedAt: Double
     public var completedAt: Double?
+    /// The episode it was made from, for feed episodes.
+    public var episodeId: Int64?
 
     public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, now: Date = Date()) {
         self.position = position

@@ -59,7 +59,7 @@ public final class QueueStore: Sendable {
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.write(body)
         } catch let error as StoreError {
@@ -71,7 +71,7 @@ public final class QueueStore: Sendable {
         }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.read(body)
         } catch let error as DatabaseError {
@@ -168,6 +168,44 @@ public final class QueueStore: Sendable {
                 t.column("completedAt", .double)
             }
             try db.create(index: "download_position", on: "download", columns: ["position"])
+        }
+        migrator.registerMigration("v2: podcast and episode") { db in
+            try db.create(table: "podcast") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("title", .text).notNull()
+                t.column("url", .text).notNull().unique()
+                t.column("link", .text)
+                t.column("description", .text)
+                t.column("author", .text)
+                t.column("imageURL", .text)
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+                t.column("lastRefresh", .double)
+                t.column("error", .text)
+                t.column("autoQueue", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .double).notNull()
+            }
+            try db.create(table: "episode") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("podcastId", .integer).notNull().references("podcast", onDelete: .cascade)
+                t.column("guid", .text)
+                t.column("enclosureKey", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("link", .text)
+                t.column("description", .text)
+                t.column("published", .double)
+                t.column("duration", .integer)
+                t.column("url", .text).notNull()
+                t.column("type", .text)
+                t.column("length", .integer)
+                t.column("season", .integer)
+                t.column("episodeNumber", .integer)
+                t.column("firstSeenAt", .double).notNull()
+                t.column("downloadId", .integer).references("download", onDelete: .setNull)
+            }
+            try db.create(index: "episode_guid", on: "episode", columns: ["podcastId", "guid"])
+            try db.create(index: "episode_key", on: "episode", columns: ["podcastId", "enclosureKey"])
+            try db.alter(table: "download") { t in t.add(column: "episodeId", .integer) }
         }
         return migrator
     }

@@ -14,6 +14,12 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
     case database(String)
     /// No download has that id.
     case noSuchDownload(Int64)
+    /// No subscription matches.
+    case noSuchPodcast(String)
+    /// No episode has that id.
+    case noSuchEpisode(Int64)
+    /// The feed is already subscribed.
+    case podcastExists(id: Int64, title: String)
 
     public var errorDescription: String? {
         switch self {
@@ -29,6 +35,12 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
             "Queue database error: \(reason)."
         case .noSuchDownload(let id):
             "There is no download #\(id); `podq queue` lists them."
+        case .noSuchPodcast(let query):
+            "No subscription matches '\(SafeText.clean(query))'; `podq feeds` lists them (give an id, a title or the feed URL)."
+        case .noSuchEpisode(let id):
+            "There is no episode #\(id); `podq episodes` lists them."
+        case .podcastExists(let id, let title):
+            "You are already subscribed to this feed: #\(id) \(title)."
         }
     }
 }

@@ -108,6 +108,10 @@ public struct ConfigFile: Sendable {
         case "retry-delay": settings.retryDelay = try seconds()
         case "retry-max-delay": settings.retryMaxDelay = try seconds()
         case "stall-timeout": settings.stallTimeout = try seconds()
+        case "auto-queue":
+            guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
+            settings.autoQueue = value == "true"
+        case "feed-size-limit": settings.feedSizeLimit = Int64(try int(1...2000)) * 1_000_000
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath

@@ -14,6 +14,10 @@ public struct Settings: Sendable, Equatable {
     public var retryMaxDelay: Double = 300
     /// Seconds without a byte before an attempt is abandoned (`stall-timeout`).
     public var stallTimeout: Double = 30
+    /// Queue the new episodes of every podcast on refresh (`auto-queue`), not only of those added with `--auto`.
+    public var autoQueue = false
+    /// The largest feed podq reads, in bytes (`feed-size-limit`).
+    public var feedSizeLimit: Int64 = 50_000_000
 
     public init() {}
 
@@ -25,5 +29,7 @@ public struct Settings: Sendable, Equatable {
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
         ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
+        ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
+        ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
     ]
 }

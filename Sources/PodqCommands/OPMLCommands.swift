@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import PodqCore
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "import", abstract: "Subscribe to the feeds of an OPML file.",
+        discussion: "A feed that cannot be fetched is still subscribed (with the error shown by `podq feeds`), so nothing is lost.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "An OPML file.") var file: String
+
+    func run() async throws {
+        let context = try QueueContext.open(home: global.home)
+        let outlines: [OPML.Outline]
+        do { outlines = try OPML.read(file: file) } catch { throw CommandError(error) }
+        let transport = AsyncHTTPTransport()
+        var added = 0
+        for outline in outlines {
+            if (try? context.store.podcast(matching: outline.url)) != nil {
+                Console.out("already subscribed: \(outline.url)")
+                continue
+            }
+            do {
+                let loaded = try await FeedSource.load(outline.url, transport: transport, sizeLimit: context.settings.feedSizeLimit)
+                let feed = loaded?.feed ?? Feed(title: outline.title)
+                let (podcast, episodes) = try context.store.addPodcast(url: loaded?.location ?? outline.url, feed: feed, etag: loaded?.etag,
+                                                                       lastModified: loaded?.lastModified, autoQueue: false)
+                Console.out("added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes")
+            } catch {
+                let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+                if let (podcast, _) = try? context.store.addPodcast(url: outline.url, feed: Feed(title: outline.title), etag: nil, lastModified: nil, autoQueue: false) {
+                    _ = try? context.store.updatePodcast(id: podcast.id!) { $0.error = message }
+                }
+                Console.error("\(outline.title.isEmpty ? outline.url : outline.title): subscribed, but: \(message)")
+            }
+            added += 1
+        }
+        await transport.shutdown()
+        Console.out("\(added) of \(outlines.count) feeds imported")
+    }
+}
+
+/// `podq export`: the subscriptions as OPML 2.0 on standard output.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "Print the subscriptions as OPML 2.0.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        do { Console.out(OPML.write(try context.store.podcasts())) } catch { throw CommandError(error) }
+    }
+}
+
+/// OPML 2.0 subscription lists.
+enum OPML {
+    struct Outline: Equatable {
+        var title: String
+        var url: String
+    }
+
+    /// Every outline with an `xmlUrl`, at any depth, in document order.
+    static func read(file: String) throws -> [Outline] {
+        guard let stream = InputStream(fileAtPath: file) else { throw FeedError.unreadable(path: file, reason: "cannot open") }
+        let parser = XMLParser(stream: stream)
+        let delegate = Reader()
+        parser.delegate = delegate
+        if !parser.parse() || parser.parserError != nil {
+            throw FeedError.malformed(line: parser.lineNumber, column: parser.columnNumber, reason: "not a valid OPML file")
+        }
+        return delegate.outlines
+    }
+
+    static func write(_ podcasts: [PodcastRecord]) -> String {
+        func esc(_ s: String) -> String {
+            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        }
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  <head><title>podq subscriptions</title></head>\n  <body>\n"
+        for p in podcasts {
+            out += "    <outline type=\"rss\" text=\"\(esc(p.title))\" title=\"\(esc(p.title))\" xmlUrl=\"\(esc(p.url))\""
+            if let link = p.link { out += " htmlUrl=\"\(esc(link))\"" }
+            out += "/>\n"
+        }
+        return out + "  </body>\n</opml>"
+    }
+
+    private final class Reader: NSObject, XMLParserDelegate {
+        var outlines: [Outline] = []
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            guard name == "outline", let url = attributes["xmlUrl"] ?? attributes["xmlurl"], !url.isEmpty else { return }
+            outlines.append(Outline(title: SafeText.clean(attributes["title"] ?? attributes["text"] ?? ""), url: url.trimmingASCII()))
+        }
+    }
+}
+
+private extension String {
+    func trimmingASCII() -> String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

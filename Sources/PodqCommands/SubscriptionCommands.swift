@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import PodqCore
+import PodqUI
+
+/// `podq add <feed-url|file> [--auto]`: subscribe.
+struct AddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Subscribe to a feed; its episodes are listed, none queued.",
+        discussion: "With --auto, each refresh queues the episodes it has not seen before (`podq refresh && podq download` from cron).")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Queue new episodes by themselves on refresh.") var auto = false
+    @Argument(help: "The feed's http(s) URL, or a feed file.") var source: String
+
+    func run() async throws {
+        let context = try QueueContext.open(home: global.home)
+        let transport = AsyncHTTPTransport()
+        let loaded: FeedSource.Loaded?
+        do {
+            loaded = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit)
+        } catch {
+            await transport.shutdown()
+            throw CommandError(error.localizedDescription, code: ParseCommand.code(for: error))
+        }
+        await transport.shutdown()
+        guard let loaded else { throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure) }
+        do {
+            let (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
+                                                                   lastModified: loaded.lastModified, autoQueue: auto)
+            var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
+            if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
+            Console.out(line + (auto ? "; new episodes will be queued on refresh" : ""))
+        } catch {
+            throw CommandError(error)
+        }
+    }
+}
+
+/// `podq feeds [--json]`.
+struct FeedsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "feeds", abstract: "List the subscriptions.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        let (podcasts, counts): ([PodcastRecord], [Int64: Int])
+        do { (podcasts, counts) = (try context.store.podcasts(), try context.store.episodeCounts()) } catch { throw CommandError(error) }
+        if json {
+            Console.out(JSONValue.array(podcasts.map { p in
+                .object(["id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
+                         "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error)])
+            }).text)
+            return
+        }
+        if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`.") }
+        for p in podcasts {
+            var line = "#\(p.id ?? 0)  \(p.title)  (\(counts[p.id ?? 0] ?? 0) episodes\(p.autoQueue ? ", auto" : ""))  \(p.url)"
+            if let error = p.error { line += "\n      last refresh failed: \(error)" }
+            Console.out(line)
+        }
+    }
+}
+
+/// `podq episodes [<podcast>] [--json]`.
+struct EpisodesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        let rows: [QueueStore.EpisodeListing]
+        do {
+            let id = try podcast.map { try context.store.podcast(matching: $0).id }
+            rows = try context.store.episodes(podcastId: id ?? nil)
+        } catch { throw CommandError(error) }
+        if json {
+            Console.out(JSONValue.array(rows.map { r in
+                let e = r.episode
+                return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
+                                "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
+                                "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
+                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new")])
+            }).text)
+            return
+        }
+        for r in rows {
+            let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
+            Console.out("#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(r.downloadState ?? "new", to: 11)) \(r.podcastTitle) — \(r.episode.title)")
+        }
+    }
+}
+
+/// `podq remove <podcast>`: unsubscribe.
+struct RemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Unsubscribe; downloads and files are kept.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "A podcast: its id, title or feed URL.") var podcast: String
+
+    func run() throws {
+        let context = try QueueContext.open(home: global.home)
+        do {
+            let p = try context.store.podcast(matching: podcast)
+            try context.store.removePodcast(id: p.id!)
+            Console.out("removed podcast #\(p.id!) \(p.title)")
+        } catch { throw CommandError(error) }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+
+/// A subscription, as stored (docs/STORE.md).
+public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "podcast"
+    public var id: Int64?
+    public var title: String
+    /// The feed's URL (updated when the feed moves permanently), or a file path for a local feed.
+    public var url: String
+    public var link: String?
+    public var description: String?
+    public var author: String?
+    public var imageURL: String?
+    /// Validators of the last fetch, for conditional GET.
+    public var etag: String?
+    public var lastModified: String?
+    public var lastRefresh: Double?
+    /// The last refresh's failure, nil when it worked.
+    public var error: String?
+    /// Queue new episodes by themselves on refresh.
+    public var autoQueue: Bool
+    public var createdAt: Double
+
+    public init(title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
+        self.title = title
+        self.url = url
+        self.autoQueue = autoQueue
+        self.createdAt = now.timeIntervalSince1970
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// An episode of a subscription, as stored.
+public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "episode"
+    public var id: Int64?
+    public var podcastId: Int64
+    public var guid: String?
+    /// The enclosure URL without its query string: the second key for deduplication.
+    public var enclosureKey: String
+    public var title: String
+    public var link: String?
+    public var description: String?
+    public var published: Double?
+    public var duration: Int?
+    public var url: String
+    public var type: String?
+    public var length: Int64?
+    public var season: Int?
+    public var episodeNumber: Int?
+    public var firstSeenAt: Double
+    /// The download made from it, if any.
+    public var downloadId: Int64?
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// The enclosure URL without its query string (and fragment).
+    public static func key(for url: String) -> String {
+        String(url.prefix { $0 != "?" && $0 != "#" })
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+
+extension QueueStore {
+    /// An episode with what a listing shows next to it.
+    public struct EpisodeListing: Sendable, Equatable {
+        public var episode: EpisodeRecord
+        public var podcastTitle: String
+        /// The state of its download, or nil when it has none (`new`).
+        public var downloadState: String?
+    }
+
+    /// Subscribes: stores the podcast and every episode of `feed` (none queued).
+    /// - Throws: ``StoreError/podcastExists(id:title:)`` when the URL is already subscribed.
+    public func addPodcast(url: String, feed: Feed, etag: String?, lastModified: String?, autoQueue: Bool) throws(StoreError)
+        -> (podcast: PodcastRecord, episodes: [EpisodeRecord])
+    {
+        try write { db in
+            if let existing = try PodcastRecord.filter(Column("url") == url).fetchOne(db) {
+                throw StoreError.podcastExists(id: existing.id ?? 0, title: existing.title)
+            }
+            var podcast = PodcastRecord(title: feed.title.isEmpty ? url : feed.title, url: url, autoQueue: autoQueue)
+            Self.apply(feed, to: &podcast)
+            podcast.etag = etag
+            podcast.lastModified = lastModified
+            podcast.lastRefresh = Date().timeIntervalSince1970
+            try podcast.insert(db)
+            let added = try Self.merge(feed, podcastId: podcast.id!, db: db)
+            return (podcast, added)
+        }
+    }
+
+    /// Records a refresh: the feed's fields, its validators, and its episodes; returns the new ones.
+    public func refreshPodcast(id: Int64, url: String, feed: Feed, etag: String?, lastModified: String?) throws(StoreError) -> [EpisodeRecord] {
+        try write { db in
+            guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
+            Self.apply(feed, to: &podcast)
+            podcast.url = url
+            podcast.etag = etag
+            podcast.lastModified = lastModified
+            podcast.lastRefresh = Date().timeIntervalSince1970
+            podcast.error = nil
+            try podcast.update(db)
+            return try Self.merge(feed, podcastId: id, db: db)
+        }
+    }
+
+    /// Changes one podcast.
+    @discardableResult
+    public func updatePodcast(id: Int64, _ change: (inout PodcastRecord) -> Void) throws(StoreError) -> PodcastRecord {
+        try write { db in
+            guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
+            change(&podcast)
+            try podcast.update(db)
+            return podcast
+        }
+    }
+
+    /// Every subscription, by title.
+    public func podcasts() throws(StoreError) -> [PodcastRecord] {
+        try read { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
+    }
+
+    /// The number of episodes of each podcast.
+    public func episodeCounts() throws(StoreError) -> [Int64: Int] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT podcastId, COUNT(*) AS n FROM episode GROUP BY podcastId")
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0["podcastId"] as Int64, $0["n"] as Int) })
+        }
+    }
+
+    /// The podcast `query` names: its id, its feed URL, or its title (case-insensitive).
+    public func podcast(matching query: String) throws(StoreError) -> PodcastRecord {
+        let found = try read { db -> PodcastRecord? in
+            if let id = Int64(query), let p = try PodcastRecord.fetchOne(db, key: id) { return p }
+            if let p = try PodcastRecord.filter(Column("url") == query).fetchOne(db) { return p }
+            return try PodcastRecord.fetchAll(db).first { $0.title.lowercased() == query.lowercased() }
+        }
+        guard let found else { throw .noSuchPodcast(query) }
+        return found
+    }
+
+    /// Unsubscribes; its episodes go, its downloads stay in the queue.
+    public func removePodcast(id: Int64) throws(StoreError) {
+        let deleted = try write { db in try PodcastRecord.deleteOne(db, key: id) }
+        if !deleted { throw .noSuchPodcast(String(id)) }
+    }
+
+    /// Episodes, newest first (undated last), of one podcast or all.
+    public func episodes(podcastId: Int64? = nil) throws(StoreError) -> [EpisodeListing] {
+        try read { db in
+            var sql = """
+                SELECT episode.*, podcast.title AS podcastTitle, download.state AS downloadState
+                FROM episode JOIN podcast ON podcast.id = episode.podcastId
+                LEFT JOIN download ON download.id = episode.downloadId
+                """
+            var arguments: StatementArguments = []
+            if let podcastId {
+                sql += " WHERE episode.podcastId = ?"
+                arguments = [podcastId]
+            }
+            sql += " ORDER BY episode.published IS NULL, episode.published DESC, episode.id DESC"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                EpisodeListing(episode: try EpisodeRecord(row: row), podcastTitle: row["podcastTitle"], downloadState: row["downloadState"])
+            }
+        }
+    }
+
+    /// One episode with its podcast.
+    public func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) {
+        let found = try read { db -> (EpisodeRecord, PodcastRecord)? in
+            guard let e = try EpisodeRecord.fetchOne(db, key: id), let p = try PodcastRecord.fetchOne(db, key: e.podcastId) else { return nil }
+            return (e, p)
+        }
+        guard let found else { throw .noSuchEpisode(id) }
+        return found
+    }
+
+    /// Queues an episode: a download row linked both ways.
+    @discardableResult
+    public func addDownload(for episodeId: Int64, title: String, podcast: String, destination: String) throws(StoreError) -> DownloadRecord {
+        try write { db in
+            guard var episode = try EpisodeRecord.fetchOne(db, key: episodeId) else { throw StoreError.noSuchEpisode(episodeId) }
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM download") ?? 0
+            var record = DownloadRecord(position: last + 1, url: episode.url, title: title, podcast: podcast, destination: destination)
+            record.episodeId = episodeId
+            record.bytesExpected = episode.length
+            try record.insert(db)
+            episode.downloadId = record.id
+            try episode.update(db)
+            return record
+        }
+    }
+
+    // MARK: - Merging a feed
+
+    static func apply(_ feed: Feed, to podcast: inout PodcastRecord) {
+        if !feed.title.isEmpty { podcast.title = feed.title }
+        podcast.link = feed.link
+        podcast.description = feed.description
+        podcast.author = feed.author
+        podcast.imageURL = feed.imageURL
+    }
+
+    /// Adds the feed's episodes not seen before (by GUID, then by enclosure URL without its query);
+    /// refreshes the fields of those already known. Returns the new ones, in document order.
+    static func merge(_ feed: Feed, podcastId: Int64, db: Database) throws -> [EpisodeRecord] {
+        let known = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
+        var byGUID: [String: EpisodeRecord] = [:]
+        var byKey: [String: EpisodeRecord] = [:]
+        for e in known {
+            if let guid = e.guid { byGUID[guid] = e }
+            byKey[e.enclosureKey] = e
+        }
+        let now = Date().timeIntervalSince1970
+        var added: [EpisodeRecord] = []
+        for item in feed.episodes {
+            guard let enclosure = item.enclosures.first else { continue }
+            let key = EpisodeRecord.key(for: enclosure.url)
+            var record = item.guid.flatMap { byGUID[$0] } ?? byKey[key]
+                ?? EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
+            record.title = item.title
+            record.link = item.link
+            record.description = item.description
+            record.published = item.published?.timeIntervalSince1970
+            record.duration = item.duration
+            record.url = enclosure.url
+            record.enclosureKey = key
+            record.type = enclosure.type
+            record.length = enclosure.length
+            record.season = item.season
+            record.episodeNumber = item.episodeNumber
+            if record.id == nil {
+                try record.insert(db)
+                added.append(record)
+            } else {
+                try record.update(db)
+            }
+            if let guid = record.guid { byGUID[guid] = record }
+            byKey[key] = record
+        }
+        return added
+    }
+}
+
+extension EpisodeRecord {
+    init(podcastId: Int64, guid: String?, enclosureKey: String, title: String, url: String, firstSeenAt: Double) {
+        self.init(id: nil, podcastId: podcastId, guid: guid, enclosureKey: enclosureKey, title: title, link: nil, description: nil,
+                  published: nil, duration: nil, url: url, type: nil, length: nil, season: nil, episodeNumber: nil,
+                  firstSeenAt: firstSeenAt, downloadId: nil)
+    }
+}
