@@ -55,3 +55,37 @@ final class ParseCommandTests: XCTestCase {
         await server.stop()
     }
 }
+
+extension ParseCommandTests {
+    /// Mangled fixtures through the real binary: it never dies on a signal, and refuses with exit 2
+    /// and a message.
+    func testMangledFeedsNeverCrashTheCLI() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).sorted()
+        var state: UInt64 = 77
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        var refused = 0
+        for (n, name) in names.enumerated() {
+            var bytes = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
+            for _ in 0..<4 { bytes[next() % bytes.count] = UInt8(next() % 256) }
+            if n % 3 == 0 { bytes = Array(bytes.prefix(bytes.count / 2)) }
+            let path = dir.file("mangled-\(n).xml")
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            let (exit, out, err) = try await cli.run(["parse", "--json", path])
+            XCTAssertNil(exit.signal, "\(name): killed by signal \(exit.signal ?? 0)")
+            XCTAssertTrue(exit.code == 0 || exit.code == 2, "\(name): exit \(String(describing: exit.code))")
+            if exit.code == 2 {
+                refused += 1
+                XCTAssertTrue(err.hasPrefix("podq: "), err)
+            } else {
+                XCTAssertNotNil(try? JSONSerialization.jsonObject(with: Data(out.utf8)), "\(name): valid JSON")
+            }
+        }
+        XCTAssertGreaterThan(refused, 0)
+    }
+}
