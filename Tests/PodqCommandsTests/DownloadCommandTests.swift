@@ -2,22 +2,9 @@ import PodqTestSupport
 import XCTest
 
 /// The real `podq download` binary against the in-process server.
-final class DownloadCommandTests: XCTestCase {
-    private var server: TestServer!
-    private var dir: TemporaryDirectory!
-
-    override func setUp() async throws {
-        server = try await TestServer.start()
-        dir = TemporaryDirectory("podq-cli")
-    }
-
-    override func tearDown() async throws {
-        await server.stop()
-        dir.remove()
-    }
-
+final class DownloadCommandTests: CLITestCase {
     private func podq(_ arguments: [String]) throws -> ChildProcess {
-        try PodqInvocation(home: dir.file("home"), directory: dir.path).start(arguments)
+        try cli.start(arguments)
     }
 
     private func finish(_ child: ChildProcess, timeout: Double = 60) async -> ChildProcess.Exit {

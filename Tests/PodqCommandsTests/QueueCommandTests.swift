@@ -2,22 +2,7 @@ import PodqTestSupport
 import XCTest
 
 /// The real binary, several processes at once, one home: the queue commands, the lock, kill -9.
-final class QueueCommandTests: XCTestCase {
-    private var server: TestServer!
-    private var dir: TemporaryDirectory!
-    private var cli: PodqInvocation!
-
-    override func setUp() async throws {
-        server = try await TestServer.start()
-        dir = TemporaryDirectory("podq-queue")
-        cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
-    }
-
-    override func tearDown() async throws {
-        await server.stop()
-        dir.remove()
-    }
-
+final class QueueCommandTests: CLITestCase {
     private func podq(_ arguments: [String]) throws -> ChildProcess { try cli.start(arguments) }
 
     @discardableResult
