@@ -92,11 +92,7 @@ enum OPML {
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                     attributes: [String: String] = [:]) {
             guard name == "outline", let url = attributes["xmlUrl"] ?? attributes["xmlurl"], !url.isEmpty else { return }
-            outlines.append(Outline(title: SafeText.clean(attributes["title"] ?? attributes["text"] ?? ""), url: url.trimmingASCII()))
+            outlines.append(Outline(title: SafeText.clean(attributes["title"] ?? attributes["text"] ?? ""), url: url.trimmingASCIIWhitespace))
         }
     }
-}
-
-private extension String {
-    func trimmingASCII() -> String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }

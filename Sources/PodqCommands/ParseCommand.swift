@@ -17,15 +17,16 @@ struct ParseCommand: AsyncParsableCommand {
         let feed: Feed
         if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let transport = AsyncHTTPTransport()
-            defer { Task { await transport.shutdown() } }
             do {
                 guard case .fetched(let file, let finalURL, _, _, _) = try await FeedFetcher(transport: transport).fetch(url) else {
                     throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure)
                 }
                 defer { unlink(file) }
                 feed = try FeedParser.parse(file: file, baseURL: finalURL, keepNotes: false)
-            } catch let error as FeedError {
-                throw CommandError(error.localizedDescription, code: Self.code(for: error))
+            } catch {
+                await transport.shutdown()
+                if let error = error as? FeedError { throw CommandError(error.localizedDescription, code: Self.code(for: error)) }
+                throw error
             }
             await transport.shutdown()
         } else {
@@ -40,7 +41,7 @@ struct ParseCommand: AsyncParsableCommand {
         } else {
             Console.out("\(feed.title) — \(feed.episodes.count) episodes")
             for e in feed.episodes {
-                let date = e.published.map { FeedJSON.day($0) } ?? "          "
+                let date = e.published.map(FeedDate.day) ?? "          "
                 Console.out("\(date)  \(e.title)")
             }
         }
@@ -74,6 +75,4 @@ enum FeedJSON {
         ]).text
     }
 
-    /// `YYYY-MM-DD` in UTC.
-    static func day(_ date: Date) -> String { FeedDate.day(date) }
 }

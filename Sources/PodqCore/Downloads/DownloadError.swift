@@ -74,7 +74,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .redirectToUnsupportedScheme(let target):
             "A redirect points to \(SafeText.clean(target)), which is not HTTP(S); podq will not follow it."
         case .connectionFailed(let reason):
-            "Could not connect: \(reason). Check the network and the address; podq retries by itself."
+            "Could not connect: \(reason). Check the network and the address."
         case .connectionLost(let reason):
             "The connection broke during the download (\(reason)); the partial file is kept for a resume."
         case .stalled(let seconds):
@@ -103,8 +103,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case 401, 403: return "The server refuses access to \(where_) (HTTP \(status)); the feed may need a login."
         case 429, 503:
             let wait = retryAfter.map { " and asks to wait \(format($0)) s" } ?? ""
-            return "The server is busy (HTTP \(status))\(wait); podq retries later."
-        case 500...599: return "The server failed (HTTP \(status)) for \(where_); podq retries later."
+            return "The server is busy (HTTP \(status))\(wait)."
+        case 500...599: return "The server failed (HTTP \(status)) for \(where_)."
         default: return "The server answered HTTP \(status) for \(where_)."
         }
     }

@@ -85,7 +85,7 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         let ns = namespaceURI ?? ""
-        let value = Self.trimmed(text)
+        let value = text.trimmingASCIIWhitespace
         stack.removeLast()
         collecting = false
         text = ""
@@ -262,10 +262,8 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
         return set
     }()
 
-    static func trimmed(_ text: String) -> String { text.trimmingASCIIWhitespace }
-
     static func length(_ text: String?) -> Int64? {
-        guard let text, let n = Int64(trimmed(text)), n > 0 else { return nil }
+        guard let text, let n = Int64(text.trimmingASCIIWhitespace), n > 0 else { return nil }
         return n
     }
 }

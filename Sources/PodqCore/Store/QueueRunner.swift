@@ -57,12 +57,12 @@ public final class QueueRunner: @unchecked Sendable {
     /// Runs until no download is running and none is queued (a retry that waits counts as queued).
     public func run() async throws(StoreError) -> Summary {
         while true {
-            let started = try sync()
+            let (started, nextRetry) = try sync()
             if !started.isEmpty { await queue.add(started) }  // one call keeps the queue order
             let (running, isStopping) = lock.withLock { (operations.count, stopping || pausedForDisk) }
             if running == 0 {
                 if isStopping { break }
-                guard let wait = try nextRetryDelay() else { break }
+                guard let wait = nextRetry else { break }
                 await wakeup.wait(milliseconds: Int(min(0.5, max(0.01, wait)) * 1000))
             } else {
                 await wakeup.wait(milliseconds: 500)
@@ -86,9 +86,11 @@ public final class QueueRunner: @unchecked Sendable {
     // MARK: - Sync with the store
 
     /// Makes operations for queued downloads that are due (returned, in queue order, for the
-    /// ``DownloadQueue``), and applies pauses and cancels made by other processes.
-    func sync() throws(StoreError) -> [DownloadOperation] {
+    /// ``DownloadQueue``), and applies pauses and cancels made by other processes. Also returns the
+    /// seconds until the earliest queued row may start (nil when none is queued), from the same read.
+    func sync() throws(StoreError) -> (started: [DownloadOperation], nextRetry: Double?) {
         var started: [DownloadOperation] = []
+        var nextRetry: Double?
         let rows = try store.downloads()
         let now = Date().timeIntervalSince1970
         let blocked = lock.withLock { stopping || pausedForDisk }
@@ -96,6 +98,9 @@ public final class QueueRunner: @unchecked Sendable {
         for row in rows {
             guard let id = row.id else { continue }
             seen.insert(id)
+            if row.state == DownloadState.queued.name {
+                nextRetry = min(nextRetry ?? .infinity, (row.retryAt ?? 0) - now)
+            }
             let op = lock.withLock { operations[id] }
             switch row.state {
             case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
@@ -111,14 +116,7 @@ public final class QueueRunner: @unchecked Sendable {
         for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
             op.cancel()  // removed by another process
         }
-        return started
-    }
-
-    /// Seconds until the earliest queued retry, nil when nothing is queued.
-    private func nextRetryDelay() throws(StoreError) -> Double? {
-        let now = Date().timeIntervalSince1970
-        let due = try store.downloads().filter { $0.state == DownloadState.queued.name }.map { ($0.retryAt ?? now) - now }
-        return due.min()
+        return (started, nextRetry)
     }
 
     private func makeOperation(_ row: DownloadRecord, id: Int64) throws(StoreError) -> DownloadOperation? {
