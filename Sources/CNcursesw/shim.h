@@ -7,6 +7,8 @@
 #include <locale.h>
 #include <langinfo.h>
 #include <wchar.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <ncursesw/curses.h>
 
 // Macros and globals Swift cannot import (see docs/DECISIONS.md and platform notes).
@@ -35,5 +37,17 @@ static inline int podq_locale_is_utf8(void) {
 }
 
 int wcwidth(wchar_t c);
+
+/// Starts curses on the terminal of file descriptors 0 and 1 without exiting on failure (initscr
+/// exits the process when TERM is unknown). Returns the main window, or NULL.
+static inline WINDOW *podq_start_screen(void) {
+    FILE *out = fdopen(dup(1), "w");
+    FILE *in = fdopen(dup(0), "r");
+    if (out == NULL || in == NULL) return NULL;
+    SCREEN *screen = newterm(NULL, out, in);
+    if (screen == NULL) return NULL;
+    set_term(screen);
+    return stdscr;
+}
 
 #endif

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import PodqCore
 
-/// `podq demo`: serves the bundled demo podcast on 127.0.0.1 and downloads it, with no internet.
+/// `podq demo`: serves the bundled demo podcast on 127.0.0.1, subscribes to it in a temporary home,
+/// queues its episodes and opens the TUI on them, with no internet.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Serve a bundled demo podcast on 127.0.0.1 and download its episodes (no internet needed).",
-        discussion: "The files land in a fresh temporary folder unless --download-dir is given."
+        abstract: "Serve a bundled demo podcast on 127.0.0.1 and download its episodes in the TUI (no internet needed).",
+        discussion: "Uses a fresh temporary home and folder unless --home or --download-dir is given. Without a terminal (or with --headless) it downloads like `podq download`."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -21,23 +22,56 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How fast the demo server sends each episode.", valueName: "bytes"))
     var bytesPerSecond: Int?
 
+    @Flag(name: .long, help: "Download with progress lines instead of opening the TUI.")
+    var headless = false
+
+    func validate() throws {
+        if !(1...64).contains(jobs) { throw ValidationError("--jobs takes a number from 1 to 64.") }
+    }
+
     func run() async throws {
         var podcast = try DemoPodcast.load()
         if let bytesPerSecond { podcast.bytesPerSecond = max(1000, bytesPerSecond) }
         let server = try await podcast.serve()
         let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-demo-\(UUID().uuidString.prefix(8))")
         let home = global.home ?? scratch + "/home"
-        let folder = downloadDir ?? scratch
-        Console.out("Serving \"\(podcast.title)\" at \(server.url("/feed.xml").absoluteString)")
-        Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
+        let folder = downloadDir ?? scratch + "/downloads"
+        let tui = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let context = try QueueContext.open(home: home, downloadDir: folder)
-        let items = podcast.episodes.map {
-            DownloadItem(url: server.url("/episodes/\($0.file)"), title: "\(podcast.title) — \($0.title)", fileName: $0.file,
-                         podcast: podcast.title)
+        let feed = server.url("/feed.xml").absoluteString
+        if !tui { Console.out("Serving \"\(podcast.title)\" at \(feed)") }
+        try await subscribeAndQueue(feed, context: context, quiet: tui)
+
+        let code: Int32
+        if tui {
+            code = try await TUISession(context: context, jobs: jobs).run()
+        } else {
+            Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
+            code = try await DownloadRunner(context: context, jobs: jobs).run(adding: [])
         }
-        let code = try await DownloadRunner(context: context, jobs: jobs).run(adding: items)
         await server.stop()
-        if code == ExitCodes.success { Console.out("Done. The episodes are in \(folder)") }
+        if code == ExitCodes.success || code == ExitCodes.interrupted {
+            Console.out("The demo's episodes are in \(folder)/\(podcast.title) (home: \(home)).")
+        }
         if code != ExitCodes.success { throw ExitCode(code) }
+    }
+
+    /// Subscribes to the demo feed (once per home) and queues its episodes, oldest first.
+    private func subscribeAndQueue(_ feed: String, context: QueueContext, quiet: Bool) async throws {
+        let transport = AsyncHTTPTransport()
+        do {
+            let line = try await FeedRefresh(context: context, transport: transport).subscribe(feed, autoQueue: false)
+            if !quiet { Console.out(line) }
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        do {
+            let episodes = try context.store.episodes().reversed().compactMap(\.episode.id)
+            _ = try EpisodeQueueing(context: context).queue(Array(episodes))
+        } catch {
+            throw CommandError(error)
+        }
     }
 }

@@ -54,12 +54,13 @@ struct DemoPodcast: Decodable, Sendable {
         let items = episodes.map { e in
             """
                 <item><title>\(escape(e.title))</title><guid>\(e.file)</guid><pubDate>\(e.published)</pubDate>\
+            <itunes:duration>\(e.seconds)</itunes:duration>\
             <enclosure url="\(base)/episodes/\(e.file)" type="audio/wav" length="\(44 + e.seconds * WAVTone.sampleRate * 2)"/></item>
             """
         }.joined(separator: "\n")
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <rss version="2.0"><channel><title>\(escape(title))</title><description>\(escape(description))</description>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(escape(title))</title><description>\(escape(description))</description>
             \(items)
             </channel></rss>
             """

@@ -51,21 +51,11 @@ enum QueueStateCommand {
                 }
             for row in targets {
                 guard let id = row.id else { continue }
-                let current = DownloadState(storedName: row.state)
-                // A `downloading` row belongs to a runner: it applies the change to its transfer.
-                guard let next = current.applying(event) else {
-                    throw CommandError("#\(id) is \(row.state); it cannot be \(Self.verb(event)).")
-                }
-                try context.store.update(id: id) {
-                    $0.state = next.name
-                    if event == .retry { $0.attempts = 0; $0.retryAt = nil; $0.lastError = nil }
-                    if event == .resume { $0.retryAt = nil }
-                }
-                if event == .cancel && !runnerActive { unlink(row.partialPath) }
+                try context.store.apply(event, to: id)
+                // A running download's partial is the runner's to delete (it stops the transfer first).
+                if event == .cancel && (!runnerActive || row.state != DownloadState.downloading.name) { unlink(row.partialPath) }
                 Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) #\(id) \(row.title)")
             }
-        } catch let error as CommandError {
-            throw error
         } catch {
             throw CommandError(error)
         }
@@ -78,20 +68,6 @@ enum QueueStateCommand {
         case .resume: "resumed"
         case .retry: "queued"
         default: "changed"
-        }
-    }
-}
-
-extension DownloadState {
-    /// The state a stored name stands for (`failed` with no reason); unknown names read as failed.
-    public init(storedName: String) {
-        switch storedName {
-        case "queued": self = .queued
-        case "downloading": self = .downloading
-        case "paused": self = .paused
-        case "cancelled": self = .cancelled
-        case "completed": self = .completed
-        default: self = .failed(reason: "")
         }
     }
 }

@@ -17,30 +17,15 @@ struct RefreshCommand: AsyncParsableCommand {
             podcasts = try podcast.map { [try context.store.podcast(matching: $0)] } ?? context.store.podcasts()
         } catch { throw CommandError(error) }
         let transport = AsyncHTTPTransport()
+        let refresher = FeedRefresh(context: context, transport: transport)
         var failed = 0
         for p in podcasts {
-            guard let id = p.id else { continue }
-            do {
-                guard let loaded = try await FeedSource.load(p.url, transport: transport, etag: p.etag, lastModified: p.lastModified,
-                                                                sizeLimit: context.settings.feedSizeLimit) else {
-                    try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
-                    Console.out("\(p.title): not modified")
-                    continue
-                }
-                let new = try context.store.refreshPodcast(id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
-                                                           lastModified: loaded.lastModified)
-                var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
-                if loaded.location != p.url { line += "; the feed moved to \(loaded.location)" }
-                if p.autoQueue || context.settings.autoQueue, !new.isEmpty {
-                    let queued = try EpisodeQueueing(context: context).queue(new.compactMap(\.id))
-                    line += ", \(queued.count) queued"
-                }
-                Console.out(line)
-            } catch {
+            let outcome = await refresher.refresh(p)
+            if outcome.failed {
                 failed += 1
-                let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-                _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
-                Console.error("\(p.title): \(message)")
+                Console.error(outcome.line)
+            } else {
+                Console.out(outcome.line)
             }
         }
         await transport.shutdown()

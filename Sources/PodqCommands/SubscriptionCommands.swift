@@ -15,24 +15,15 @@ struct AddCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(home: global.home)
         let transport = AsyncHTTPTransport()
-        let loaded: FeedSource.Loaded?
+        let line: String
         do {
-            loaded = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit)
+            line = try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto)
         } catch {
             await transport.shutdown()
-            throw CommandError(error.localizedDescription, code: ParseCommand.code(for: error))
+            throw error
         }
         await transport.shutdown()
-        guard let loaded else { throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure) }
-        do {
-            let (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
-                                                                   lastModified: loaded.lastModified, autoQueue: auto)
-            var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
-            if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
-            Console.out(line + (auto ? "; new episodes will be queued on refresh" : ""))
-        } catch {
-            throw CommandError(error)
-        }
+        Console.out(line)
     }
 }
 

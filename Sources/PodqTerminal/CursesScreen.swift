@@ -9,23 +9,28 @@ public final class CursesScreen {
     private let window: UnsafeMutablePointer<WINDOW>
     private var colorPairs: [CellStyle: Int16] = [:]
     private var restored = false
+    /// The grid on screen now: only cells that differ from it are drawn.
+    private var shown: Grid?
 
     /// Enters curses mode. Falls back to `C.UTF-8` when the locale is not UTF-8 (cron, CI), so wide
     /// text is drawn right. `NO_COLOR` turns colours off.
-    public init() throws {
+    /// - Throws: ``TerminalError`` when there is no usable terminal.
+    public init() throws(TerminalError) {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
         setlocale(LC_ALL, "")
         if podq_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
-        guard let window = initscr() else {
-            throw NSError(domain: "podq", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot start the terminal UI (is TERM set?)"])
+        guard let window = podq_start_screen() else {
+            throw .cannotStart(term: ProcessInfo.processInfo.environment["TERM"])
         }
         self.window = window
         cbreak()
         noecho()
+        nonl()
         keypad(window, true)
         curs_set(0)
         set_escdelay(25)
         wtimeout(window, 50)
-        if ProcessInfo.processInfo.environment["NO_COLOR"] == nil, has_colors() {
+        if ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true, has_colors() {
             start_color()
             use_default_colors()
             setupColors()
@@ -35,19 +40,31 @@ public final class CursesScreen {
     /// The size of the terminal now.
     public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
 
-    /// Draws `grid` and refreshes the terminal.
+    /// Draws the cells of `grid` that changed since the last frame and refreshes the terminal.
     public func draw(_ grid: Grid) {
+        let previous = shown?.width == grid.width && shown?.height == grid.height ? shown : nil
+        if previous == nil { werase(window) }
         for y in 0..<grid.height {
             for x in 0..<grid.width {
                 let cell = grid[x, y]
-                guard let ch = cell.character else { continue }
+                if let previous, previous[x, y] == cell { continue }
+                guard let ch = cell.character, let scalar = ch.unicodeScalars.first else { continue }
                 let (attrs, pair) = Self.attributes(for: cell.style, pairs: colorPairs)
-                for scalar in ch.unicodeScalars.prefix(1) {
-                    _ = podq_put_wchar(window, Int32(y), Int32(x), wchar_t(bitPattern: scalar.value), attrs, pair)
+                _ = podq_put_wchar(window, Int32(y), Int32(x), wchar_t(bitPattern: scalar.value), attrs, pair)
+                // Where the C library counts a character narrower than the layout does (emoji with
+                // U+FE0F), fill the cell the layout reserved so nothing stale shows through.
+                if DisplayWidth.of(ch) == 2, wcwidth(wchar_t(bitPattern: scalar.value)) == 1, x + 1 < grid.width {
+                    _ = podq_put_wchar(window, Int32(y), Int32(x + 1), wchar_t(bitPattern: 0x20), attrs, pair)
                 }
             }
         }
+        shown = grid
         wrefresh(window)
+    }
+
+    /// Forgets what is on screen, so the next ``draw(_:)`` repaints everything (after a resize).
+    public func invalidate() {
+        shown = nil
     }
 
     /// Waits up to the frame time (50 ms) for a key.
@@ -62,6 +79,7 @@ public final class CursesScreen {
     public func restore() {
         guard !restored else { return }
         restored = true
+        curs_set(1)
         endwin()
     }
 
@@ -84,6 +102,23 @@ public final class CursesScreen {
         case .bold, .header: return (podq_a_bold(), pair)
         case .selected: return (podq_a_reverse(), pair)
         case .success, .failure, .accent, .barFilled: return (pairs[style] == nil ? podq_a_bold() : podq_a_normal(), pair)
+        }
+    }
+}
+
+/// Why the terminal UI could not start.
+public enum TerminalError: Error, LocalizedError, Sendable {
+    /// Standard input or output is not a terminal (a pipe, cron).
+    case notATerminal
+    /// curses refused the terminal type.
+    case cannotStart(term: String?)
+
+    public var errorDescription: String? {
+        switch self {
+        case .notATerminal:
+            "The TUI needs a terminal. For scripts and cron use `podq download` (it runs the same queue headless)."
+        case .cannotStart(let term):
+            "Cannot start the TUI on this terminal (TERM=\(term ?? "unset")). Set TERM to your terminal's type, e.g. TERM=xterm-256color."
         }
     }
 }

@@ -16,9 +16,11 @@ public struct DownloadRow: Sendable, Equatable {
     public var eta: Double?
     /// The failure, for the message line.
     public var error: String?
+    /// The feed's stated length, shown as an estimate while the server has not told the real one.
+    public var estimate: Int64?
 
     public init(id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,
-                speed: Double, eta: Double?, error: String? = nil) {
+                speed: Double, eta: Double?, error: String? = nil, estimate: Int64? = nil) {
         self.id = id
         self.title = title
         self.state = state
@@ -28,5 +30,6 @@ public struct DownloadRow: Sendable, Equatable {
         self.speed = speed
         self.eta = eta
         self.error = error
+        self.estimate = estimate
     }
 }

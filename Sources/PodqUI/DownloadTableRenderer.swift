@@ -60,7 +60,7 @@ public struct DownloadTableRenderer: Sendable {
                 x = grid.put(DisplayWidth.pad(Format.percent(row.state == .completed ? 1 : row.fraction), to: l.percent), x: x, y: line) + 1
             }
             if l.amount > 0 {
-                let text = Format.amount(received: row.received, expected: row.expected)
+                let text = Format.amount(received: row.received, expected: row.expected, estimate: row.estimate)
                 x = grid.put(DisplayWidth.pad(text, to: l.amount), x: x, y: line, style: .dim) + 1
             }
             if l.speed > 0 {
@@ -70,6 +70,16 @@ public struct DownloadTableRenderer: Sendable {
                 grid.put(DisplayWidth.pad(Format.eta(row.eta), to: l.eta), x: x, y: line)
             }
             if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }
+        }
+    }
+
+    /// The column titles, aligned with ``render(_:into:y:selected:)``'s columns.
+    public func header(into grid: inout Grid, y: Int) {
+        let l = layout(width: grid.width)
+        var x = grid.put(DisplayWidth.pad("STATE", to: l.state), x: 0, y: y, style: .dim) + 1
+        for (title, cells) in [("TITLE", l.title), ("PROGRESS", l.bar), ("   %", l.percent), ("RECEIVED / TOTAL", l.amount),
+                               ("SPEED", l.speed), ("ETA", l.eta)] where cells > 0 {
+            x = grid.put(DisplayWidth.pad(title, to: cells), x: x, y: y, style: .dim) + 1
         }
     }
 

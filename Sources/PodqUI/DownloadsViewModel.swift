@@ -5,18 +5,28 @@ import PodqCore
 /// Observes ``DownloadOperation``s and hands out value snapshots of their rows.
 ///
 /// Observers only record the new figures and set ``needsDisplay``; nothing is drawn from a callback.
-/// The render loop calls ``snapshot()`` at its frame rate.
+/// The render loop calls ``snapshot()`` at its frame rate. Given the stored queue
+/// (``update(records:estimates:)``, the TUI), the rows are every stored download in queue order, with
+/// the live figures of the ones running; otherwise (`podq download`) the tracked operations.
 public final class DownloadsViewModel: @unchecked Sendable {
     private struct Tracked {
         let operation: DownloadOperation
         let title: String
-        var meter = SpeedMeter()
         var tokens: [ObservationToken] = []
+    }
+
+    private struct Stored {
+        var record: DownloadRecord
+        var title: String
+        var error: String?
     }
 
     private let lock = NSLock()
     private var tracked: [Int: Tracked] = [:]
+    private var meters: [Int: SpeedMeter] = [:]
     private var order: [Int] = []
+    private var stored: [Stored]?
+    private var estimates: [Int64: Int64] = [:]
     private var dirty = true
     private let clock: @Sendable () -> Double
 
@@ -30,7 +40,7 @@ public final class DownloadsViewModel: @unchecked Sendable {
     public func track(_ operation: DownloadOperation, title: String? = nil) {
         let id = operation.id
         let replaced = lock.withLock {
-            if tracked[id] == nil { order.append(id) }
+            if tracked[id] == nil && stored == nil { order.append(id) }
             dirty = true
             return tracked.updateValue(Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title)), forKey: id)
         }
@@ -39,7 +49,7 @@ public final class DownloadsViewModel: @unchecked Sendable {
             guard let self, let value = change.newValue else { return }
             let now = self.clock()
             self.lock.withLock {
-                self.tracked[id]?.meter.record(bytes: value.downloadedLength, at: now)
+                self.meters[id, default: SpeedMeter()].record(bytes: value.downloadedLength, at: now)
                 self.dirty = true
             }
         }
@@ -54,10 +64,52 @@ public final class DownloadsViewModel: @unchecked Sendable {
     public func untrack(id: Int) {
         let removed = lock.withLock {
             order.removeAll { $0 == id }
+            meters[id] = nil
             dirty = true
             return tracked.removeValue(forKey: id)
         }
         removed?.tokens.forEach { $0.cancel() }
+    }
+
+    /// Shows the stored queue: every download in `records`' order. `estimates` are the feeds' stated
+    /// lengths by download id, shown while the server has not told the real length. Operations whose
+    /// outcome the store now holds stop being tracked.
+    public func update(records: [DownloadRecord], estimates: [Int64: Int64] = [:]) {
+        let ended: [Tracked] = lock.withLock {
+            let previous = stored
+            stored = records.map { r in
+                let state = DownloadState(storedName: r.state)
+                var error: String?
+                if let lastError = r.lastError, !lastError.isEmpty {
+                    switch state {
+                    case .failed: error = lastError
+                    case .queued where r.retryAt != nil: error = "retrying soon after: " + lastError
+                    case .paused: error = "paused after: " + lastError
+                    default: break
+                    }
+                }
+                // Titles were cleaned when stored; cleaning again costs little and guards old rows.
+                return Stored(record: r, title: SafeText.clean(r.title), error: error)
+            }
+            self.estimates = estimates
+            if previous?.map(\.record) != records { dirty = true }
+            var ended: [Tracked] = []
+            for r in records {
+                guard let id = r.id.map(Int.init), let t = tracked[id], r.state != DownloadState.downloading.name else { continue }
+                let live = t.operation.state
+                if live != .downloading && live != .queued {
+                    ended.append(t)
+                    tracked[id] = nil
+                }
+            }
+            let known = Set(records.compactMap { $0.id.map(Int.init) })
+            for (id, t) in tracked where !known.contains(id) {
+                ended.append(t)
+                tracked[id] = nil
+            }
+            return ended
+        }
+        ended.forEach { $0.tokens.forEach { $0.cancel() } }
     }
 
     /// True when something changed since the last ``snapshot()``.
@@ -68,22 +120,42 @@ public final class DownloadsViewModel: @unchecked Sendable {
         let now = clock()
         return lock.withLock {
             dirty = false
-            return order.compactMap { id in
-                guard let t = tracked[id] else { return nil }
-                let op = t.operation
-                let progress = op.progress
-                let state = op.state
-                let speed = state == .downloading ? t.meter.rate(at: now) : 0
-                var eta: Double?
-                if let expected = progress.expectedLength, speed > 0, state == .downloading {
-                    eta = Double(max(0, expected - progress.downloadedLength)) / speed
+            if let stored {
+                return stored.map { s in
+                    let id = Int(s.record.id ?? 0)
+                    if let t = tracked[id] { return liveRow(t, id: id, now: now, stored: s) }
+                    return storedRow(s, id: id)
                 }
-                var error: String?
-                if case .failed(let reason) = state { error = reason }
-                return DownloadRow(id: id, title: t.title, state: state, fraction: progress.fractionCompleted,
-                                   received: progress.downloadedLength, expected: progress.expectedLength,
-                                   speed: speed, eta: eta, error: error)
             }
+            return order.compactMap { id in tracked[id].map { liveRow($0, id: id, now: now, stored: nil) } }
         }
+    }
+
+    private func liveRow(_ t: Tracked, id: Int, now: Double, stored: Stored?) -> DownloadRow {
+        let op = t.operation
+        let progress = op.progress
+        let state = op.state
+        let speed = state == .downloading ? meters[id]?.rate(at: now) ?? 0 : 0
+        var eta: Double?
+        if let expected = progress.expectedLength, speed > 0, state == .downloading {
+            eta = Double(max(0, expected - progress.downloadedLength)) / speed
+        }
+        var error: String?
+        if case .failed(let reason) = state { error = reason }
+        return DownloadRow(id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
+                           received: progress.downloadedLength, expected: progress.expectedLength,
+                           speed: speed, eta: eta, error: error ?? stored?.error,
+                           estimate: progress.expectedLength == nil ? estimates[Int64(id)] : nil)
+    }
+
+    private func storedRow(_ s: Stored, id: Int) -> DownloadRow {
+        let r = s.record
+        var state = DownloadState(storedName: r.state)
+        if case .failed = state { state = .failed(reason: s.error ?? "") }
+        let fraction: Double? = state == .completed ? 1
+            : r.bytesExpected.map { $0 > 0 ? min(1, Double(r.bytesReceived) / Double($0)) : 0 }
+        return DownloadRow(id: id, title: s.title, state: state, fraction: fraction, received: r.bytesReceived,
+                           expected: r.bytesExpected, speed: 0, eta: nil, error: s.error,
+                           estimate: r.bytesExpected == nil ? estimates[Int64(id)] : nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PodqCore
 
 /// Human units for the table and the progress lines.
 public enum Format {
@@ -37,8 +38,20 @@ public enum Format {
         return String(repeating: " ", count: max(0, 3 - String(p).count)) + "\(p)%"
     }
 
-    /// `12.3 MB / 45.6 MB`, or `12.3 MB / ?`.
-    public static func amount(received: Int64, expected: Int64?) -> String {
-        "\(bytes(received)) / \(expected.map(bytes) ?? "?")"
+    /// `12.3 MB / 45.6 MB`; `12.3 MB / ~45.6 MB` with only an estimate (the feed's stated length);
+    /// `12.3 MB / ?` with neither.
+    public static func amount(received: Int64, expected: Int64?, estimate: Int64? = nil) -> String {
+        "\(bytes(received)) / \(expected.map(bytes) ?? estimate.map { "~" + bytes($0) } ?? "?")"
+    }
+
+    /// `2026-11-21` (UTC), or blank.
+    public static func day(_ unixSeconds: Double?) -> String {
+        unixSeconds.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? ""
+    }
+
+    /// `42:05` or `1:02:03`; blank when unknown.
+    public static func duration(_ seconds: Int?) -> String {
+        guard let s = seconds, s >= 0 else { return "" }
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s % 3600) / 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 }

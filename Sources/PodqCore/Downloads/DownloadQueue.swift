@@ -53,6 +53,12 @@ public actor DownloadQueue {
         pump()
     }
 
+    /// Drops an operation from the list once its owner is done with it (a finished download that will
+    /// not be resumed through this queue), so a long session does not keep every operation it ran.
+    public func forget(id: Int) {
+        order.removeAll { $0.id == id && $0.state != .queued }
+    }
+
     /// Cancels every download that has not finished.
     public func cancelAll() {
         for operation in order { operation.cancel() }

@@ -32,37 +32,48 @@ public final class QueueRunner: @unchecked Sendable {
     let settings: Settings
     let transport: any HTTPTransport
     let queue: DownloadQueue
-    private let wakeup = Wakeup()
-    private let lock = NSLock()
-    private var operations: [Int64: DownloadOperation] = [:]
+    let wakeup = Wakeup()
+    let lock = NSLock()
+    var operations: [Int64: DownloadOperation] = [:]
     private var tokens: [Int64: [ObservationToken]] = [:]
     private var checkpoints: [Int64: Double] = [:]
     private var savedValidators: [Int64: ResourceValidators] = [:]
     private var summary = Summary()
     private var stopping = false
-    private var pausedForDisk = false
+    var pausedForDisk = false
+    var limit: Int
+    var positions: [Int64: Int64] = [:]
+    var partialsRemoved: Set<Int64> = []
 
     /// Called with each operation the runner creates, before it starts (to show it).
     public var onOperation: @Sendable (DownloadOperation) -> Void = { _ in }
     /// Called with what happens to each download, on the thread that saw it.
     public var onEvent: @Sendable (Event) -> Void = { _ in }
+    /// Called with every download, in queue order, each time the runner reads the store (twice a
+    /// second, and at once after a change): what a TUI lists.
+    public var onSync: @Sendable ([DownloadRecord]) -> Void = { _ in }
 
     public init(store: QueueStore, settings: Settings, transport: any HTTPTransport) {
         self.store = store
         self.settings = settings
         self.transport = transport
         self.queue = DownloadQueue(maxConcurrent: settings.simultaneousDownloads)
+        self.limit = max(1, settings.simultaneousDownloads)
     }
 
-    /// Runs until no download is running and none is queued (a retry that waits counts as queued).
-    public func run() async throws(StoreError) -> Summary {
+    /// Runs until no download is running and none is queued (a retry that waits counts as queued),
+    /// or, with `untilStopped` (the TUI), until ``stop()``.
+    public func run(untilStopped: Bool = false) async throws(StoreError) -> Summary {
         while true {
             let (started, nextRetry) = try sync()
             if !started.isEmpty { await queue.add(started) }  // one call keeps the queue order
-            let (running, isStopping) = lock.withLock { (operations.count, stopping || pausedForDisk) }
+            let (running, isStopping, diskFull) = lock.withLock { (operations.count, stopping, pausedForDisk) }
             if running == 0 {
-                if isStopping { break }
-                guard let wait = nextRetry else { break }
+                if isStopping || (diskFull && !untilStopped) { break }
+                guard let wait = nextRetry else {
+                    if untilStopped { await wakeup.wait(milliseconds: 500); continue }
+                    break
+                }
                 await wakeup.wait(milliseconds: Int(min(0.5, max(0.01, wait)) * 1000))
             } else {
                 await wakeup.wait(milliseconds: 500)
@@ -85,28 +96,37 @@ public final class QueueRunner: @unchecked Sendable {
 
     // MARK: - Sync with the store
 
-    /// Makes operations for queued downloads that are due (returned, in queue order, for the
-    /// ``DownloadQueue``), and applies pauses and cancels made by other processes. Also returns the
-    /// seconds until the earliest queued row may start (nil when none is queued), from the same read.
+    /// Makes operations for the first queued downloads that are due, as many as there are free slots
+    /// (returned, in queue order, for the ``DownloadQueue``; the store stays the one list, so moving a
+    /// row changes what starts next), and applies pauses and cancels made by other processes. Also
+    /// returns the seconds until the earliest queued row may start (nil when none is queued).
     func sync() throws(StoreError) -> (started: [DownloadOperation], nextRetry: Double?) {
         var started: [DownloadOperation] = []
         var nextRetry: Double?
         let rows = try store.downloads()
+        onSync(rows)
         let now = Date().timeIntervalSince1970
-        let blocked = lock.withLock { stopping || pausedForDisk }
+        var (blocked, free) = lock.withLock { (stopping || pausedForDisk, limit - operations.count) }
         var seen: Set<Int64> = []
+        var order: [Int64: Int64] = [:]
         for row in rows {
             guard let id = row.id else { continue }
             seen.insert(id)
+            order[id] = row.position
             if row.state == DownloadState.queued.name {
                 nextRetry = min(nextRetry ?? .infinity, (row.retryAt ?? 0) - now)
             }
             let op = lock.withLock { operations[id] }
             switch row.state {
             case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
-                if let op = try makeOperation(row, id: id) { started.append(op) }
+                if free <= 0 { blocked = true; break }
+                if let op = try makeOperation(row, id: id) { started.append(op); free -= 1 }
             case DownloadState.cancelled.name:
-                op?.cancel()
+                if let op {
+                    op.cancel()
+                } else if lock.withLock({ partialsRemoved.insert(id).inserted }) {
+                    unlink(row.partialPath)  // cancelled by another process while it waited
+                }
             case DownloadState.paused.name:
                 op?.pause()
             default:
@@ -116,6 +136,7 @@ public final class QueueRunner: @unchecked Sendable {
         for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
             op.cancel()  // removed by another process
         }
+        lock.withLock { positions = order }
         return (started, nextRetry)
     }
 
@@ -253,7 +274,10 @@ public final class QueueRunner: @unchecked Sendable {
             }
             // Released outside the lock: the tokens end observations of an operation that is done.
             DispatchQueueRelease.later(ended)
-            Task { await wakeup.signal() }
+            Task {
+                await queue.forget(id: Int(id))
+                await wakeup.signal()
+            }
         }
         if let event { onEvent(event) }
     }

@@ -20,6 +20,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
     case noSuchEpisode(Int64)
     /// The feed is already subscribed.
     case podcastExists(id: Int64, title: String)
+    /// The download's state does not allow the change (`action` is a past participle: `paused`).
+    case cannotChange(id: Int64, state: String, action: String)
 
     public var errorDescription: String? {
         switch self {
@@ -41,6 +43,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
             "There is no episode #\(id); `podq episodes` lists them."
         case .podcastExists(let id, let title):
             "You are already subscribed to this feed: #\(id) \(title)."
+        case .cannotChange(let id, let state, let action):
+            "#\(id) is \(state); it cannot be \(action)."
         }
     }
 }

@@ -1,4 +1,3 @@
-@testable import PodqTerminal
 import PodqUI
 import XCTest
 

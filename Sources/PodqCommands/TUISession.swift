@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import PodqCore
+import PodqTerminal
+import PodqUI
+
+/// The TUI's frontend: holds the queue's lock, runs the queue (the same ``QueueRunner`` as
+/// `podq download`), and loops on the main actor: wait up to 50 ms for a key, apply it, and draw a
+/// frame when something changed, at most ~20 a second. Observers only mark the view model dirty;
+/// frames are rendered from snapshots (docs/ARCHITECTURE.md).
+@MainActor
+final class TUISession {
+    let context: QueueContext
+    let settings: Settings
+    let runner: QueueRunner
+    let transport: AsyncHTTPTransport
+    let model = DownloadsViewModel()
+    let library: TUILibrary
+    let inbox = TUIInbox()
+    var state = TUIState()
+    var tick = 0
+
+    /// - Parameter jobs: overrides the config's number of simultaneous downloads.
+    init(context: QueueContext, jobs: Int? = nil) {
+        self.context = context
+        var settings = context.settings
+        if let jobs { settings.simultaneousDownloads = jobs }
+        self.settings = settings
+        transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
+        runner = QueueRunner(store: context.store, settings: settings, transport: transport)
+        library = TUILibrary(store: context.store)
+    }
+
+    /// Runs until `q`, SIGINT or SIGTERM; returns the exit code (0, 3 when another podq holds the
+    /// queue, 130 after a signal). The terminal is restored on every path.
+    func run() async throws -> Int32 {
+        let lock = HomeLock(home: context.paths.home)
+        do {
+            if let holder = try lock.acquire() {
+                let who = holder.pid.map { "process \($0)" } ?? "another process"
+                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(context.paths.home); "
+                    + "quit it first, or use `podq queue add` to give it more work.")
+                return ExitCodes.locked
+            }
+            try context.store.reconcile()
+            try library.reloadIfNeeded(at: now, force: true)
+        } catch {
+            lock.release()
+            throw CommandError(error)
+        }
+        defer { lock.release() }
+
+        let screen: CursesScreen
+        do {
+            screen = try CursesScreen()
+        } catch {
+            await transport.shutdown()
+            throw CommandError(error.localizedDescription, code: ExitCodes.usage)
+        }
+        let model = self.model, library = self.library, inbox = self.inbox
+        runner.onOperation = { model.track($0) }
+        runner.onSync = { model.update(records: $0, estimates: library.estimates) }
+        runner.onEvent = { event in
+            library.markStale()
+            if case .diskFull = event {
+                inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
+            }
+        }
+        let interrupt = InterruptHandler { inbox.requestQuit(signal: true) }
+        let runner = self.runner
+        let queueTask = Task.detached { try await runner.run(untilStopped: true) }
+
+        var failure: (any Error)?
+        loop(screen)
+        screen.restore()
+        interrupt.disarm()
+        await runner.stop()
+        do {
+            _ = try await queueTask.value
+        } catch {
+            failure = error
+        }
+        await transport.shutdown()
+        if let failure { throw CommandError(failure) }
+        let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == DownloadState.queued.name && $0.bytesReceived > 0 }.count
+        if stopped > 0 {
+            Console.out("podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start.")
+        }
+        return inbox.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
+    }
+
+    private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// The event loop: keys, actions, frames.
+    private func loop(_ screen: CursesScreen) {
+        var lastFrame = 0.0
+        var lastAnimation = 0.0
+        var needsFrame = true
+        while !state.quit && !inbox.quitRequested {
+            var size = screen.size
+            if let key = screen.readKey() {
+                if key == .resize {
+                    screen.invalidate()
+                    size = screen.size
+                } else {
+                    let actions = TUIController.handle(key, state: &state, snapshot: snapshot(), pageSize: TUIRenderer.tableRows(height: size.height))
+                    for action in actions { perform(action) }
+                }
+                needsFrame = true
+            }
+            let time = now
+            if let message = inbox.takeMessage() {
+                state.message = message
+                needsFrame = true
+            }
+            if (try? library.reloadIfNeeded(at: time)) == true { needsFrame = true }
+            if model.needsDisplay || inbox.takeChanged() { needsFrame = true }
+            // Moving bars and falling speeds need frames even when no byte arrives.
+            if time - lastAnimation >= 0.2, runner.runningCount > 0 {
+                lastAnimation = time
+                tick += 1
+                needsFrame = true
+            }
+            guard needsFrame, time - lastFrame >= 0.045 else { continue }
+            let grid = TUIRenderer(tick: tick).render(&state, snapshot(), width: size.width, height: size.height)
+            screen.draw(grid)
+            lastFrame = time
+            needsFrame = false
+        }
+    }
+
+    /// The queue and the library now, as one value.
+    func snapshot() -> TUISnapshot {
+        TUISnapshot(downloads: model.snapshot(), episodes: library.episodes, podcasts: library.podcasts,
+                    limit: runner.maxConcurrent, notice: inbox.notice)
+    }
+}
+
+/// What other threads hand the main loop: a quit request from a signal handler, messages from
+/// background work (adding a feed), and the disk-full notice.
+final class TUIInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var quit = false
+    private var bySignal = false
+    private var message: TUIState.Message?
+    private var changed = false
+    private var _notice: String?
+
+    func requestQuit(signal: Bool) {
+        lock.withLock {
+            quit = true
+            bySignal = bySignal || signal
+        }
+    }
+
+    var quitRequested: Bool { lock.withLock { quit } }
+    var quitBySignal: Bool { lock.withLock { bySignal } }
+    var notice: String? { lock.withLock { _notice } }
+
+    func post(_ text: String, isError: Bool = false) {
+        lock.withLock { message = .init(text, isError: isError) }
+    }
+
+    func takeMessage() -> TUIState.Message? {
+        lock.withLock {
+            defer { message = nil }
+            return message
+        }
+    }
+
+    func setNotice(_ text: String?) {
+        lock.withLock {
+            _notice = text
+            changed = true
+        }
+    }
+
+    func takeChanged() -> Bool {
+        lock.withLock {
+            defer { changed = false }
+            return changed
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// The tables of the Episodes and Podcasts views: column titles on line `y`, rows below. Columns drop
+/// out at narrow widths; the title takes what is left.
+enum ListRenderer {
+    /// A column: its title, width, and the text of a row.
+    struct Column<Row> {
+        var title: String
+        var width: Int
+        var text: (Row) -> String
+    }
+
+    static func episodes(_ rows: [EpisodeRow], into grid: inout Grid, y: Int, selected: Int?) {
+        let columns: [Column<EpisodeRow>] = [
+            Column(title: "STATE", width: 11) { $0.state },
+            Column(title: "DATE", width: 10) { Format.day($0.published) },
+            Column(title: "LENGTH", width: 8) { Format.duration($0.duration) },
+            Column(title: "SIZE", width: 9) { $0.length.map(Format.bytes) ?? "" },
+            Column(title: "PODCAST", width: 20) { $0.podcast },
+        ]
+        table(rows, columns: columns, title: ("EPISODE", { $0.title }), dropOrder: [3, 2, 4, 1], into: &grid, y: y, selected: selected) {
+            switch $0.state {
+            case "completed": .success
+            case "failed": .failure
+            case "downloading": .accent
+            case "new": .normal
+            default: .dim
+            }
+        }
+    }
+
+    static func podcasts(_ rows: [PodcastRow], into grid: inout Grid, y: Int, selected: Int?) {
+        let columns: [Column<PodcastRow>] = [
+            Column(title: "EPISODES", width: 8) { String($0.episodes) },
+            Column(title: "REFRESHED", width: 10) { Format.day($0.lastRefresh) },
+            Column(title: "AUTO", width: 4) { $0.autoQueue ? "auto" : "" },
+        ]
+        table(rows, columns: columns, title: ("PODCAST", { $0.error == nil ? $0.title : "! " + $0.title }), dropOrder: [2, 1],
+              into: &grid, y: y, selected: selected) { $0.error == nil ? .normal : .failure }
+    }
+
+    /// Lays out `columns` then the title column; drops columns in `dropOrder` until the title has at
+    /// least 16 cells.
+    private static func table<Row>(_ rows: [Row], columns: [Column<Row>], title: (String, (Row) -> String), dropOrder: [Int],
+                                   into grid: inout Grid, y: Int, selected: Int?, style: (Row) -> CellStyle) {
+        var kept = Array(columns.indices)
+        func titleWidth() -> Int { grid.width - kept.reduce(0) { $0 + columns[$1].width + 1 } }
+        for index in dropOrder where titleWidth() < 16 { kept.removeAll { $0 == index } }
+        let titleCells = max(0, titleWidth())
+        var x = 0
+        for index in kept { x = grid.put(DisplayWidth.pad(columns[index].title, to: columns[index].width), x: x, y: y, style: .dim) + 1 }
+        grid.put(DisplayWidth.pad(title.0, to: titleCells), x: x, y: y, style: .dim)
+        for (i, row) in rows.enumerated() {
+            let line = y + 1 + i
+            guard line < grid.height else { break }
+            x = 0
+            for (n, index) in kept.enumerated() {
+                x = grid.put(DisplayWidth.pad(columns[index].text(row), to: columns[index].width), x: x, y: line,
+                             style: n == 0 ? style(row) : .normal) + 1
+            }
+            grid.put(DisplayWidth.pad(title.1(row), to: titleCells), x: x, y: line)
+            if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }
+        }
+    }
+}

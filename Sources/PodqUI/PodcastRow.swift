@@ -1,0 +1,24 @@
+/// What one row of the Podcasts view shows.
+public struct PodcastRow: Sendable, Equatable {
+    public var id: Int64
+    /// Already free of control characters.
+    public var title: String
+    public var url: String
+    public var episodes: Int
+    /// Unix seconds of the last successful refresh.
+    public var lastRefresh: Double?
+    /// Why the last refresh failed.
+    public var error: String?
+    /// New episodes are queued on refresh.
+    public var autoQueue: Bool
+
+    public init(id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool) {
+        self.id = id
+        self.title = title
+        self.url = url
+        self.episodes = episodes
+        self.lastRefresh = lastRefresh
+        self.error = error
+        self.autoQueue = autoQueue
+    }
+}

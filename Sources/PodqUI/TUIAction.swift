@@ -1,0 +1,28 @@
+import PodqCore
+
+/// What a key asks the session to do to the queue or the subscriptions. The controller decides, the
+/// session carries it out (store, runner, network) and reports back with a message.
+public enum TUIAction: Sendable, Equatable {
+    /// Pause, resume, cancel or retry one download.
+    case perform(DownloadEvent, id: Int64)
+    /// Make a download the next to start.
+    case startNext(id: Int64)
+    /// Move a download up (-1) or down (+1) in the queue.
+    case move(id: Int64, by: Int)
+    /// Raise (+1) or lower (-1) the number of simultaneous downloads.
+    case changeLimit(by: Int)
+    /// Pause everything (true) or resume everything (false).
+    case pauseAll(Bool)
+    /// Remove a download's row, deleting its partial file, and its final file when `deletingFile`.
+    case remove(id: Int64, deletingFile: Bool)
+    /// Queue an episode.
+    case queueEpisode(id: Int64)
+    /// Subscribe to a feed.
+    case addFeed(url: String)
+    /// Re-fetch every feed.
+    case refreshFeeds
+    /// Unsubscribe.
+    case removePodcast(id: Int64)
+    /// Leave: running downloads stop with their partial files kept.
+    case quit
+}

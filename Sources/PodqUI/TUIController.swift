@@ -1,0 +1,161 @@
+import PodqCore
+
+/// Turns keys into changes of the ``TUIState`` and into ``TUIAction``s for the session to carry out.
+/// Pure: no I/O, so every key of product.md's table is tested without a terminal.
+public enum TUIController {
+    /// Handles `key`. `pageSize` is the number of table rows on screen (PgUp/PgDn).
+    public static func handle(_ key: Key, state: inout TUIState, snapshot: TUISnapshot, pageSize: Int) -> [TUIAction] {
+        switch state.mode {
+        case .help:
+            state.mode = .normal  // any key closes the overlay
+            return []
+        case .filtering:
+            editFilter(key, state: &state)
+            return []
+        case .addingFeed(let text):
+            return editFeedURL(key, text: text, state: &state)
+        case .confirming(let question):
+            state.mode = .normal
+            return answer(key, to: question, state: &state)
+        case .normal:
+            state.message = nil
+            return normal(key, state: &state, snapshot: snapshot, pageSize: max(1, pageSize))
+        }
+    }
+
+    private static func normal(_ key: Key, state: inout TUIState, snapshot: TUISnapshot, pageSize: Int) -> [TUIAction] {
+        let view = state.view
+        let ids = state.visibleIDs(view, in: snapshot)
+        let index = state.selection(view, ids: ids)
+        let selectedID = index.map { ids[$0] }
+        let download = view == .downloads ? selectedID.flatMap { id in snapshot.downloads.first { Int64($0.id) == id } } : nil
+
+        switch key {
+        case .up, .character("k"): state.select((index ?? 0) - 1, in: view, ids: ids)
+        case .down, .character("j"): state.select((index ?? -1) + 1, in: view, ids: ids)
+        case .pageUp: state.select((index ?? 0) - pageSize, in: view, ids: ids)
+        case .pageDown: state.select((index ?? 0) + pageSize, in: view, ids: ids)
+        case .home, .character("g"): state.select(0, in: view, ids: ids)
+        case .end, .character("G"): state.select(ids.count - 1, in: view, ids: ids)
+        case .tab: state.view = view.next
+        case .character("1"): state.view = .downloads
+        case .character("2"): state.view = .episodes
+        case .character("3"): state.view = .podcasts
+        case .character("q"):
+            state.quit = true
+            return [.quit]
+        case .character("?"): state.mode = .help
+        case .character("/"): state.mode = .filtering
+        case .character("a"): state.mode = .addingFeed("")
+        case .character("u"): return [.refreshFeeds]
+        case .character("+"): return [.changeLimit(by: 1)]
+        case .character("-"): return [.changeLimit(by: -1)]
+        case .character("P"):
+            let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
+            return [.pauseAll(anyRunnable)]
+        case .escape:
+            state.filter[view] = nil
+            if view == .episodes { state.episodesOf = nil }
+        case .enter, .character("d"):
+            return open(view: view, id: selectedID, snapshot: snapshot, state: &state)
+        case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"):
+            return rowKey(key, view: view, id: selectedID, download: download, snapshot: snapshot, state: &state)
+        default:
+            break
+        }
+        return []
+    }
+
+    /// Enter / d: start next, queue the episode, or open a podcast's episodes.
+    private static func open(view: TUIView, id: Int64?, snapshot: TUISnapshot, state: inout TUIState) -> [TUIAction] {
+        guard let id else { return [] }
+        switch view {
+        case .downloads:
+            return [.startNext(id: id)]
+        case .episodes:
+            return [.queueEpisode(id: id)]
+        case .podcasts:
+            guard let podcast = snapshot.podcasts.first(where: { $0.id == id }) else { return [] }
+            state.episodesOf = .init(id: podcast.id, title: podcast.title)
+            state.filter[.episodes] = nil
+            state.view = .episodes
+            return []
+        }
+    }
+
+    /// The keys that act on the selected download (and `x` on a podcast).
+    private static func rowKey(_ key: Key, view: TUIView, id: Int64?, download: DownloadRow?, snapshot: TUISnapshot,
+                               state: inout TUIState) -> [TUIAction] {
+        if view == .podcasts, key == .character("x"), let id, let podcast = snapshot.podcasts.first(where: { $0.id == id }) {
+            state.mode = .confirming(.removePodcast(id: id, title: podcast.title))
+            return []
+        }
+        guard view == .downloads else {
+            state.message = .init("That key works on the Downloads view (press 1).")
+            return []
+        }
+        guard let id, let download else { return [] }
+        let event: DownloadEvent
+        switch key {
+        case .character("c"): event = .cancel
+        case .character("p"), .character(" "): event = download.state == .paused ? .resume : .pause
+        case .character("r"): event = .retry
+        case .character("K"): return [.move(id: id, by: -1)]
+        case .character("J"): return [.move(id: id, by: 1)]
+        default:  // x
+            if download.state == .completed {
+                state.mode = .confirming(.removeCompleted(id: id, title: download.title))
+                return []
+            }
+            return [.remove(id: id, deletingFile: false)]
+        }
+        guard download.state.applying(event) != nil else {
+            state.message = .init("#\(id) is \(download.state.name); it cannot be \(event.verb).")
+            return []
+        }
+        return [.perform(event, id: id)]
+    }
+
+    private static func editFilter(_ key: Key, state: inout TUIState) {
+        var text = state.filter[state.view] ?? ""
+        switch key {
+        case .enter: state.mode = .normal
+        case .escape:
+            text = ""
+            state.mode = .normal
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: break
+        }
+        state.filter[state.view] = text.isEmpty ? nil : text
+    }
+
+    private static func editFeedURL(_ key: Key, text: String, state: inout TUIState) -> [TUIAction] {
+        var text = text
+        switch key {
+        case .escape:
+            state.mode = .normal
+            return []
+        case .enter:
+            state.mode = .normal
+            let url = text.trimmingASCIIWhitespace
+            return url.isEmpty ? [] : [.addFeed(url: url)]
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: break
+        }
+        state.mode = .addingFeed(text)
+        return []
+    }
+
+    private static func answer(_ key: Key, to question: TUIState.Confirmation, state: inout TUIState) -> [TUIAction] {
+        switch (question, key) {
+        case (.removeCompleted(let id, _), .character("y")): return [.remove(id: id, deletingFile: true)]
+        case (.removeCompleted(let id, _), .character("k")): return [.remove(id: id, deletingFile: false)]
+        case (.removePodcast(let id, _), .character("y")): return [.removePodcast(id: id)]
+        default:
+            state.message = .init("Nothing removed.")
+            return []
+        }
+    }
+}

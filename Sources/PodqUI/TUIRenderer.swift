@@ -1,0 +1,137 @@
+/// Draws a TUI frame into a ``Grid`` from the state and a snapshot: the tab line, the column titles,
+/// the table of the current view, the status line, the message line and the hint bar (and the help
+/// overlay). Pure: render tests compare its text with what is expected.
+public struct TUIRenderer: Sendable {
+    /// Advances indeterminate bars.
+    public var tick: Int
+
+    public init(tick: Int = 0) { self.tick = tick }
+
+    /// Lines that are not table rows: tabs, column titles, status, message, hints.
+    public static let chromeLines = 5
+
+    /// The number of table rows a terminal of `height` lines shows.
+    public static func tableRows(height: Int) -> Int { max(0, height - chromeLines) }
+
+    /// Renders a `width` × `height` frame. Adjusts the scroll position in `state` to keep the selection
+    /// in view (that is all it changes).
+    public func render(_ state: inout TUIState, _ snapshot: TUISnapshot, width: Int, height: Int) -> Grid {
+        var grid = Grid(width: width, height: height)
+        guard width > 0, height > 0 else { return grid }
+        let view = state.view
+        let ids = state.visibleIDs(view, in: snapshot)
+        let rows = Self.tableRows(height: height)
+        let top = state.scrollOffset(view, ids: ids, rows: rows)
+        let selected = state.selection(view, ids: ids)
+        let shown = Array(ids.dropFirst(top).prefix(rows))
+        let selectedOnScreen = selected.map { $0 - top }
+
+        tabs(state, snapshot, into: &grid)
+        if height >= 4 {
+            switch view {
+            case .downloads:
+                let byID = Dictionary(snapshot.downloads.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+                let table = DownloadTableRenderer(tick: tick)
+                table.header(into: &grid, y: 1)
+                table.render(shown.compactMap { byID[$0] }, into: &grid, y: 2, selected: selectedOnScreen)
+            case .episodes:
+                let byID = Dictionary(snapshot.episodes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                ListRenderer.episodes(shown.compactMap { byID[$0] }, into: &grid, y: 1, selected: selectedOnScreen)
+            case .podcasts:
+                let byID = Dictionary(snapshot.podcasts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                ListRenderer.podcasts(shown.compactMap { byID[$0] }, into: &grid, y: 1, selected: selectedOnScreen)
+            }
+            if ids.isEmpty { grid.put(emptyText(view, state), x: 2, y: 3, style: .dim) }
+        }
+        if height >= 3 { grid.put(status(snapshot, view: view, count: ids.count, selected: selected), x: 0, y: height - 3, style: .header) }
+        if height >= 2 { messageLine(state, snapshot, selectedID: selected.map { ids[$0] }, into: &grid, y: height - 2) }
+        grid.put(hints(view), x: 0, y: height - 1, style: .dim)
+        if state.mode == .help { HelpOverlay.render(into: &grid) }
+        return grid
+    }
+
+    private func tabs(_ state: TUIState, _ snapshot: TUISnapshot, into grid: inout Grid) {
+        var x = 0
+        for view in TUIView.allCases {
+            let count = switch view {
+            case .downloads: snapshot.downloads.count
+            case .episodes: state.episodesOf == nil ? snapshot.episodes.count : state.visibleIDs(.episodes, in: TUISnapshot(episodes: snapshot.episodes)).count
+            case .podcasts: snapshot.podcasts.count
+            }
+            var label = " \(view.rawValue + 1) \(view.title)"
+            if view == .episodes, let scope = state.episodesOf { label += ": " + DisplayWidth.truncate(scope.title, to: 24) }
+            label += " (\(count)) "
+            x = grid.put(label, x: x, y: 0, style: view == state.view ? .selected : .normal) + 1
+        }
+        if let filter = state.filter[state.view] {
+            let text = " /" + filter
+            grid.put(text, x: max(x, grid.width - DisplayWidth.of(text)), y: 0, style: .accent)
+        }
+    }
+
+    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?) -> String {
+        let t = snapshot.totals
+        var parts = ["\(t.active)/\(snapshot.limit) active", Format.bytes(Int64(t.speed)) + "/s",
+                     "\(t.queued) queued"]
+        if t.paused > 0 { parts.append("\(t.paused) paused") }
+        parts.append("\(t.failed) failed")
+        parts.append("\(t.completed) done")
+        if view != .downloads || count > 0 { parts.append("row \(selected.map { $0 + 1 } ?? 0)/\(count)") }
+        return " " + parts.joined(separator: " · ")
+    }
+
+    private func messageLine(_ state: TUIState, _ snapshot: TUISnapshot, selectedID: Int64?, into grid: inout Grid, y: Int) {
+        switch state.mode {
+        case .filtering:
+            grid.put("Filter: \(state.filter[state.view] ?? "")▏  Enter keeps it · Esc clears it", x: 0, y: y, style: .accent)
+            return
+        case .addingFeed(let text):
+            grid.put("Feed URL: \(text)▏  Enter adds it · Esc cancels", x: 0, y: y, style: .accent)
+            return
+        case .confirming(.removeCompleted(_, let title)):
+            grid.put("Remove \"\(title)\"? y: and delete its file · k: keep the file · any other key: keep both", x: 0, y: y, style: .accent)
+            return
+        case .confirming(.removePodcast(_, let title)):
+            grid.put("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", x: 0, y: y, style: .accent)
+            return
+        case .normal, .help:
+            break
+        }
+        if let message = state.message {
+            grid.put(message.text, x: 0, y: y, style: message.isError ? .failure : .normal)
+        } else if let notice = snapshot.notice {
+            grid.put(notice, x: 0, y: y, style: .failure)
+        } else if let id = selectedID {
+            switch state.view {
+            case .downloads:
+                if let row = snapshot.downloads.first(where: { Int64($0.id) == id }), let error = row.error, !error.isEmpty {
+                    grid.put("#\(id) \(row.state.name): \(error)", x: 0, y: y, style: .failure)
+                }
+            case .podcasts:
+                if let row = snapshot.podcasts.first(where: { $0.id == id }), let error = row.error {
+                    grid.put("last refresh failed: \(error)", x: 0, y: y, style: .failure)
+                }
+            case .episodes:
+                break
+            }
+        }
+    }
+
+    private func emptyText(_ view: TUIView, _ state: TUIState) -> String {
+        if state.filter[view] != nil { return "Nothing matches the filter (Esc clears it)." }
+        switch view {
+        case .downloads: return "The queue is empty: queue episodes in the Episodes view (2), or `podq queue add <url>`."
+        case .episodes: return "No episodes: subscribe to a feed with a (or `podq add <feed-url>`)."
+        case .podcasts: return "No subscriptions: press a to add a feed by URL."
+        }
+    }
+
+    /// The hint bar of `view`.
+    public func hints(_ view: TUIView) -> String {
+        switch view {
+        case .downloads: "↑↓ select  Tab view  p pause  c cancel  r retry  Enter next  K/J move  +/- limit  x remove  / filter  ? help  q quit"
+        case .episodes: "↑↓ select  Tab view  Enter queue  / filter  Esc all  a add feed  u refresh  ? help  q quit"
+        case .podcasts: "↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit"
+        }
+    }
+}
