@@ -30,6 +30,16 @@ public final class Tmux: @unchecked Sendable {
         _ = try? run(["send-keys"] + keys)
     }
 
+    /// Resizes the terminal (the program gets SIGWINCH).
+    public func resize(width: Int, height: Int) {
+        _ = try? run(["resize-window", "-x", String(width), "-y", String(height)])
+    }
+
+    /// A tmux format of the pane, e.g. `#{alternate_on}` (1 while a full-screen program holds it).
+    public func display(_ format: String) -> String {
+        ((try? run(["display-message", "-p", format])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Polls the screen until `predicate` holds; returns the last screen and whether it held.
     public func waitFor(timeout: Double = 20, _ predicate: (String) -> Bool) async -> (screen: String, ok: Bool) {
         let deadline = Date().addingTimeInterval(timeout)

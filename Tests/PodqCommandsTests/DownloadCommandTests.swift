@@ -98,9 +98,11 @@ final class DownloadCommandTests: CLITestCase {
         let child = try podq(["demo", "--download-dir", dir.file("demo"), "--bytes-per-second", "20000000"])
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("demo")))?.sorted() ?? []
+        let folder = dir.file("demo/The podq Demo Hour")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
         XCTAssertEqual(files.count, 6, "\(files)")
-        let header = try XCTUnwrap(FileHandle(forReadingAtPath: dir.file("demo/01-welcome.wav"))?.read(upToCount: 12))
+        XCTAssertEqual(files.first, "2026-11-01 Welcome to podq.wav", "episodes get product names")
+        let header = try XCTUnwrap(FileHandle(forReadingAtPath: folder + "/2026-11-01 Welcome to podq.wav")?.read(upToCount: 12))
         XCTAssertEqual(String(decoding: header[0..<4], as: UTF8.self), "RIFF")
         XCTAssertEqual(String(decoding: header[8..<12], as: UTF8.self), "WAVE")
         XCTAssertTrue(child.standardOutput.contains("6 completed, 0 failed"), child.standardOutput)

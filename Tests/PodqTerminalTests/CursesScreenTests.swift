@@ -10,6 +10,10 @@ final class CursesScreenTests: XCTestCase {
         XCTAssertNotEqual(attrs & CursesScreen.attributes(for: .bold, pairs: [:]).0, 0, "failures still stand out")
     }
 
+    func testTheSelectionStandsOutWithoutColour() {
+        XCTAssertNotEqual(CursesScreen.attributes(for: .selected, pairs: [:]).0, CursesScreen.attributes(for: .normal, pairs: [:]).0)
+    }
+
     func testWithColoursAStyleUsesItsPair() {
         let (_, pair) = CursesScreen.attributes(for: .success, pairs: [.success: 3])
         XCTAssertEqual(pair, 3)

@@ -13,12 +13,4 @@ final class KeyTests: XCTestCase {
         XCTAssertEqual(Key.decode(0x1B, isKeyCode: false), .escape)
         XCTAssertNil(Key.decode(0x01, isKeyCode: false), "other control keys are ignored")
     }
-
-    func testStylesMapToDistinctAttributesWithoutColour() {
-        let selected = CursesScreen.attributes(for: .selected, pairs: [:])
-        let normal = CursesScreen.attributes(for: .normal, pairs: [:])
-        XCTAssertNotEqual(selected.0, normal.0)
-        XCTAssertEqual(CursesScreen.attributes(for: .success, pairs: [.success: 1]).1, 1)
-        XCTAssertEqual(CursesScreen.attributes(for: .success, pairs: [:]).1, 0, "NO_COLOR: no colour pair")
-    }
 }

@@ -1,0 +1,202 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// The real `podq` TUI in a real terminal (tmux) against the in-process server: the screen is read
+/// back with `capture-pane` and the server's log says what really went over the wire.
+final class TUICommandTerminalTests: CLITestCase {
+    private var tmux: Tmux?
+
+    override func setUp() async throws {
+        try await super.setUp()
+        XCTAssertTrue(Tmux.isAvailable, "tmux is needed for terminal tests: apt-get install tmux (.ci/run does)")
+    }
+
+    override func tearDown() async throws {
+        tmux?.stop()
+        try await super.tearDown()
+    }
+
+    /// Queues `count` slow files (`size` bytes at `rate` bytes/s each) and returns their URLs.
+    private func queue(_ count: Int, size: Int64, rate: Int, prefix: String = "ep") async throws -> [URL] {
+        let urls = (1...count).map { server.dataURL(size: size, seed: UInt64($0), name: "\(prefix)\($0).mp3", ["rate": String(rate)]) }
+        let added = try await cli.run(["queue", "add", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        XCTAssertEqual(added.exit.code, 0, added.err)
+        return urls
+    }
+
+    /// Opens the TUI in a fresh tmux of `width` × `height`.
+    @discardableResult
+    private func openTUI(_ arguments: [String] = [], width: Int = 130, height: Int = 20) throws -> Tmux {
+        tmux?.stop()
+        let command = ([ChildProcess.podqExecutable, "tui", "--home", cli.home] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let terminal = try Tmux(command: command, width: width, height: height)
+        tmux = terminal
+        return terminal
+    }
+
+    private func line(_ screen: String, containing text: String) -> String {
+        screen.split(separator: "\n").first { $0.contains(text) }.map(String.init) ?? ""
+    }
+
+    private func percent(_ screen: String, _ name: String) -> Int? {
+        let row = line(screen, containing: name)
+        guard let range = row.range(of: #"\d+%"#, options: .regularExpression) else { return nil }
+        return Int(row[range].dropLast())
+    }
+
+    private func expectedHash(_ seed: Int, _ size: Int64) -> String { PatternSource(seed: UInt64(seed), length: size).sha256 }
+
+    func testBarsAdvanceAndCCancelsOnlyTheSelectedRow() async throws {
+        _ = try await queue(3, size: 2_000_000, rate: 400_000)
+        let tui = try openTUI()
+        let running = await tui.waitFor { s in (1...3).allSatisfy { (self.percent(s, "ep\($0).mp3") ?? 0) >= 10 } }
+        XCTAssertTrue(running.ok, "three rows with live bars:\n\(running.screen)")
+        XCTAssertTrue(running.screen.contains("█") && running.screen.contains("B/s"), running.screen)
+        let first = percent(running.screen, "ep1.mp3") ?? 0
+        let later = await tui.waitFor { (self.percent($0, "ep1.mp3") ?? 0) > first }
+        XCTAssertTrue(later.ok, "the bar advances:\n\(later.screen)")
+
+        tui.send("j")  // the second row
+        tui.send("c")
+        let cancelled = await tui.waitFor { self.line($0, containing: "ep2.mp3").hasPrefix("cancelled") }
+        XCTAssertTrue(cancelled.ok, cancelled.screen)
+        XCTAssertTrue(line(cancelled.screen, containing: "ep1.mp3").hasPrefix("downloading"), cancelled.screen)
+        XCTAssertTrue(line(cancelled.screen, containing: "ep3.mp3").hasPrefix("downloading"), cancelled.screen)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/ep2.mp3.part")), "the cancelled row's partial is deleted")
+
+        let done = await tui.waitFor(timeout: 30) { $0.contains("2 done") }
+        XCTAssertTrue(done.ok, "the others go on to the end:\n\(done.screen)")
+        tui.send("q")
+        let exited = await tui.waitFor { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, exited.screen)
+        for i in [1, 3] { XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep\(i).mp3")), expectedHash(i, 2_000_000)) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/ep2.mp3")))
+    }
+
+    func testPPausesAndResumesWithTheServerSeeingARange() async throws {
+        _ = try await queue(1, size: 3_000_000, rate: 600_000)
+        let tui = try openTUI()
+        let running = await tui.waitFor { (self.percent($0, "ep1.mp3") ?? 0) > 10 }
+        XCTAssertTrue(running.ok, running.screen)
+        tui.send("p")
+        let paused = await tui.waitFor { self.line($0, containing: "ep1.mp3").hasPrefix("paused") }
+        XCTAssertTrue(paused.ok, paused.screen)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/ep1.mp3.part")), "the partial is kept")
+        let idle = await waitUntil { self.server.log.currentInFlight == 0 }
+        XCTAssertTrue(idle, "the transfer stopped")
+
+        tui.send("p")
+        let done = await tui.waitFor(timeout: 30) { self.line($0, containing: "ep1.mp3").hasPrefix("completed") }
+        XCTAssertTrue(done.ok, done.screen)
+        XCTAssertNotNil(server.log.requests.last?.header("Range"), "resumed with a Range request")
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep1.mp3")), expectedHash(1, 3_000_000))
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit 0]") }
+    }
+
+    func testPlusAndMinusChangeTheNumberInFlight() async throws {
+        _ = try await queue(6, size: 20_000_000, rate: 300_000)
+        let tui = try openTUI(["--jobs", "2"])
+        let two = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(two, "2 in flight at first, saw \(server.log.currentInFlight)")
+        tui.send("+")
+        let three = await waitUntil { self.server.log.currentInFlight == 3 }
+        XCTAssertTrue(three, "+ makes it 3, saw \(server.log.currentInFlight)")
+        let status = await tui.waitFor { $0.contains("3/3 active") }
+        XCTAssertTrue(status.ok, status.screen)
+        tui.send("-")
+        tui.send("-")
+        let one = await waitUntil { self.server.log.currentInFlight == 1 }
+        XCTAssertTrue(one, "- - makes it 1 at once, saw \(server.log.currentInFlight)")
+        let config = try String(contentsOfFile: cli.home + "/config", encoding: .utf8)
+        XCTAssertTrue(config.contains("simultaneous-downloads = 1"), "kept in the config:\n\(config)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    func testAResizeReLaysOutAndNarrowColumnsDropOut() async throws {
+        _ = try await queue(1, size: 20_000_000, rate: 200_000)
+        let tui = try openTUI(width: 120)
+        let wide = await tui.waitFor { $0.contains("SPEED") && $0.contains("B/s") }
+        XCTAssertTrue(wide.ok, wide.screen)
+        tui.resize(width: 40, height: 12)
+        let narrow = await tui.waitFor { s in !s.contains("SPEED") && s.contains("downloading") && s.contains("%") }
+        XCTAssertTrue(narrow.ok, "at 40 columns the speed column drops out:\n\(narrow.screen)")
+        let lines = narrow.screen.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 40 }, narrow.screen)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("downloading") }, "one line per row, nothing wrapped:\n\(narrow.screen)")
+        tui.resize(width: 120, height: 20)
+        let back = await tui.waitFor { $0.contains("SPEED") }
+        XCTAssertTrue(back.ok, back.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    func testQRestoresTheTerminalAndTheNextStartResumesToCorrectFiles() async throws {
+        _ = try await queue(2, size: 4_000_000, rate: 500_000)
+        let tui = try openTUI()
+        let running = await tui.waitFor { s in (1...2).allSatisfy { (self.percent(s, "ep\($0).mp3") ?? 0) >= 15 } }
+        XCTAssertTrue(running.ok, running.screen)
+        XCTAssertEqual(tui.display("#{alternate_on}"), "1", "the TUI holds the alternate screen")
+        tui.send("q")
+        let exited = await tui.waitFor { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, exited.screen)
+        XCTAssertTrue(exited.screen.contains("2 unfinished downloads kept"), exited.screen)
+        XCTAssertFalse(exited.screen.contains("PROGRESS"), "the TUI's screen is gone:\n\(exited.screen)")
+        XCTAssertEqual(tui.display("#{alternate_on}"), "0", "the terminal is back on the normal screen")
+        XCTAssertEqual(tui.display("#{cursor_flag}"), "1", "the cursor is visible again")
+        for i in 1...2 { XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/ep\(i).mp3.part"))) }
+
+        server.log.reset()
+        let again = try openTUI()
+        let done = await again.waitFor(timeout: 30) { $0.contains("2 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        let ranges = server.log.requests.compactMap { $0.header("Range") }
+        XCTAssertEqual(ranges.count, 2, "both resumed with Range: \(ranges)")
+        for i in 1...2 { XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep\(i).mp3")), expectedHash(i, 4_000_000)) }
+        again.send("q")
+        _ = await again.waitFor { $0.contains("[exit ") }
+    }
+
+    func testAQueueAddFromAnotherTerminalAppears() async throws {
+        let tui = try openTUI()
+        let empty = await tui.waitFor { $0.contains("The queue is empty") }
+        XCTAssertTrue(empty.ok, empty.screen)
+        _ = try await queue(1, size: 300_000, rate: 1_000_000, prefix: "late")
+        let shown = await tui.waitFor(timeout: 10) { self.line($0, containing: "late1.mp3").hasPrefix("completed") }
+        XCTAssertTrue(shown.ok, shown.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    func testDemoOpensTheTUIWithLiveDownloads() async throws {
+        tmux?.stop()
+        let command = [ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
+                       "--bytes-per-second", "400000"].map { "'\($0)'" }.joined(separator: " ")
+        let tui = try Tmux(command: command, width: 120, height: 20)
+        tmux = tui
+        let live = await tui.waitFor { $0.contains("downloading") && $0.contains("The podq Demo Hour") && $0.contains("B/s") }
+        XCTAssertTrue(live.ok, live.screen)
+        let done = await tui.waitFor(timeout: 40) { $0.contains("6 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        tui.send("2")
+        let episodes = await tui.waitFor { $0.contains("EPISODE") && $0.contains("Welcome to podq") }
+        XCTAssertTrue(episodes.ok, episodes.screen)
+        tui.send("q")
+        let exited = await tui.waitFor { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, exited.screen)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("demo/The podq Demo Hour"))) ?? []
+        XCTAssertEqual(files.filter { $0.hasSuffix(".wav") }.count, 6, "\(files)")
+    }
+
+    /// Polls `condition` every 20 ms for up to `timeout` seconds.
+    private func waitUntil(timeout: Double = 15, _ condition: @escaping () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+}
