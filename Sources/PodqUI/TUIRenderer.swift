@@ -45,7 +45,7 @@ public struct TUIRenderer: Sendable {
         }
         if height >= 3 { grid.put(status(snapshot, view: view, count: ids.count, selected: selected), x: 0, y: height - 3, style: .header) }
         if height >= 2 { messageLine(state, snapshot, selectedID: selected.map { ids[$0] }, into: &grid, y: height - 2) }
-        grid.put(hints(view), x: 0, y: height - 1, style: .dim)
+        grid.put(hints(view, width: width), x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid) }
         return grid
     }
@@ -126,12 +126,22 @@ public struct TUIRenderer: Sendable {
         }
     }
 
-    /// The hint bar of `view`.
-    public func hints(_ view: TUIView) -> String {
-        switch view {
-        case .downloads: "↑↓ select  Tab view  p pause  c cancel  r retry  Enter next  K/J move  +/- limit  x remove  / filter  ? help  q quit"
-        case .episodes: "↑↓ select  Tab view  Enter queue  / filter  Esc all  a add feed  u refresh  ? help  q quit"
-        case .podcasts: "↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit"
+    /// The hint bar of `view` in `width` cells: as many hints as fit, in order, and always `? help`
+    /// and `q quit` at the end.
+    public func hints(_ view: TUIView, width: Int) -> String {
+        let items: [String] = switch view {
+        case .downloads: ["↑↓ select", "Tab view", "p pause", "c cancel", "r retry", "Enter next", "K/J move", "+/- limit", "P all",
+                          "x remove", "/ filter"]
+        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "/ filter", "Esc all", "a add feed", "u refresh"]
+        case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "a add feed", "u refresh", "x unsubscribe"]
         }
+        let tail = "? help  q quit"
+        var text = ""
+        for item in items {
+            let next = text + item + "  "
+            if DisplayWidth.of(next + tail) > width { break }
+            text = next
+        }
+        return text + tail
     }
 }

@@ -1,0 +1,149 @@
+import PodqCore
+import PodqUI
+import XCTest
+
+/// Whole frames: state and snapshot in, text out, compared with the expected screen.
+final class TUIRendererTests: XCTestCase {
+    static let downloads = [
+        DownloadRow(id: 1, title: "Show — Episode one", state: .downloading, fraction: 0.5, received: 5_000_000,
+                    expected: 10_000_000, speed: 1_250_000, eta: 4),
+        DownloadRow(id: 2, title: "Show — Live stream", state: .downloading, fraction: nil, received: 3_000_000, expected: nil,
+                    speed: 500_000, eta: nil, estimate: 40_000_000),
+        DownloadRow(id: 3, title: "ポッドキャスト 🎧 第一回", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
+        DownloadRow(id: 4, title: "Paused one", state: .paused, fraction: 0.25, received: 250, expected: 1_000, speed: 0, eta: nil),
+        DownloadRow(id: 5, title: "Gone", state: .failed(reason: "404: The server has no file at http://x/y"), fraction: nil,
+                    received: 0, expected: nil, speed: 0, eta: nil, error: "404: The server has no file at http://x/y"),
+        DownloadRow(id: 6, title: "Changed my mind", state: .cancelled, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
+        DownloadRow(id: 7, title: "Done", state: .completed, fraction: 1, received: 2_000, expected: 2_000, speed: 0, eta: nil),
+    ]
+
+    private func frame(_ state: inout TUIState, _ snapshot: TUISnapshot = TUISnapshot(downloads: downloads), width: Int = 100,
+                       height: Int = 13) -> String {
+        TUIRenderer().render(&state, snapshot, width: width, height: height).text
+    }
+
+    func testDownloadsViewShowsEveryStateTheStatusAndTheSelectedFailure() {
+        var state = TUIState()
+        state.selectedID[.downloads] = 5
+        XCTAssertEqual(frame(&state), """
+             1 Downloads (7)   2 Episodes (0)   3 Podcasts (0)
+            STATE       TITLE                        PROGRESS            % RECEIVED / TOTAL    SPEED      ETA
+            downloading Show — Episode one           ████████········  50% 5.0 MB / 10.0 MB    1.2 MB/s   4s
+            downloading Show — Live stream           ███·············   ?% 3.0 MB / ~40.0 MB   500.0 KB/s -
+            queued      ポッドキャスト 🎧 第一回     ················   ?% 0 B / ?             -          -
+            paused      Paused one                   ████············  25% 250 B / 1.0 KB      -          -
+            failed      Gone                         ················   ?% 0 B / ?             -          -
+            cancelled   Changed my mind              ················   ?% 0 B / ?             -          -
+            completed   Done                         ████████████████ 100% 2.0 KB / 2.0 KB     -          -
+
+             2/3 active · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 5/7
+            #5 failed: 404: The server has no file at http://x/y
+            ↑↓ select  Tab view  p pause  c cancel  r retry  Enter next  K/J move  +/- limit  ? help  q quit
+            """)
+    }
+
+    func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
+        var state = TUIState()
+        let text = frame(&state, width: 40, height: 9)
+        XCTAssertEqual(text, """
+             1 Downloads (7)   2 Episodes (0)   3 Po
+            STATE       TITLE        PROGRESS      %
+            downloading Show — Epis… █████·····  50%
+            downloading Show — Live… ███·······   ?%
+            queued      ポッドキャ…  ··········   ?%
+            paused      Paused one   ██········  25%
+             2/3 active · 1.8 MB/s · 1 queued · 1 pa
+
+            ↑↓ select  Tab view  ? help  q quit
+            """)
+        XCTAssertTrue(text.split(separator: "\n").allSatisfy { DisplayWidth.of(String($0)) <= 40 }, "nothing wraps")
+    }
+
+    func testEpisodesViewWithAFilterAndThePodcastsView() {
+        let snapshot = TUISnapshot(
+            episodes: [
+                EpisodeRow(id: 10, podcastId: 1, podcast: "Tech Talk", title: "Swift on Linux", published: 1_763_596_800, duration: 3723,
+                           length: 52_000_000, state: "new"),
+                EpisodeRow(id: 11, podcastId: 1, podcast: "Tech Talk", title: "ncurses in 2026", published: 1_763_000_000, duration: 95,
+                           length: nil, state: "completed"),
+                EpisodeRow(id: 12, podcastId: 2, podcast: "日本語ラジオ", title: "第一回", published: nil, duration: nil, length: nil,
+                           state: "queued"),
+            ],
+            podcasts: [
+                PodcastRow(id: 1, title: "Tech Talk", url: "https://example.org/feed", episodes: 2, lastRefresh: 1_763_596_800, error: nil,
+                           autoQueue: true),
+                PodcastRow(id: 2, title: "日本語ラジオ", url: "https://example.jp/rss", episodes: 1, lastRefresh: nil,
+                           error: "404: The server has no file at https://example.jp/rss", autoQueue: false),
+            ])
+        var state = TUIState()
+        state.view = .episodes
+        XCTAssertEqual(frame(&state, snapshot, width: 90, height: 8), """
+             1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
+            STATE       DATE       LENGTH   SIZE      PODCAST              EPISODE
+            new         2025-11-20 1:02:03  52.0 MB   Tech Talk            Swift on Linux
+            completed   2025-11-13 1:35               Tech Talk            ncurses in 2026
+            queued                                    日本語ラジオ         第一回
+             0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 1/3
+
+            ↑↓ select  Tab view  Enter queue  / filter  Esc all  a add feed  u refresh  ? help  q quit
+            """)
+
+        state.filter[.episodes] = "LINUX"
+        let filtered = frame(&state, snapshot, width: 90, height: 8)
+        XCTAssertTrue(filtered.contains("Swift on Linux") && !filtered.contains("ncurses"), filtered)
+        XCTAssertTrue(filtered.hasPrefix(" 1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)") && filtered.contains("/LINUX"), filtered)
+
+        state.view = .podcasts
+        state.selectedID[.podcasts] = 2
+        XCTAssertEqual(frame(&state, snapshot, width: 90, height: 7), """
+             1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
+            EPISODES REFRESHED  AUTO PODCAST
+            2        2025-11-20 auto Tech Talk
+            1                        ! 日本語ラジオ
+             0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
+            last refresh failed: 404: The server has no file at https://example.jp/rss
+            ↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit
+            """)
+    }
+
+    func testPromptsAndTheHelpOverlay() {
+        var state = TUIState()
+        state.mode = .addingFeed("https://exa")
+        XCTAssertTrue(frame(&state).contains("Feed URL: https://exa▏  Enter adds it · Esc cancels"))
+        state.mode = .confirming(.removeCompleted(id: 7, title: "Done"))
+        XCTAssertTrue(frame(&state).contains("Remove \"Done\"? y: and delete its file · k: keep the file"))
+        state.mode = .filtering
+        state.filter[.downloads] = "show"
+        let filtered = frame(&state)
+        XCTAssertTrue(filtered.contains("Filter: show▏"), filtered)
+        XCTAssertTrue(filtered.contains("Episode one") && !filtered.contains("Paused one"), filtered)
+
+        state = TUIState()
+        state.mode = .help
+        let help = frame(&state, width: 100, height: 24)
+        for (key, text) in HelpOverlay.keys {
+            XCTAssertTrue(help.contains(key) && help.contains(text), "help lists \(key):\n\(help)")
+        }
+        XCTAssertTrue(help.contains("┌─ Keys ─"), help)
+    }
+
+    func testScrollingKeepsTheSelectionOnScreen() {
+        let rows = (1...50).map { DownloadRow(id: $0, title: "Episode \($0)", state: .queued, fraction: nil, received: 0, expected: nil,
+                                               speed: 0, eta: nil) }
+        var state = TUIState()
+        state.selectedID[.downloads] = 40
+        let text = frame(&state, TUISnapshot(downloads: rows), width: 90, height: 10)
+        let table = text.split(separator: "\n").dropFirst(2).prefix(5).map { String($0) }
+        XCTAssertEqual(table.last?.contains("Episode 40"), true, text)
+        XCTAssertTrue(text.contains("row 40/50"), text)
+    }
+
+    func testRawControlCharactersNeverReachTheGrid() {
+        let evil = DownloadRow(id: 1, title: "\u{1B}]0;owned\u{07}Evil\u{1B}[2J\u{9B}31m", state: .failed(reason: "x"), fraction: nil,
+                               received: 0, expected: nil, speed: 0, eta: nil, error: "bad\u{1B}[31m\r\nline")
+        var state = TUIState()
+        let grid = TUIRenderer().render(&state, TUISnapshot(downloads: [evil]), width: 80, height: 8)
+        XCTAssertFalse(grid.text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, grid.text)
+        XCTAssertTrue(grid.text.contains("Evil"))
+    }
+}
