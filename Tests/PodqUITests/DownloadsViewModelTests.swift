@@ -45,4 +45,34 @@ final class DownloadsViewModelTests: XCTestCase {
         await transport.shutdown()
         await server.stop()
     }
+
+    /// Given the stored queue (the TUI), every stored row is shown in order, with the feed's length
+    /// as an estimate and the reason of a failure or a pending retry.
+    func testStoredRowsWithEstimatesAndReasons() {
+        func record(_ id: Int64, _ state: String, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
+                    retryAt: Double? = nil) -> DownloadRecord {
+            var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)\u{1B}[2J", destination: "/d/\(id)")
+            r.id = id
+            r.state = state
+            r.bytesReceived = received
+            r.bytesExpected = expected
+            r.lastError = error
+            r.retryAt = retryAt
+            return r
+        }
+        let model = DownloadsViewModel(clock: { 0 })
+        model.update(records: [record(1, "queued", error: "503: busy", retryAt: 5), record(2, "failed", received: 10, error: "404: gone"),
+                               record(3, "paused", received: 25, expected: 100), record(4, "completed", received: 7, expected: 7)],
+                     estimates: [1: 1_000, 3: 999])
+        let rows = model.snapshot()
+        XCTAssertEqual(rows.map(\.id), [1, 2, 3, 4])
+        XCTAssertEqual(rows.map(\.title), ["T1", "T2", "T3", "T4"], "titles are cleaned")
+        XCTAssertEqual(rows.map(\.state), [.queued, .failed(reason: "404: gone"), .paused, .completed])
+        XCTAssertEqual(rows.map(\.error), ["retrying soon after: 503: busy", "404: gone", nil, nil])
+        XCTAssertEqual(rows.map(\.estimate), [1_000, nil, nil, nil], "an estimate only while the real length is unknown")
+        XCTAssertEqual(rows.map(\.fraction), [nil, nil, 0.25, 1])
+        XCTAssertFalse(model.needsDisplay)
+        model.update(records: [record(1, "queued", error: "503: busy", retryAt: 5)], estimates: [:])
+        XCTAssertTrue(model.needsDisplay, "a change in the store asks for a frame")
+    }
 }

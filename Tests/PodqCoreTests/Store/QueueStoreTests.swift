@@ -104,3 +104,42 @@ extension QueueStoreTests {
         XCTAssertEqual(saved.bytesReceived, 99)
     }
 }
+
+/// Changes through the state machine and moves, as `podq queue …` and the TUI make them.
+final class QueueStoreChangeTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    override func setUp() { dir = TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    func testApplyFollowsTheStateMachine() throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let id = try store.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3").id!
+        try store.update(id: id) { $0.state = "failed"; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99 }
+        let (before, after) = try store.apply(.retry, to: id)
+        XCTAssertEqual(before.state, "failed")
+        XCTAssertEqual(after.state, "queued")
+        XCTAssertEqual([after.attempts], [0], "a retry starts a fresh count")
+        XCTAssertNil(after.lastError)
+        XCTAssertNil(after.retryAt)
+        try store.apply(.pause, to: id)
+        XCTAssertThrowsError(try store.apply(.pause, to: id)) {
+            XCTAssertEqual($0 as? StoreError, .cannotChange(id: id, state: "paused", action: "paused"))
+            XCTAssertEqual(($0 as? StoreError)?.errorDescription, "#\(id) is paused; it cannot be paused.")
+        }
+        try store.apply(.cancel, to: id)
+        XCTAssertEqual(try store.download(id: id)?.state, "cancelled")
+        XCTAssertThrowsError(try store.apply(.cancel, to: 999)) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(999)) }
+    }
+
+    func testMoveSwapsWithTheNeighbour() throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let ids = try ["a", "b", "c"].map { try store.add(url: "http://h/\($0)", title: $0, destination: "/d/\($0)").id! }
+        XCTAssertTrue(try store.move(id: ids[2], by: -1))
+        XCTAssertEqual(try store.downloads().map(\.title), ["a", "c", "b"])
+        XCTAssertTrue(try store.move(id: ids[0], by: 1))
+        XCTAssertEqual(try store.downloads().map(\.title), ["c", "a", "b"])
+        XCTAssertFalse(try store.move(id: ids[2], by: -1), "first stays first")
+        XCTAssertFalse(try store.move(id: ids[1], by: 1), "last stays last")
+        XCTAssertEqual(try store.downloads().map(\.title), ["c", "a", "b"])
+    }
+}

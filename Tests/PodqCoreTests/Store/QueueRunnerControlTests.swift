@@ -1,0 +1,133 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// What the TUI's keys do to a running queue, over a real store and the real server.
+final class QueueRunnerControlTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+    private var store: QueueStore!
+    private var transport: AsyncHTTPTransport!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory()
+        store = try QueueStore(path: dir.file("q.sqlite"))
+        transport = AsyncHTTPTransport()
+    }
+
+    override func tearDown() async throws {
+        await transport.shutdown()
+        await server.stop()
+        dir.remove()
+    }
+
+    private func runner(jobs: Int) -> (QueueRunner, Task<QueueRunner.Summary, any Error>) {
+        var settings = Settings()
+        settings.simultaneousDownloads = jobs
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        return (runner, Task { try await runner.run(untilStopped: true) })
+    }
+
+    private func add(_ n: Int, size: Int64 = 5_000_000, rate: Int = 300_000) throws -> [Int64] {
+        try (1...n).map { i in
+            try store.add(url: server.dataURL(size: size, seed: UInt64(i), name: "f\(i).bin", ["rate": String(rate)]).absoluteString,
+                          title: "f\(i)", destination: dir.file("f\(i).bin")).id!
+        }
+    }
+
+    private func state(_ id: Int64) throws -> String? { try store.download(id: id)?.state }
+
+    private func waitUntil(timeout: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    func testLoweringTheLimitPutsTheLastOnesBackInLineAtOnce() async throws {
+        let ids = try add(4)
+        let (runner, task) = runner(jobs: 3)
+        let three = await waitUntil { self.server.log.currentInFlight == 3 }
+        XCTAssertTrue(three)
+        runner.setMaxConcurrent(1)
+        let one = await waitUntil { self.server.log.currentInFlight == 1 }
+        XCTAssertTrue(one, "in flight: \(server.log.currentInFlight)")
+        XCTAssertEqual(try ids.map(state), ["downloading", "queued", "queued", "queued"], "the first in queue order keeps running")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f2.bin.part")), "the partial of a requeued one is kept")
+        runner.setMaxConcurrent(2)
+        let two = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(two)
+        XCTAssertEqual(runner.maxConcurrent, 2)
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    func testTheStoreOrderDecidesWhatStartsNext() async throws {
+        let ids = try add(4, size: 400_000, rate: 2_000_000)
+        try store.update(id: ids[3]) { $0.state = "paused" }
+        var settings = Settings()
+        settings.simultaneousDownloads = 1
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        try runner.startNext(id: ids[3])  // paused → queued, and first
+        XCTAssertTrue(try runner.move(id: ids[2], by: -1))  // f3 before f2
+        XCTAssertFalse(try runner.move(id: ids[3], by: -1), "already first")
+        let task = Task { try await runner.run(untilStopped: true) }
+        let done = try await waitUntil(timeout: 20) { try ids.allSatisfy { try self.state($0) == "completed" } }
+        XCTAssertTrue(done)
+        XCTAssertEqual(server.log.requests.map(\.path), ["/data/f4.bin", "/data/f1.bin", "/data/f3.bin", "/data/f2.bin"],
+                       "started next, then queue order with f3 moved up")
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    func testCancelPauseResumeAndRemoveTheSelectedOnly() async throws {
+        let ids = try add(3)
+        let (runner, task) = runner(jobs: 3)
+        let running = try await waitUntil { try ids.allSatisfy { try self.state($0) == "downloading" } && self.server.log.currentInFlight == 3 }
+        XCTAssertTrue(running)
+        while (try store.download(id: ids[1])?.bytesReceived ?? 0) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        try runner.perform(.cancel, id: ids[0])
+        try runner.perform(.pause, id: ids[1])
+        let stopped = try await waitUntil { try self.state(ids[0]) == "cancelled" && self.state(ids[1]) == "paused" }
+        XCTAssertTrue(stopped)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")), "cancel deletes the partial")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f2.bin.part")), "pause keeps it")
+        XCTAssertEqual(try state(ids[2]), "downloading", "the others go on")
+        XCTAssertThrowsError(try runner.perform(.retry, id: ids[1])) {
+            XCTAssertEqual($0 as? StoreError, .cannotChange(id: ids[1], state: "paused", action: "retried"))
+        }
+        try runner.perform(.resume, id: ids[1])
+        let resumed = try await waitUntil { try self.state(ids[1]) == "downloading" }
+        XCTAssertTrue(resumed)
+        try runner.remove(id: ids[2], deletingFile: true)
+        XCTAssertNil(try store.download(id: ids[2]))
+        let gone = await waitUntil { !FileManager.default.fileExists(atPath: self.dir.file("f3.bin.part")) }
+        XCTAssertTrue(gone, "remove deletes the partial")
+        XCTAssertEqual(try runner.setAllPaused(true), 1)
+        let allPaused = try await waitUntil { try self.state(ids[1]) == "paused" && self.server.log.currentInFlight == 0 }
+        XCTAssertTrue(allPaused)
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    func testUntilStoppedItWaitsForWorkAndReportsEachRead() async throws {
+        var settings = Settings()
+        settings.simultaneousDownloads = 2
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        let reads = Recorder<Int>()
+        runner.onSync = { reads.append($0.count) }
+        let task = Task { try await runner.run(untilStopped: true) }
+        try await Task.sleep(for: .milliseconds(700))
+        XCTAssertEqual(reads.values.last, 0, "an empty queue keeps it waiting")
+        let id = try add(1, size: 100_000, rate: 10_000_000)[0]
+        let done = try await waitUntil { try self.state(id) == "completed" }
+        XCTAssertTrue(done, "a download added later is picked up")
+        XCTAssertEqual(reads.values.last, 1)
+        await runner.stop()
+        let summary = try await task.value
+        XCTAssertEqual(summary.completed, 1)
+    }
+}
