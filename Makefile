@@ -6,7 +6,7 @@ CONFIG ?= debug
 .PHONY: help build release test demo bench format lint install clean
 
 help:
-	@echo "make demo     serve the bundled demo podcast on 127.0.0.1 and download it (no internet needed)"
+	@echo "make demo     open the TUI on the bundled demo podcast served from 127.0.0.1 (no internet needed)"
 	@echo "make test     build and run every test"
 	@echo "make build    debug build (.build/debug/podq)"
 	@echo "make release  release build (.build/release/podq)"

@@ -92,7 +92,7 @@ let package = Package(
         // Benchmarks that are not tests (memory, cancel latency, throughput). `make bench`.
         .executableTarget(
             name: "podq-bench",
-            dependencies: ["PodqCore", "PodqTestSupport"],
+            dependencies: ["PodqCore", "PodqUI", "PodqTestSupport"],
             swiftSettings: strict
         ),
 

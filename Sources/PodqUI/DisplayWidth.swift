@@ -3,6 +3,7 @@
 public enum DisplayWidth {
     /// The cells `character` takes.
     public static func of(_ character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii != 0x7F ? 1 : 0 }
         var width = 0
         for scalar in character.unicodeScalars {
             width = max(width, of(scalar))
@@ -15,8 +16,13 @@ public enum DisplayWidth {
     /// The cells a single scalar takes.
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
-        if v == 0 { return 0 }
-        if v < 0x20 || (0x7F..<0xA0).contains(v) { return 0 }
+        if v < 0x7F { return v >= 0x20 ? 1 : 0 }
+        if v < 0xA0 { return 0 }
+        // Fast paths (a frame measures thousands of cells; the Unicode property lookup is the cost):
+        // Latin-1 and Latin Extended have no marks below U+0300 but the soft hyphen; dashes, quotes,
+        // the ellipsis, box drawing and block elements are one cell.
+        if v < 0x300 { return v == 0xAD ? 0 : 1 }
+        if (0x2010...0x2027).contains(v) || (0x2500...0x25FF).contains(v) { return 1 }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0
         default: break
@@ -28,7 +34,12 @@ public enum DisplayWidth {
 
     /// The cells `text` takes.
     public static func of(_ text: String) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        var printableASCII = true
+        for byte in text.utf8 where byte < 0x20 || byte >= 0x7F {
+            printableASCII = false
+            break
+        }
+        return printableASCII ? text.utf8.count : text.reduce(0) { $0 + of($1) }
     }
 
     /// `text` cut to at most `cells` cells, with `…` when something was cut.

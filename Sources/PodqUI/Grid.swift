@@ -28,6 +28,15 @@ public struct Grid: Sendable, Equatable {
     public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle = .normal) -> Int {
         guard y >= 0, y < height else { return x }
         var col = x
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            // Printable ASCII (most cells of a frame): one cell per byte, no Character breaking.
+            for byte in text.utf8 {
+                if col >= width { break }
+                if col >= 0 { cells[y * width + col] = Cell(character: Character(Unicode.Scalar(byte)), style: style) }
+                col += 1
+            }
+            return col
+        }
         for ch in text {
             let w = DisplayWidth.of(ch)
             if w == 0 { continue }

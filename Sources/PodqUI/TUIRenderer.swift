@@ -30,16 +30,13 @@ public struct TUIRenderer: Sendable {
         if height >= 4 {
             switch view {
             case .downloads:
-                let byID = Dictionary(snapshot.downloads.map { (Int64($0.id), $0) }, uniquingKeysWith: { a, _ in a })
                 let table = DownloadTableRenderer(tick: tick)
                 table.header(into: &grid, y: 1)
-                table.render(shown.compactMap { byID[$0] }, into: &grid, y: 2, selected: selectedOnScreen)
+                table.render(Self.rows(snapshot.downloads, shown) { Int64($0.id) }, into: &grid, y: 2, selected: selectedOnScreen)
             case .episodes:
-                let byID = Dictionary(snapshot.episodes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                ListRenderer.episodes(shown.compactMap { byID[$0] }, into: &grid, y: 1, selected: selectedOnScreen)
+                ListRenderer.episodes(Self.rows(snapshot.episodes, shown) { $0.id }, into: &grid, y: 1, selected: selectedOnScreen)
             case .podcasts:
-                let byID = Dictionary(snapshot.podcasts.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                ListRenderer.podcasts(shown.compactMap { byID[$0] }, into: &grid, y: 1, selected: selectedOnScreen)
+                ListRenderer.podcasts(Self.rows(snapshot.podcasts, shown) { $0.id }, into: &grid, y: 1, selected: selectedOnScreen)
             }
             if ids.isEmpty { grid.put(emptyText(view, state), x: 2, y: 3, style: .dim) }
         }
@@ -48,6 +45,19 @@ public struct TUIRenderer: Sendable {
         grid.put(hints(view, width: width), x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid) }
         return grid
+    }
+
+    /// The rows whose ids are `shown` (a screenful, in the rows' order, which is the order of `shown`),
+    /// without copying the other rows.
+    static func rows<Row>(_ all: [Row], _ shown: [Int64], id: (Row) -> Int64) -> [Row] {
+        let wanted = Set(shown)
+        var out: [Row] = []
+        out.reserveCapacity(shown.count)
+        for row in all where wanted.contains(id(row)) {
+            out.append(row)
+            if out.count == shown.count { break }
+        }
+        return out
     }
 
     private func tabs(_ state: TUIState, _ snapshot: TUISnapshot, into grid: inout Grid) {

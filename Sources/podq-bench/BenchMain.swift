@@ -8,6 +8,9 @@ import PodqTestSupport
 ///   in-process server: wall time, MB/s, CPU seconds, peak RSS, and the SHA-256 checked.
 /// - `cancel [runs]`: how long `cancel()` takes to stop a running 1 GiB download, and whether the
 ///   server saw the connection end.
+/// - `feed`: `podq parse` of 5,000- and 18,000-item feeds.
+/// - `frame`: rendering a TUI frame of 1,000 rows; `tui-cpu`: the TUI's idle CPU, and its CPU with 50
+///   downloads running against `podq download` on the same queue.
 @main
 enum BenchMain {
     static func main() async throws {
@@ -16,10 +19,14 @@ enum BenchMain {
         case "memory": try await memory(mib: Int64(args.dropFirst().first ?? "") ?? 1024)
         case "cancel": try await cancelLatency(runs: Int(args.dropFirst().first ?? "") ?? 5)
         case "feed": try feedParsing()
+        case "frame": TUIBench.frame()
+        case "tui-cpu": try await TUIBench.cpu()
         default:
             try await memory(mib: Int64(args.first ?? "") ?? 1024)
             try await cancelLatency(runs: 5)
             try feedParsing()
+            TUIBench.frame()
+            try await TUIBench.cpu()
         }
     }
 

@@ -26,6 +26,15 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertTrue(out.contains("20 completed, 0 failed"))
     }
 
+    /// More than AsyncHTTPClient's default of 8 connections per host really run at once.
+    func testTwelveJobsAgainstOneHostAreTwelveInFlight() async throws {
+        let urls = (1...12).map { server.dataURL(size: 300_000, seed: UInt64($0), name: "j\($0).mp3", ["rate": "300000"]) }
+        let child = try podq(["download", "--jobs", "12", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardError)
+        XCTAssertEqual(server.log.maxInFlight, 12, "all twelve were on the wire at once")
+    }
+
     func testAFailureExitsWith1AndSaysWhy() async throws {
         let child = try podq(["download", "--download-dir", dir.file("out"),
                               server.url("/status/404").absoluteString, server.dataURL(size: 1000, name: "ok.mp3").absoluteString])

@@ -190,6 +190,36 @@ final class TUICommandTerminalTests: CLITestCase {
         XCTAssertEqual(files.filter { $0.hasSuffix(".wav") }.count, 6, "\(files)")
     }
 
+    func testSIGTERMAndSIGINTRestoreTheTerminalAndKeepThePartials() async throws {
+        _ = try await queue(1, size: 20_000_000, rate: 300_000)
+        for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            let tui = try openTUI()
+            let running = await tui.waitFor { (self.percent($0, "ep1.mp3") ?? 0) >= 1 }
+            XCTAssertTrue(running.ok, running.screen)
+            let pid = try XCTUnwrap(processID(containing: ["tui", cli.home]), "the podq process")
+            kill(pid, signal)
+            let exited = await tui.waitFor { $0.contains("[exit ") }
+            XCTAssertTrue(exited.screen.contains("[exit 130]"), "\(name):\n\(exited.screen)")
+            XCTAssertEqual(tui.display("#{alternate_on}"), "0", "\(name): the terminal is restored")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/ep1.mp3.part")), name)
+            let queue = try await cli.run(["queue", "--json"])
+            XCTAssertTrue(queue.out.contains("\"state\" : \"queued\"") || queue.out.contains("\"state\":\"queued\""), queue.out)
+        }
+    }
+
+    /// The pid of a running process whose command line contains every one of `parts`.
+    private func processID(containing parts: [String]) -> pid_t? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = pid_t(entry), pid != getpid(),
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard args.first?.hasSuffix("/podq") == true else { continue }
+            if parts.allSatisfy({ part in args.contains(part) }) { return pid }
+        }
+        return nil
+    }
+
     /// Polls `condition` every 20 ms for up to `timeout` seconds.
     private func waitUntil(timeout: Double = 15, _ condition: @escaping () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)

@@ -24,11 +24,18 @@ public final class AsyncHTTPTransport: HTTPTransport {
             decompression: .disabled
         )
         configuration.httpVersion = .automatic
+        // AHC's default of 8 connections per host silently queued `--jobs 9…64` against one server
+        // inside the client (found by the TUI benchmark: 50 "running", 8 transferring). podq's own
+        // limit decides how many run; the pool must not cap it below.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.maxConnectionsPerHost
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
     }
 
     private let stallSeconds: Double
+
+    /// The most connections to one host: podq's highest `simultaneous-downloads`.
+    public static let maxConnectionsPerHost = 64
 
     /// Closes the connections. Call once no request is running.
     public func shutdown() async {
