@@ -35,18 +35,7 @@ final class DownloadRunner: Sendable {
 
     /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
     func run(adding items: [DownloadItem]) async throws -> Int32 {
-        let lock = HomeLock(home: context.paths.home)
-        do {
-            if let holder = try lock.acquire() {
-                let who = holder.pid.map { "process \($0)" } ?? "another process"
-                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(context.paths.home); "
-                    + "wait for it, or use `podq queue add` to give it more work.")
-                return ExitCodes.locked
-            }
-            try context.store.reconcile()
-        } catch {
-            throw CommandError(error)
-        }
+        guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         defer { lock.release() }
         _ = try context.add(items)
 

@@ -26,6 +26,26 @@ struct QueueContext {
         }
     }
 
+    /// Takes the queue's lock (one runner at a time) and reconciles the store with the disk. Returns
+    /// nil, after saying which process holds it, when another podq runs the queue.
+    /// - Throws: ``CommandError`` when the lock file or the store fails.
+    func takeQueue() throws -> HomeLock? {
+        let lock = HomeLock(home: paths.home)
+        do {
+            if let holder = try lock.acquire() {
+                let who = holder.pid.map { "process \($0)" } ?? "another process"
+                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(paths.home); "
+                    + "wait for it or quit it, or use `podq queue add` to give it more work.")
+                return nil
+            }
+            try store.reconcile()
+            return lock
+        } catch {
+            lock.release()
+            throw CommandError(error)
+        }
+    }
+
     /// Removes temporary config files left by a podq that died while writing one (`.config.tmp-<pid>`
     /// whose process is gone).
     static func removeOrphanTemporaryFiles(near configFile: String) {

@@ -34,15 +34,8 @@ final class TUISession {
     /// Runs until `q`, SIGINT or SIGTERM; returns the exit code (0, 3 when another podq holds the
     /// queue, 130 after a signal). The terminal is restored on every path.
     func run() async throws -> Int32 {
-        let lock = HomeLock(home: context.paths.home)
+        guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         do {
-            if let holder = try lock.acquire() {
-                let who = holder.pid.map { "process \($0)" } ?? "another process"
-                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(context.paths.home); "
-                    + "quit it first, or use `podq queue add` to give it more work.")
-                return ExitCodes.locked
-            }
-            try context.store.reconcile()
             try library.reloadIfNeeded(at: now, force: true)
         } catch {
             lock.release()
@@ -68,7 +61,14 @@ final class TUISession {
         }
         let interrupt = InterruptHandler { inbox.requestQuit(signal: true) }
         let runner = self.runner
-        let queueTask = Task.detached { try await runner.run(untilStopped: true) }
+        let queueTask = Task.detached {
+            do {
+                return try await runner.run(untilStopped: true)
+            } catch {
+                inbox.requestQuit(signal: false)  // the store failed: leave, restore, then say why
+                throw error
+            }
+        }
 
         var failure: (any Error)?
         loop(screen)
