@@ -23,19 +23,31 @@ public struct DownloadTableRenderer: Sendable {
     func layout(width: Int) -> Layout {
         var l = Layout()
         var rest = width - l.state - 1
-        func take(_ cells: Int) -> Int? {
-            // Keep at least 12 cells for the title.
-            guard rest - (cells + 1) >= 12 else { return nil }
+        func take(_ cells: Int, leaving title: Int) -> Int? {
+            guard rest - (cells + 1) >= title else { return nil }
             rest -= cells + 1
             return cells
         }
-        l.percent = take(4) ?? 0
-        l.bar = take(rest >= 120 ? 24 : rest >= 70 ? 16 : 10) ?? 0
-        l.amount = take(19) ?? 0
-        l.speed = take(10) ?? 0
-        l.eta = take(6) ?? 0
+        // By priority: percent and bar keep 12 cells for the title; speed, ETA and the amounts only
+        // come when the title keeps 24 (at 80 columns the amounts drop out, the title gets 34).
+        l.percent = take(4, leaving: 12) ?? 0
+        l.bar = take(rest >= 120 ? 24 : rest >= 70 ? 16 : 10, leaving: 12) ?? 0
+        l.speed = take(10, leaving: 24) ?? 0
+        l.eta = l.speed > 0 ? take(6, leaving: 24) ?? 0 : 0
+        l.amount = take(19, leaving: 24) ?? 0
         l.title = max(0, rest)
         return l
+    }
+
+    /// `title` in `cells` cells. A `Podcast — Episode` title that does not fit cuts the podcast's
+    /// name first, so rows of one podcast stay told apart.
+    static func fit(_ title: String, to cells: Int) -> String {
+        guard DisplayWidth.of(title) > cells, let dash = title.range(of: " — ") else { return DisplayWidth.pad(title, to: cells) }
+        let podcast = String(title[..<dash.lowerBound])
+        let episode = String(title[dash.upperBound...])
+        let room = cells - DisplayWidth.of(episode) - 3
+        if room >= 6 { return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: room) + " — " + episode, to: cells) }
+        return DisplayWidth.pad(episode, to: cells)
     }
 
     /// One line per row, `width` cells wide, from line `y` of `grid`.
@@ -46,7 +58,7 @@ public struct DownloadTableRenderer: Sendable {
             if line >= grid.height { break }
             var x = 0
             x = grid.put(DisplayWidth.pad(row.state.name, to: l.state), x: x, y: line, style: style(for: row.state)) + 1
-            x = grid.put(DisplayWidth.pad(row.title, to: l.title), x: x, y: line) + 1
+            x = grid.put(Self.fit(row.title, to: l.title), x: x, y: line) + 1
             if l.bar > 0 {
                 // Only a running download of unknown length gets the moving bar.
                 let fraction = row.state == .completed ? 1 : row.fraction ?? (row.state == .downloading ? nil : 0)

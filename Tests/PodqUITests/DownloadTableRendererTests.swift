@@ -27,7 +27,7 @@ final class DownloadTableRendererTests: XCTestCase {
     func testNarrowLayoutDropsColumnsInsteadOfWrapping() {
         let lines = DownloadTableRenderer().lines(rows, width: 40)
         XCTAssertEqual(lines.joined(separator: "\n"), """
-            downloading Show — Epis… █████·····  50%
+            downloading Episode one  █████·····  50%
             queued      ポッドキャ…  ··········   ?%
             failed      Gone         ··········   0%
             completed   Done         ██████████ 100%
@@ -50,5 +50,13 @@ final class DownloadTableRendererTests: XCTestCase {
         DownloadTableRenderer().render([model], into: &grid)
         XCTAssertFalse(grid.text.unicodeScalars.contains { $0.value < 0x20 })
         XCTAssertTrue(grid.text.contains("Evil"))
+    }
+
+    func testAt80ColumnsSpeedAndETAStayAndLongPodcastNamesAreCutFirst() {
+        let rows = [DownloadRow(id: 1, title: "The Very Long Podcast Name Weekly — Episode 12: Resume", state: .downloading,
+                                fraction: 0.25, received: 1_000_000, expected: 4_000_000, speed: 250_000, eta: 12)]
+        XCTAssertEqual(DownloadTableRenderer().lines(rows, width: 80), [
+            "downloading The Very Lon… — Episode 12: Resume ██········  25% 250.0 KB/s 12s",
+        ])
     }
 }

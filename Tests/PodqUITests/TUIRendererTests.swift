@@ -48,8 +48,8 @@ final class TUIRendererTests: XCTestCase {
         XCTAssertEqual(text, """
              1 Downloads (7)   2 Episodes (0)   3 Po
             STATE       TITLE        PROGRESS      %
-            downloading Show — Epis… █████·····  50%
-            downloading Show — Live… ███·······   ?%
+            downloading Episode one  █████·····  50%
+            downloading Live stream  ███·······   ?%
             queued      ポッドキャ…  ··········   ?%
             paused      Paused one   ██········  25%
              2/3 active · 1.8 MB/s · 1 queued · 1 pa
