@@ -4,25 +4,25 @@ import PodqTestSupport
 
 /// `podq-bench`: measurements that are not tests (no timing is asserted in the test suite).
 ///
-/// - `memory [MiB]`: the real `podq download` of a generated file (1 GiB by default) from the
-///   in-process server: wall time, MB/s, CPU seconds, peak RSS, and the SHA-256 checked.
 /// - `cancel [runs]`: how long `cancel()` takes to stop a running 1 GiB download, and whether the
 ///   server saw the connection end.
 /// - `feed`: `podq parse` of 5,000- and 18,000-item feeds.
 /// - `frame`: rendering a TUI frame of 1,000 rows; `tui-cpu`: the TUI's idle CPU, and its CPU with 50
 ///   downloads running against `podq download` on the same queue.
+/// - `compare [--quick] [--out DIR] [--write FILE]`: podq against curl, wget and aria2c from nginx, and
+///   against podcastparser and feedparser (``CompareBench``); `make bench` writes docs/PERFORMANCE.md
+///   with it, `make bench-quick` checks in CI that every tool produced identical files.
 @main
 enum BenchMain {
     static func main() async throws {
         let args = Array(CommandLine.arguments.dropFirst())
         switch args.first {
-        case "memory": try await memory(mib: Int64(args.dropFirst().first ?? "") ?? 1024)
         case "cancel": try await cancelLatency(runs: Int(args.dropFirst().first ?? "") ?? 5)
         case "feed": try feedParsing()
         case "frame": TUIBench.frame()
         case "tui-cpu": try await TUIBench.cpu()
+        case "compare": try await compare(Array(args.dropFirst()))
         default:
-            try await memory(mib: Int64(args.first ?? "") ?? 1024)
             try await cancelLatency(runs: 5)
             try feedParsing()
             TUIBench.frame()
@@ -30,26 +30,23 @@ enum BenchMain {
         }
     }
 
-    static func memory(mib: Int64) async throws {
-        let server = try await TestServer.start()
-        let dir = TemporaryDirectory("podq-bench")
-        defer { dir.remove() }
-        let size = mib * 1024 * 1024
-        let url = server.dataURL(size: size, seed: 42, name: "big.bin")
-        let started = Date()
-        let child = try ChildProcess(executable: ChildProcess.podqExecutable,
-                                     arguments: ["download", "--download-dir", dir.file("out"), url.absoluteString],
-                                     directory: dir.path)
-        let exit = await Task.detached { child.wait(timeout: 600) }.value
-        let seconds = Date().timeIntervalSince(started)
-        await server.stop()
-        let hash = FileHash.sha256(path: dir.file("out/big.bin"))
-        let expected = PatternSource(seed: 42, length: size).sha256
-        let mbps = Double(size) / 1e6 / seconds
-        print(String(format: "memory: %lld MiB in %.2f s (%.0f MB/s), CPU %.2f s, peak RSS %.1f MB, exit %d, sha256 %@",
-                     mib, seconds, mbps, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1,
-                     hash == expected ? "ok" : "MISMATCH"))
-        if hash != expected || exit.code != 0 { Foundation.exit(1) }
+    static func compare(_ options: [String]) async throws {
+        func value(_ name: String) -> String? {
+            options.firstIndex(of: name).flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
+        }
+        let repo = FileManager.default.currentDirectoryPath
+        do {
+            var bench = try CompareBench(plan: options.contains("--quick") ? .quick : .full, repo: repo, out: value("--out"))
+            try await bench.run()
+            if let path = value("--write") {
+                try bench.report.write(to: path)
+                print("wrote \(path)")
+            }
+            print("compare: every tool produced files identical to the source")
+        } catch let error as BenchError {
+            FileHandle.standardError.write(Data("podq-bench: \(error)\n".utf8))
+            Foundation.exit(1)
+        }
     }
 
     /// `podq parse` of generated feeds: 5,000 items (~12 MB) and ~50 MB; median of 5 runs.

@@ -45,10 +45,19 @@ enum TUIBench {
 
     /// Idle CPU of the TUI on an empty queue, and its CPU with 50 downloads in flight against
     /// `podq download --jobs 50` on the same queue (each download rate-limited, so both take as long).
-    static func cpu(downloads: Int = 50, size: Int64 = 4_000_000, rate: Int = 400_000) async throws {
+    /// What ``cpu(downloads:size:rate:idleSeconds:)`` measured.
+    struct CPUResult {
+        var idlePercent: Double
+        var headless: Double
+        var tui: Double
+        var ratio: Double { tui / max(0.001, headless) }
+    }
+
+    @discardableResult
+    static func cpu(downloads: Int = 50, size: Int64 = 4_000_000, rate: Int = 400_000, idleSeconds: Int = 10) async throws -> CPUResult? {
         guard Tmux.isAvailable else {
-            print("tui-cpu: skipped: tmux is not installed (apt-get install tmux)")
-            return
+            print("tui-cpu: not measured: tmux is not installed (apt-get install tmux)")
+            return nil
         }
         let server = try await TestServer.start()
         let dir = TemporaryDirectory("podq-bench-tui")
@@ -57,11 +66,13 @@ enum TUIBench {
         let idleHome = dir.file("idle")
         let idle = try Tmux(command: "\(ChildProcess.podqExecutable) tui --home '\(idleHome)'", width: 160, height: 60)
         try await Task.sleep(for: .seconds(2))
+        var idlePercent = 0.0
         if let pid = processID(home: idleHome) {
             let before = cpuSeconds(pid)
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(idleSeconds))
             let used = cpuSeconds(pid) - before
-            print(String(format: "tui-idle: %.3f CPU s in 10 s (%.2f%% of a core; target < 1%%)", used, used * 10))
+            idlePercent = used * 100 / Double(idleSeconds)
+            print(String(format: "tui-idle: %.3f CPU s in %d s (%.2f%% of a core; target < 1%%)", used, idleSeconds, idlePercent))
         }
         idle.stop()
 
@@ -99,6 +110,8 @@ enum TUIBench {
         print(String(format: "tui-cpu: %d downloads of %.1f MB at %d B/s each: headless %.2f CPU s (%.1f s, exit %d), TUI %.2f CPU s (%.1f s%@): %.2fx (target <= 1.2x)",
                      downloads, Double(size) / 1e6, rate, exit.cpuSeconds, headlessWall, exit.code ?? -1, used, tuiWall,
                      done.ok ? "" : ", DID NOT FINISH", used / max(0.001, exit.cpuSeconds)))
+        guard done.ok, exit.code == 0 else { throw BenchError.mismatch("tui-cpu: the downloads did not all finish") }
+        return CPUResult(idlePercent: idlePercent, headless: exit.cpuSeconds, tui: used)
     }
 
     /// user + system CPU seconds of a process, from /proc.

@@ -43,19 +43,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = .GET
-        outgoing.headers = request.headers
-        if !outgoing.headers.contains(name: "User-Agent") {
-            outgoing.headers.add(name: "User-Agent", value: Self.userAgent)
+        var headers = request.headers
+        if !headers.contains(name: "User-Agent") {
+            headers.add(name: "User-Agent", value: Self.userAgent)
+        }
+        let stall = stallSeconds
+        let delegate = StreamingDelegate { error, duringBody in
+            Self.map(error, stallSeconds: stall, duringBody: duringBody)
         }
         do {
-            let response = try await client.execute(outgoing, deadline: .distantFuture)
-            let stall = stallSeconds
-            return TransportResponse(
-                status: Int(response.status.code),
-                headers: response.headers,
-                body: ResponseBody(MappedErrorsBody(base: response.body, stallSeconds: stall)))
+            let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: headers)
+            let head = try await delegate.start(outgoing, on: client)
+            return TransportResponse(status: Int(head.status.code), headers: head.headers,
+                                     body: ResponseBody(source: delegate))
         } catch {
             throw Self.map(error, stallSeconds: stallSeconds, duringBody: false)
         }
@@ -99,28 +99,5 @@ public final class AsyncHTTPTransport: HTTPTransport {
     private static func nanos(_ d: Duration) -> Int64 {
         let (s, a) = d.components
         return s * 1_000_000_000 + a / 1_000_000_000
-    }
-}
-
-/// The client's body, with its errors mapped to ``DownloadError``.
-private struct MappedErrorsBody: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let base: HTTPClientResponse.Body
-    let stallSeconds: Double
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: HTTPClientResponse.Body.AsyncIterator
-        let stallSeconds: Double
-        mutating func next() async throws -> ByteBuffer? {
-            do {
-                return try await base.next()
-            } catch {
-                throw AsyncHTTPTransport.map(error, stallSeconds: stallSeconds, duringBody: true)
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), stallSeconds: stallSeconds)
     }
 }

@@ -96,38 +96,25 @@ extension DownloadOperation {
 
     /// Streams `body` into `writer`, first checking `overlapTail` (the partial's last bytes) against the
     /// start of the body. Throws on a short or long body.
+    ///
+    /// The chunks are written by ``ResponseBody/forEach(_:)`` on the thread that read them: one
+    /// `write(2)` per read, no hop between threads, and the next read waits for the write (a slow disk
+    /// slows the connection instead of filling memory).
     private func stream(_ body: ResponseBody, into writer: PartialFileWriter, expected: Int64?,
                         overlapTail: [UInt8]?) async throws {
-        var toCompare = overlapTail ?? []
-        var compared = 0
-        var written = downloadedLength
-        for try await var chunk in body {
-            if Task.isCancelled { break }
-            if compared < toCompare.count {
-                let n = min(chunk.readableBytes, toCompare.count - compared)
-                let matches = chunk.withUnsafeReadableBytes { bytes in
-                    toCompare.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress! + compared, n) == 0 }
-                }
-                guard matches else { throw RestartFromZero() }
-                compared += n
-                chunk.moveReaderIndex(forwardBy: n)
-                if compared == toCompare.count { toCompare = [] ; compared = 0 }
-                if chunk.readableBytes == 0 { continue }
-            }
-            let count = chunk.readableBytes
-            if let expected, written + Int64(count) > expected {
-                throw DownloadError.bodyTooLong(expected: expected)
-            }
-            try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
-            written += Int64(count)
-            addProgress(count)
+        let sink = ChunkSink(operation: self, writer: writer, expected: expected, overlapTail: overlapTail ?? [],
+                             written: downloadedLength)
+        do {
+            try await body.forEach { chunk in try sink.take(&chunk) }
+        } catch is ChunkSink.OverlapMismatch {
+            throw RestartFromZero()
         }
         try Task.checkCancellation()
         // The body ended inside the overlap: the server's file is shorter than the partial one.
-        if !toCompare.isEmpty { throw RestartFromZero() }
-        if let expected, written < expected {
+        if !sink.overlapChecked { throw RestartFromZero() }
+        if let expected, sink.written < expected {
             writer.close()
-            throw DownloadError.shortBody(received: written, expected: expected)
+            throw DownloadError.shortBody(received: sink.written, expected: expected)
         }
     }
 

@@ -42,15 +42,27 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
-/// A response body as an async sequence of `ByteBuffer`s.
+/// A response body as an async sequence of `ByteBuffer`s, read once.
+///
+/// Iterate it, or hand every chunk to a sink with ``forEach(_:)``: the live transport then runs the
+/// sink on the thread that read the chunk, with no hop between threads per chunk.
 public struct ResponseBody: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
 
     private let makeIterator: @Sendable () -> AsyncIterator
+    private let source: SourceBox?
 
     /// Wraps any sendable sequence of buffers; iteration keeps the wrapped sequence's backpressure.
     public init<Base: AsyncSequence & Sendable>(_ base: Base) where Base.Element == ByteBuffer {
         self.makeIterator = { AsyncIterator(IteratorBox(base.makeAsyncIterator())) }
+        self.source = nil
+    }
+
+    /// A body read from `source`; dropping every copy before the end abandons it.
+    init(source: any BodySource) {
+        let box = SourceBox(source)
+        self.source = box
+        self.makeIterator = { AsyncIterator(SourceIterator(box)) }
     }
 
     /// An empty body.
@@ -58,12 +70,37 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncIterator { makeIterator() }
 
+    /// Calls `sink` with every chunk in order and returns at the end of the body. `sink` may run on
+    /// another thread, one chunk at a time; a thrown error stops the transfer and is rethrown here.
+    public func forEach(_ sink: @escaping @Sendable (inout ByteBuffer) throws -> Void) async throws {
+        if let source {
+            try await source.source.forEach(sink)
+            return
+        }
+        for try await var chunk in self {
+            try sink(&chunk)
+        }
+    }
+
     /// Pulls the next chunk.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let box: any NextProviding
         fileprivate init(_ box: any NextProviding) { self.box = box }
         public mutating func next() async throws -> ByteBuffer? { try await box.next() }
     }
+}
+
+/// Abandons the source when the last copy of the body (and its iterators) is gone.
+private final class SourceBox: Sendable {
+    let source: any BodySource
+    init(_ source: any BodySource) { self.source = source }
+    deinit { source.abandon() }
+}
+
+private final class SourceIterator: NextProviding {
+    let box: SourceBox
+    init(_ box: SourceBox) { self.box = box }
+    func next() async throws -> ByteBuffer? { try await box.source.next() }
 }
 
 fileprivate protocol NextProviding: AnyObject {
