@@ -13,59 +13,52 @@ enum JSONValue {
 
     /// The compact JSON text.
     var text: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    func write(to out: inout String) {
+    /// Appends the compact JSON text as UTF-8 bytes (no String is grown piece by piece).
+    func write(to out: inout [UInt8]) {
         switch self {
         case .string(let s): Self.quote(s, into: &out)
-        case .int(let n): out += String(n)
-        case .null: out += "null"
+        case .int(let n): out.append(contentsOf: String(n).utf8)
+        case .null: out.append(contentsOf: "null".utf8)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, key) in fields.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.quote(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 fields[key]!.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        var plain = true
-        for b in s.utf8 where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
-            plain = false
-            break
-        }
-        if plain {
-            out += s
-        } else {
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
+    static func quote(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default: out.append(b)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
-
-import Foundation

@@ -15,23 +15,36 @@ public enum FeedDate {
     }
 
     static func rfc822(_ text: String) -> Date? {
-        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+        var text = text
+        return text.withUTF8 { rfc822(bytes: $0) }
+    }
+
+    /// RFC 822 on the UTF-8 bytes: tokens split at spaces, commas and tabs, each read by its shape
+    /// (zone, time, month, number). No String is made per token.
+    static func rfc822(bytes b: UnsafeBufferPointer<UInt8>) -> Date? {
         var day: Int?, month: Int?, year: Int?
         var hour = 0, minute = 0, second = 0
         var offset = 0
-        for token in tokens {
-            if token.hasPrefix("+") || token.hasPrefix("-") {
-                guard let z = zoneOffset(token) else { return nil }
+        var i = 0
+        func isSeparator(_ c: UInt8) -> Bool { c == 0x20 || c == 0x2C || c == 0x09 }
+        while i < b.count {
+            while i < b.count, isSeparator(b[i]) { i += 1 }
+            let start = i
+            while i < b.count, !isSeparator(b[i]) { i += 1 }
+            guard start < i else { break }
+            let token = UnsafeBufferPointer(rebasing: b[start..<i])
+            if token[0] == UInt8(ascii: "+") || token[0] == UInt8(ascii: "-") {
+                guard let z = zoneOffset(bytes: token) else { return nil }
                 offset = z
-            } else if token.contains(":") {
-                let p = token.split(separator: ":").map { Int($0) }
-                guard p.count >= 2, let h = p[0], let m = p[1] else { return nil }
+            } else if token.contains(UInt8(ascii: ":")) {
+                let parts = token.split(separator: UInt8(ascii: ":")).map { number(UnsafeBufferPointer(rebasing: $0)) }
+                guard parts.count >= 2, let h = parts[0], let m = parts[1] else { return nil }
                 hour = h
                 minute = m
-                second = p.count > 2 ? (p[2] ?? 0) : 0
-            } else if let m = monthNumber(token) {
+                second = parts.count > 2 ? (parts[2] ?? 0) : 0
+            } else if let m = monthNumber(bytes: token) {
                 month = m
-            } else if let n = Int(token) {
+            } else if let n = number(token) {
                 if token.count == 4 {
                     year = n
                 } else if token.count <= 2 && day == nil {
@@ -39,12 +52,23 @@ public enum FeedDate {
                 } else if token.count == 2 && year == nil {
                     year = n < 70 ? 2000 + n : 1900 + n  // two-digit years
                 }
-            } else if let z = zoneOffset(token) {
+            } else if let z = zoneOffset(bytes: token) {
                 offset = z
             }
         }
         guard let day, let month, let year, (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         return make(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
+    }
+
+    /// A run of 1…9 ASCII digits as a number; nil for anything else.
+    private static func number(_ token: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard (1...9).contains(token.count) else { return nil }
+        var n = 0
+        for c in token {
+            guard c >= 48 && c <= 57 else { return nil }
+            n = n * 10 + Int(c - 48)
+        }
+        return n
     }
 
     static func iso8601(_ text: String) -> Date? {
@@ -93,23 +117,31 @@ public enum FeedDate {
 
     /// Seconds east of UTC for `+0100`, `-05:00`, `GMT`, `Z`, `EST`…; nil when not a zone.
     static func zoneOffset(_ token: String) -> Int? {
-        let upper = token.uppercased()
-        switch upper {
-        case "GMT", "UT", "UTC", "Z": return 0
-        case "EST": return -5 * 3600
-        case "EDT": return -4 * 3600
-        case "CST": return -6 * 3600
-        case "CDT": return -5 * 3600
-        case "MST": return -7 * 3600
-        case "MDT": return -6 * 3600
-        case "PST": return -8 * 3600
-        case "PDT": return -7 * 3600
-        case "BST": return 3600
-        case "CET": return 3600
-        case "CEST": return 7200
-        default: break
+        var token = token
+        return token.withUTF8 { zoneOffset(bytes: $0) }
+    }
+
+    static func zoneOffset(bytes b: UnsafeBufferPointer<UInt8>) -> Int? {
+        if b.count <= 4, b.count >= 1, b[0] != UInt8(ascii: "+"), b[0] != UInt8(ascii: "-") {
+            var name = 0
+            for c in b { name = name << 8 | Int(c >= 97 && c <= 122 ? c - 32 : c) }
+            func code(_ s: StaticString) -> Int { s.withUTF8Buffer { $0.reduce(0) { $0 << 8 | Int($1) } } }
+            switch name {
+            case code("GMT"), code("UT"), code("UTC"), code("Z"): return 0
+            case code("EST"): return -5 * 3600
+            case code("EDT"): return -4 * 3600
+            case code("CST"): return -6 * 3600
+            case code("CDT"): return -5 * 3600
+            case code("MST"): return -7 * 3600
+            case code("MDT"): return -6 * 3600
+            case code("PST"): return -8 * 3600
+            case code("PDT"): return -7 * 3600
+            case code("BST"): return 3600
+            case code("CET"): return 3600
+            case code("CEST"): return 7200
+            default: return nil
+            }
         }
-        let b = Array(upper.utf8)
         guard b.count >= 3, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-") else { return nil }
         let digits = b.dropFirst().filter { $0 != UInt8(ascii: ":") }
         guard digits.count == 4 || digits.count == 2, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
@@ -119,22 +151,25 @@ public enum FeedDate {
         return (b[0] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 
-    static func monthNumber(_ token: String) -> Int? {
-        guard token.count >= 3, token.first?.isLetter == true else { return nil }
-        return switch token.prefix(3).lowercased() {
-        case "jan": 1
-        case "feb": 2
-        case "mar": 3
-        case "apr": 4
-        case "may": 5
-        case "jun": 6
-        case "jul": 7
-        case "aug": 8
-        case "sep": 9
-        case "oct": 10
-        case "nov": 11
-        case "dec": 12
-        default: nil
+    static func monthNumber(bytes b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard b.count >= 3 else { return nil }
+        func lower(_ c: UInt8) -> Int { Int(c >= 65 && c <= 90 ? c + 32 : c) }
+        let key = lower(b[0]) << 16 | lower(b[1]) << 8 | lower(b[2])
+        func code(_ s: StaticString) -> Int { s.withUTF8Buffer { $0.reduce(0) { $0 << 8 | Int($1) } } }
+        switch key {
+        case code("jan"): return 1
+        case code("feb"): return 2
+        case code("mar"): return 3
+        case code("apr"): return 4
+        case code("may"): return 5
+        case code("jun"): return 6
+        case code("jul"): return 7
+        case code("aug"): return 8
+        case code("sep"): return 9
+        case code("oct"): return 10
+        case code("nov"): return 11
+        case code("dec"): return 12
+        default: return nil
         }
     }
 
