@@ -74,6 +74,9 @@ enum TUIBench {
             idlePercent = used * 100 / Double(idleSeconds)
             print(String(format: "tui-idle: %.3f CPU s in %d s (%.2f%% of a core; target < 1%%)", used, idleSeconds, idlePercent))
         }
+        // Quit it first: `kill-server` alone left the idle TUIs of earlier runs behind.
+        idle.send("q")
+        _ = await idle.waitFor { $0.contains("[exit") }
         idle.stop()
 
         func queue(_ home: String) async throws {
