@@ -171,20 +171,14 @@ struct CompareBench {
         for round in 0..<plan.runs {
             for i in 0..<parsers.count {
                 let (name, command) = parsers[(i + round) % parsers.count]
-                let report = logs + "/feed-measure.txt"
-                let child = try ChildProcess(executable: measure, arguments: [report] + command, directory: logs)
-                let exit = child.wait(timeout: 600)
-                guard exit.code == 0 else {
-                    throw BenchError.setup("\(name) failed: \(child.standardError.suffix(300)) (make bench-deps installs podcastparser and feedparser)")
+                let run: (sample: Sample, output: String)
+                do {
+                    run = try Sample.runReadingOutput(command, measure: measure, logs: logs, timeout: 600)
+                } catch {
+                    throw BenchError.setup("\(name) failed: \(error) (make bench-deps installs podcastparser and feedparser)")
                 }
-                let fields = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
-                guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]), let rss = Int64(fields[2]) else {
-                    throw BenchError.setup("bench/measure wrote no report for \(name)")
-                }
-                if round == 0 { urls[name] = try Self.enclosures(json: child.standardOutput, podq: name == "podq parse") }
-                unlink(child.stdoutPath)
-                unlink(child.stderrPath)
-                samples[name, default: []].append(Sample(wall: wall, cpu: cpu, rss: rss * 1024))
+                if round == 0 { urls[name] = try Self.enclosures(json: run.output, podq: name == "podq parse") }
+                samples[name, default: []].append(run.sample)
             }
         }
         let reference = urls["podq parse"] ?? []

@@ -87,6 +87,12 @@ struct Sample: Sendable {
 
     /// Runs `command` to the end under `measure` (bench/measure.c); throws when it fails.
     static func run(_ command: [String], measure: String, environment: [String: String] = [:], logs: String, timeout: Double = 900) throws -> Sample {
+        try runReadingOutput(command, measure: measure, environment: environment, logs: logs, timeout: timeout).sample
+    }
+
+    /// ``run(_:measure:environment:logs:timeout:)``, also returning what the command printed.
+    static func runReadingOutput(_ command: [String], measure: String, environment: [String: String] = [:], logs: String,
+                                 timeout: Double = 900) throws -> (sample: Sample, output: String) {
         let report = logs + "/measure-\(UUID().uuidString.prefix(8)).txt"
         defer { unlink(report) }
         let child = try ChildProcess(executable: measure, arguments: [report] + command, environment: environment, directory: logs)
@@ -94,14 +100,15 @@ struct Sample: Sendable {
         guard exit.code == 0 else {
             throw BenchError.mismatch("\(command.prefix(3).joined(separator: " ")) … exited with \(exit.code.map(String.init) ?? "signal \(exit.signal ?? 0)"): \(child.standardError.suffix(300))")
         }
-        let fields = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(separator: " ")
-        guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]),
-            let rss = Int64(fields[2].trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw BenchError.setup("bench/measure wrote no report for \(command[0])") }
+        let fields = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]), let rss = Int64(fields[2]) else {
+            throw BenchError.setup("bench/measure wrote no report for \(command[0])")
+        }
+        let output = child.standardOutput
         // Kept on failure for reading; removed when the run went well.
         unlink(child.stdoutPath)
         unlink(child.stderrPath)
-        return Sample(wall: wall, cpu: cpu, rss: rss * 1024)
+        return (Sample(wall: wall, cpu: cpu, rss: rss * 1024), output)
     }
 
     /// The median of each measure on its own.
