@@ -76,6 +76,9 @@ struct Connection {
                 if due > now { try await Task.sleep(for: due - now) }
             }
         }
+        // A stall due at the last byte sent still happens (before a drop, say, so that the client has
+        // read everything when the connection closes).
+        if let s = stall, sent >= s.afterBytes { try await Task.sleep(for: .milliseconds(Int(s.seconds * 1000))) }
         if response.dropAfter != nil {
             return false  // close without ending the body: the client sees a short body
         }

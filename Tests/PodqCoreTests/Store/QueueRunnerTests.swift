@@ -45,7 +45,8 @@ final class QueueRunnerTests: XCTestCase {
 
     func testADroppedConnectionIsRetriedAndResumedToACorrectFile() async throws {
         let size: Int64 = 800_000
-        let id = try add(server.dataURL(size: size, seed: 3, ["dropFirst": "300000"]), "a.bin")
+        // The pause before the drop lets the client write what it read, even on a busy machine.
+        let id = try add(server.dataURL(size: size, seed: 3, ["dropFirst": "300000", "stallFirst": "300000:0.5"]), "a.bin")
         let (summary, events) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
         let row = try XCTUnwrap(store.download(id: id))
