@@ -21,13 +21,21 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
-        // Layer 0: the only C in the project, the ncursesw shim. Only PodqTerminal imports it.
+        // Layer 0: the ncursesw shim. Only PodqTerminal imports it.
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+
+        // Layer 0: libxml2's SAX2 parser for feeds, with its headers kept inside (Debian's libxml2-dev).
+        .target(
+            name: "CFeedXML",
+            cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])],
+            linkerSettings: [.linkedLibrary("xml2")]
+        ),
 
         // Layer 1: models, downloads, files. No UI, no terminal.
         .target(
             name: "PodqCore",
             dependencies: [
+                "CFeedXML",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

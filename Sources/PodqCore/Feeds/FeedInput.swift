@@ -1,15 +1,17 @@
 import Foundation
 
-/// Gets a feed file ready for libxml2 through corelibs' `XMLParser`, which crashes (SIGILL in
-/// `_NSXMLParserStartElementNs`) when a name or namespace holds bytes that are not UTF-8; found by
-/// the robustness test with three flipped bytes.
+/// Gets a feed file ready for libxml2 as UTF-8. (corelibs' `XMLParser`, used before, crashed on names
+/// that were not UTF-8, found by the robustness test with three flipped bytes; libxml2 directly
+/// reports them, and a readable feed should not be refused for one bad byte.)
 ///
 /// A feed declared (or defaulting to) UTF-8 is checked, and when it holds invalid bytes a copy is
 /// written with each bad sequence replaced by U+FFFD. A feed declared ISO-8859-1 or windows-1252 is
 /// transcoded to UTF-8 here (the declaration rewritten), so what reaches the parser is always UTF-8.
 enum FeedInput {
     /// The path to parse: `path` itself, or a temporary copy (then `isCopy` is true; delete it).
-    static func prepare(_ path: String) throws(FeedError) -> (path: String, isCopy: Bool) {
+    /// - Parameter checkUTF8: false to pass a UTF-8 file through unread (libxml2 reports bad bytes;
+    ///   the caller then asks again with true).
+    static func prepare(_ path: String, checkUTF8: Bool = true) throws(FeedError) -> (path: String, isCopy: Bool) {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
@@ -19,6 +21,7 @@ enum FeedInput {
         let encoding = declaredEncoding(head)?.lowercased() ?? "utf-8"
         switch encoding {
         case "utf-8", "utf8":
+            guard checkUTF8 else { return (path, false) }
             try? handle.seek(toOffset: 0)
             if isValidUTF8(handle) { return (path, false) }
             return (try copy(path, table: nil), true)

@@ -1,15 +1,13 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// A streaming (SAX) parser for RSS 2.0, 0.9x and 1.0, Atom 1.0, the iTunes namespace and Media RSS,
-/// fed from a file: never `XMLParser(data:)`, which fails above ~10 MB.
+/// fed from a file through libxml2's SAX2 parser (``FeedXMLReader``; never a whole document in memory).
 ///
-/// libxml2 underneath refuses billion-laughs and never opens external entities; the declared charset
-/// is honoured; an undeclared HTML entity such as `&nbsp;` (common in sloppy feeds) makes the parser
-/// repair the file once (see ``EntityRepair``) and try again. Items without an enclosure are counted,
-/// not returned (docs/FEEDS.md).
+/// The document's own entities expand under libxml2's amplification limits (a billion laughs is
+/// refused) and nothing external is ever opened; the declared charset is honoured (``FeedInput``); a
+/// file that claims UTF-8 but is not gets a repaired copy; an undeclared HTML entity such as `&nbsp;`
+/// (common in sloppy feeds) makes the parser repair the file once (see ``EntityRepair``) and try again.
+/// Items without an enclosure are counted, not returned (docs/FEEDS.md).
 public enum FeedParser {
     /// The default size cap.
     public static let defaultSizeLimit: Int64 = 50_000_000
@@ -22,9 +20,21 @@ public enum FeedParser {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard Int64(info.st_size) <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
-        let input = try FeedInput.prepare(path)
+        // A UTF-8 file goes to libxml2 as it is; only when it fails is it checked for bad bytes.
+        let input = try FeedInput.prepare(path, checkUTF8: false)
         defer { if input.isCopy { unlink(input.path) } }
-        let path = input.path
+        do {
+            return try parseRepairingEntities(path: input.path, baseURL: baseURL, keepNotes: keepNotes)
+        } catch {
+            guard case .malformed = error, !input.isCopy else { throw error }
+            let checked = try FeedInput.prepare(path, checkUTF8: true)
+            guard checked.isCopy else { throw error }
+            defer { unlink(checked.path) }
+            return try parseRepairingEntities(path: checked.path, baseURL: baseURL, keepNotes: keepNotes)
+        }
+    }
+
+    private static func parseRepairingEntities(path: String, baseURL: URL?, keepNotes: Bool) throws(FeedError) -> Feed {
         do {
             return try parseOnce(path: path, baseURL: baseURL, keepNotes: keepNotes)
         } catch {
@@ -42,50 +52,38 @@ public enum FeedParser {
     }
 
     private static func parseOnce(path: String, baseURL: URL?, keepNotes: Bool) throws(FeedError) -> Feed {
-        guard let stream = InputStream(fileAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
-        let parser = XMLParser(stream: stream)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        let delegate = FeedParserDelegate(baseURL: baseURL, keepNotes: keepNotes)
-        parser.delegate = delegate
-        let ok = parser.parse()
-        if let failure = delegate.failure { throw failure }
-        if !ok || delegate.error != nil || parser.parserError != nil {
-            let error = delegate.error ?? parser.parserError
-            let reason = Self.describe(error)
-            if reason.contains("mplification") || reason.contains("loop") || reason.contains("xternal") {
-                throw .hostileEntities
-            }
-            throw .malformed(line: delegate.errorLine ?? parser.lineNumber, column: delegate.errorColumn ?? parser.columnNumber, reason: reason)
+        let builder = FeedBuilder(baseURL: baseURL, keepNotes: keepNotes)
+        switch try FeedXMLReader.parse(path: path, handler: builder) {
+        case .wellFormed:
+            break
+        case .external:
+            throw .hostileEntities
+        case .malformed(let code, let line, let column, let message):
+            let reason = describe(code: code, message: message)
+            if reason.contains("mplification") || reason.contains("loop") { throw .hostileEntities }
+            throw .malformed(line: max(line, 1), column: max(column, 1), reason: reason)
         }
-        guard delegate.sawRoot else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
-        guard delegate.isFeed else { throw .notAFeed(root: delegate.rootName) }
-        return delegate.feed
+        guard builder.sawRoot else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
+        guard builder.isFeed else { throw .notAFeed(root: builder.rootName) }
+        return builder.feed
     }
 
-    static func describe(_ error: (any Error)?) -> String {
-        guard let error else { return "unknown error" }
-        let ns = error as NSError
-        if let text = ns.userInfo[NSLocalizedDescriptionKey] as? String, !text.isEmpty, !text.hasPrefix("The operation") {
-            return SafeText.clean(text)
-        }
-        // libxml2's numbers: 26 undeclared entity, 27/89 entity loops and external entities.
-        switch ns.code {
-        case 26: return "undeclared entity"
-        case 89, 104: return "entity loop or external entity"
+    /// libxml2's message, cleaned, or a plain reason for its error number.
+    static func describe(code: Int, message: String) -> String {
+        // libxml2's numbers (xmlParserErrors): 4 empty document, 5 ends too early, 26 undeclared entity,
+        // 76 mismatched end tag, 89 entity loop.
+        switch code {
+        case 4: return "the file is empty"
         case 5: return "the document ends too early (truncated?)"
-        case 76: return "an end tag does not match its start tag"
+        case 89: return "entity loop or amplification"
         default: break
         }
-        if let code = XMLParser.ErrorCode(rawValue: ns.code) {
-            switch code {
-            case .undeclaredEntityError, .entityNotFinishedError: return "undeclared entity"
-            case .entityBoundaryError, .entityIsExternalError, .entityRefLoopError: return "entity loop or external entity"
-            case .prematureDocumentEndError: return "the document ends too early (truncated?)"
-            case .tagNameMismatchError: return "an end tag does not match its start tag"
-            default: return "XML error \(ns.code)"
-            }
+        let text = SafeText.clean(message).trimmingASCIIWhitespace
+        if !text.isEmpty { return text }
+        switch code {
+        case 26: return "undeclared entity"
+        case 76: return "an end tag does not match its start tag"
+        default: return "XML error \(code)"
         }
-        return "XML error \(ns.code)"
     }
 }

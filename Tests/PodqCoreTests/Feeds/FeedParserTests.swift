@@ -136,13 +136,41 @@ final class FeedParserTests: XCTestCase {
         }
     }
 
-    func testExternalEntitiesAreNeverOpened() throws {
-        do {
-            let feed = try parse("hostile-external-entity.xml")
-            XCTAssertFalse(feed.title.contains("root:"), "the file was not read")
-        } catch {
-            XCTAssertNotNil(error as? FeedError)
+    func testExternalEntitiesAreRefusedUnread() throws {
+        XCTAssertEqual(parseError("hostile-external-entity.xml"), .hostileEntities)
+        XCTAssertEqual(parseError("hostile-external-parameter-entity.xml"), .hostileEntities)
+    }
+
+    func testAnExternalEntityOnTheNetworkIsNeverFetched() async throws {
+        let server = try await TestServer.start()
+        let dir = TemporaryDirectory()
+        let path = dir.file("feed.xml")
+        for (name, doctype) in [
+            ("entity", "<!DOCTYPE rss [ <!ENTITY x SYSTEM \"\(server.url("/entity.xml"))\"> ]>"),
+            ("dtd", "<!DOCTYPE rss SYSTEM \"\(server.url("/feed.dtd"))\">"),
+        ] {
+            let xml = "<?xml version=\"1.0\"?>\n\(doctype)\n<rss version=\"2.0\"><channel><title>T\(name == "entity" ? " &x;" : "")</title>"
+                + "<item><title>t</title><enclosure url=\"https://e.org/x.mp3\" length=\"1\"/></item></channel></rss>"
+            try xml.write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                let feed = try FeedParser.parse(file: path)
+                XCTAssertEqual(name, "dtd", "an external entity is refused")
+                XCTAssertEqual(feed.title, "T", "an external DTD is ignored, the feed read")
+            } catch {
+                XCTAssertEqual(name, "entity")
+                XCTAssertEqual(error, .hostileEntities)
+            }
         }
+        XCTAssertEqual(server.log.requests.count, 0, "nothing was fetched")
+        await server.stop()
+        dir.remove()
+    }
+
+    func testInternalEntitiesExpandAndAnUndeclaredPrefixIsTolerated() throws {
+        let feed = try parse("rss-internal-entities-and-undeclared-prefix.xml")
+        XCTAssertEqual(feed.title, "Tom & Jerry épisodes <live>")
+        XCTAssertEqual(feed.episodes.map(\.title), ["One"])
+        XCTAssertEqual(feed.episodes.first?.enclosures.first?.url, "https://e.org/1.mp3?a=1&b=2", "entities in attributes are decoded")
     }
 
     func testMalformedXMLSaysWhere() {

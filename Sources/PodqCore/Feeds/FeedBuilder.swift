@@ -1,22 +1,17 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// The SAX callbacks: an element stack, a text buffer, and the feed being built.
-final class FeedParserDelegate: NSObject, XMLParserDelegate {
+/// Builds a ``Feed`` from the SAX events of ``FeedXMLReader``: an element stack, a text buffer, and
+/// the feed being built.
+final class FeedBuilder: FeedXMLHandler {
     let baseURL: URL?
     var feed = Feed()
-    var error: (any Error)?
-    var failure: FeedError?
-    var errorLine: Int?
-    var errorColumn: Int?
     var sawRoot = false
     var isFeed = false
     var rootName = ""
 
     private var stack: [(ns: String, name: String)] = []
-    private var text = ""
+    /// The text of the element being read, as UTF-8 (a String is made only at its end tag).
+    private var text: [UInt8] = []
     private var collecting = false
     private var item: FeedEpisode?
     private var itemIsAtom = false
@@ -34,17 +29,15 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     // MARK: Elements
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        let ns = namespaceURI ?? ""
+    func start(ns: String, name: String, attributes: FeedXMLAttributes) {
         if !sawRoot {
             sawRoot = true
-            rootName = qualifiedName ?? name
+            rootName = name
             isFeed = (ns.isEmpty && name == "rss") || (ns == FeedNamespace.atom && name == "feed") || (ns == FeedNamespace.rdf && name == "RDF")
                 || (ns.isEmpty && name == "feed")
         }
         stack.append((ns, name))
-        text = ""
+        text.removeAll(keepingCapacity: true)
         collecting = true
         let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
         let isAtom = ns == FeedNamespace.atom
@@ -83,12 +76,11 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        let ns = namespaceURI ?? ""
-        let value = text.trimmingASCIIWhitespace
+    func end(ns: String, name: String) {
+        let value = text.isEmpty ? "" : String(decoding: text, as: UTF8.self).trimmingASCIIWhitespace
         stack.removeLast()
         collecting = false
-        text = ""
+        text.removeAll(keepingCapacity: true)
         let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
         let isAtom = ns == FeedNamespace.atom
 
@@ -168,7 +160,7 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    private func handleAtomLink(_ attributes: [String: String]) {
+    private func handleAtomLink(_ attributes: FeedXMLAttributes) {
         guard let href = attributes["href"], let url = resolve(href) else { return }
         let rel = attributes["rel"] ?? "alternate"
         if rel == "enclosure" {
@@ -200,29 +192,8 @@ final class FeedParserDelegate: NSObject, XMLParserDelegate {
 
     // MARK: Text
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if collecting { text += string }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        if collecting { text += String(decoding: CDATABlock, as: UTF8.self) }
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if error == nil {
-            error = parseError
-            errorLine = parser.lineNumber
-            errorColumn = parser.columnNumber
-        }
-    }
-
-    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-        // corelibs also asks about undeclared entities (no system ID): those are repaired, not hostile.
-        if systemID != nil {
-            failure = .hostileEntities
-            parser.abortParsing()
-        }
-        return nil
+    func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if collecting { text.append(contentsOf: bytes) }
     }
 
     // MARK: Helpers

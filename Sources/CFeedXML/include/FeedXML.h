@@ -1,0 +1,32 @@
+// A small C face on libxml2's SAX2 parser for the feed parser: streaming from a file descriptor,
+// entities declared inside the document expanded (with libxml2's amplification limits), anything
+// external (entities, DTDs, the network) refused. libxml2's headers stay inside FeedXML.c.
+#ifndef PODQ_FEED_XML_H
+#define PODQ_FEED_XML_H
+
+/// The SAX events. `attributes` holds `count` records of five pointers each, as libxml2 gives them:
+/// local name, prefix, namespace URI (NUL-terminated or NULL), value start and value end.
+/// Names and URIs are interned for the whole parse: equal strings have equal pointers.
+typedef struct podq_xml_handler {
+    void *context;
+    void (*start)(void *context, const char *localname, const char *uri, const unsigned char **attributes, int count);
+    void (*end)(void *context, const char *localname, const char *uri);
+    void (*text)(void *context, const unsigned char *bytes, int length);
+} podq_xml_handler;
+
+/// What a parse ended with.
+typedef struct podq_xml_result {
+    /// 0 when the document was well-formed; else libxml2's error number (xmlParserErrors).
+    int code;
+    int line;
+    int column;
+    /// 1 when the document reached for something outside it (an external entity or DTD): refused.
+    int external;
+    /// libxml2's message for `code`, without its trailing newline.
+    char message[240];
+} podq_xml_result;
+
+/// Parses the document read from `fd` (not closed). Returns `result->code`.
+int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *result);
+
+#endif

@@ -1,0 +1,94 @@
+import CFeedXML
+import Foundation
+
+/// Receives the events of ``FeedXMLReader``: elements by namespace URI ("" for none) and local name,
+/// and text (character data and CDATA alike) as UTF-8 bytes, valid only during the call.
+protocol FeedXMLHandler: AnyObject {
+    func start(ns: String, name: String, attributes: FeedXMLAttributes)
+    func end(ns: String, name: String)
+    func text(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+/// The attributes of one start tag, read in place from libxml2's records (valid only during the call).
+struct FeedXMLAttributes {
+    fileprivate let records: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    let count: Int
+
+    /// The value of the attribute without a namespace named `name`.
+    subscript(name: String) -> String? {
+        guard let records, count > 0 else { return nil }
+        return name.withCString { wanted -> String? in
+            for i in 0..<count {
+                let record = records + i * 5
+                guard let local = record[0], record[2] == nil,
+                      strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0,
+                      let start = record[3], let end = record[4]
+                else { continue }
+                return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            }
+            return nil
+        }
+    }
+}
+
+/// libxml2's SAX2 parser, straight from C (the `CFeedXML` shim): no `XMLParser`, no string or
+/// dictionary built per event, the file read once, in libxml2's chunks. The document's internal
+/// entities expand under libxml2's amplification limits; anything external is refused unread.
+struct FeedXMLReader {
+    /// How a parse ended.
+    enum Outcome: Equatable {
+        case wellFormed
+        /// Not well-formed: libxml2's error number, where, and its message.
+        case malformed(code: Int, line: Int, column: Int, message: String)
+        /// The document reached for an external entity or DTD.
+        case external
+    }
+
+    /// Parses the file at `path`, sending the events to `handler`.
+    static func parse(path: String, handler: any FeedXMLHandler) throws(FeedError) -> Outcome {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let box = Box(handler)
+        var callbacks = podq_xml_handler(
+            context: Unmanaged.passUnretained(box).toOpaque(),
+            start: { context, localname, uri, attributes, count in
+                let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+                box.handler.start(ns: box.string(uri), name: box.string(localname),
+                                  attributes: FeedXMLAttributes(records: attributes, count: Int(count)))
+            },
+            end: { context, localname, uri in
+                let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+                box.handler.end(ns: box.string(uri), name: box.string(localname))
+            },
+            text: { context, bytes, length in
+                let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+                box.handler.text(UnsafeBufferPointer(start: bytes, count: Int(length)))
+            })
+        var result = podq_xml_result()
+        let code = podq_xml_parse_fd(fd, &callbacks, &result)
+        if result.external != 0 { return .external }
+        guard code != 0 else { return .wellFormed }
+        let message = withUnsafeBytes(of: &result.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return .malformed(code: Int(code), line: Int(result.line), column: Int(result.column), message: message)
+    }
+
+    /// The handler, and the names seen so far by libxml2's interned pointer (each name becomes a
+    /// String once per parse).
+    private final class Box {
+        let handler: any FeedXMLHandler
+        var names: [UnsafeRawPointer: String] = [:]
+        init(_ handler: any FeedXMLHandler) { self.handler = handler }
+
+        func string(_ pointer: UnsafePointer<CChar>?) -> String {
+            guard let pointer else { return "" }
+            let key = UnsafeRawPointer(pointer)
+            if let known = names[key] { return known }
+            let name = String(cString: pointer)
+            names[key] = name
+            return name
+        }
+    }
+}
