@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= debug
 
-.PHONY: help build release test demo bench bench-quick bench-deps format lint install clean
+.PHONY: help build release test demo bench bench-quick bench-deps format lint install install-files man clean
 
 help:
 	@echo "make demo     open the TUI on the bundled demo podcast served from 127.0.0.1 (no internet needed)"
@@ -12,7 +12,8 @@ help:
 	@echo "make release  release build (.build/release/podq)"
 	@echo "make bench    podq vs curl, wget, aria2c (nginx) and podcastparser, feedparser; writes docs/PERFORMANCE.md (~15 min)"
 	@echo "make bench-quick  the same on small files in under 2 minutes: checks every tool's files are identical"
-	@echo "make install  install podq to \$$(PREFIX)/bin (PREFIX=$(PREFIX))"
+	@echo "make install  install podq, its man page and bash/zsh/fish completions under \$$(PREFIX) (PREFIX=$(PREFIX))"
+	@echo "make man      regenerate docs/podq.1 from the commands (swift-argument-parser's manual plugin)"
 	@echo "make lint     build with warnings as errors and check the style config"
 
 build:
@@ -57,10 +58,29 @@ format:
 lint:
 	$(SWIFT) format lint --recursive Sources Tests Package.swift
 
+# `make install PREFIX=~/.local`: bin/podq with its resource bundle (the demo podcast),
+# share/man/man1/podq.1, and completions where bash-completion, zsh and fish look for them.
 install: release
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 .build/release/podq $(DESTDIR)$(PREFIX)/bin/podq
-	cp -R .build/release/podq_PodqResources.resources $(DESTDIR)$(PREFIX)/bin/
+	$(MAKE) install-files BIN=.build/release/podq
+
+BIN ?= .build/release/podq
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/podq
+	rm -rf $(DESTDIR)$(PREFIX)/bin/podq_PodqResources.resources
+	cp -R $(dir $(BIN))podq_PodqResources.resources $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/podq.1 $(DESTDIR)$(PREFIX)/share/man/man1/podq.1
+	$(BIN) --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/podq
+	$(BIN) --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_podq
+	$(BIN) --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/podq.fish
+
+# The man page is generated from the commands' help and committed (a test checks it names every
+# command and option): swift-argument-parser's plugin builds the package in debug and writes podq.1.
+man:
+	$(SWIFT) package plugin generate-manual --configuration debug --authors "the podq authors"
+	cp .build/plugins/GenerateManual/outputs/podq/podq.1 docs/podq.1
 
 clean:
 	rm -rf .build
