@@ -44,10 +44,11 @@ struct DemoCommand: AsyncParsableCommand {
 
         let code: Int32
         if tui {
-            code = try await TUISession(context: context, jobs: jobs).run()
+            // Every episode comes from one host here: the per-host cap would hide the point of --jobs.
+            code = try await TUISession(context: context, jobs: jobs, perHost: jobs).run()
         } else {
             Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
-            code = try await DownloadRunner(context: context, jobs: jobs).run(adding: [])
+            code = try await DownloadRunner(context: context, jobs: jobs, perHost: jobs).run(adding: [])
         }
         await server.stop()
         if code == ExitCodes.success || code == ExitCodes.interrupted {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PodqCore
 
-/// `podq download [--jobs N] [--download-dir DIR] [<url>...]`: headless downloads.
+/// `podq download [--jobs N] [--per-host N] [--download-dir DIR] [<url>...]`: headless downloads.
 struct DownloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
@@ -20,6 +20,9 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once (1-64; default: the config's simultaneous-downloads, 3).")
     var jobs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
+    var perHost: Int?
+
     @Option(name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
     var downloadDir: String?
 
@@ -31,6 +34,7 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs).") }
+        if let perHost, !(1...64).contains(perHost) { throw ValidationError("--per-host must be between 1 and 64, not \(perHost).") }
         if let stallTimeout, !(stallTimeout > 0) { throw ValidationError("--stall-timeout must be more than 0 seconds.") }
         _ = try URLArguments.parse(urls)
     }
@@ -38,7 +42,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
-        let code = try await DownloadRunner(context: context, jobs: jobs, stallTimeout: stallTimeout).run(adding: items)
+        let code = try await DownloadRunner(context: context, jobs: jobs, perHost: perHost, stallTimeout: stallTimeout).run(adding: items)
         if code != ExitCodes.success { throw ExitCode(code) }
     }
 }

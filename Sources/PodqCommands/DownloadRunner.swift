@@ -25,11 +25,13 @@ struct DownloadItem: Sendable {
 final class DownloadRunner: Sendable {
     let context: QueueContext
     let jobs: Int?
+    let perHost: Int?
     let stallTimeout: Double?
 
-    init(context: QueueContext, jobs: Int? = nil, stallTimeout: Double? = nil) {
+    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, stallTimeout: Double? = nil) {
         self.context = context
         self.jobs = jobs
+        self.perHost = perHost
         self.stallTimeout = stallTimeout
     }
 
@@ -41,6 +43,7 @@ final class DownloadRunner: Sendable {
 
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
+        if let perHost { settings.perHostDownloads = perHost }
         if let stallTimeout { settings.stallTimeout = stallTimeout }
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
         let runner = QueueRunner(store: context.store, settings: settings, transport: transport)

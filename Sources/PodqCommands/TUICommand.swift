@@ -14,13 +14,17 @@ struct TUICommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once (default: the config's simultaneous-downloads, else 3).")
     var jobs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
+    var perHost: Int?
+
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs takes a number from 1 to 64.") }
+        if let perHost, !(1...64).contains(perHost) { throw ValidationError("--per-host takes a number from 1 to 64.") }
     }
 
     func run() async throws {
         let context = try QueueContext.open(home: global.home)
-        let code = try await TUISession(context: context, jobs: jobs).run()
+        let code = try await TUISession(context: context, jobs: jobs, perHost: perHost).run()
         if code != ExitCodes.success { throw ExitCode(code) }
     }
 }

@@ -20,11 +20,14 @@ final class TUISession {
     var state = TUIState()
     var tick = 0
 
-    /// - Parameter jobs: overrides the config's number of simultaneous downloads.
-    init(context: QueueContext, jobs: Int? = nil) {
+    /// - Parameters:
+    ///   - jobs: overrides the config's number of simultaneous downloads.
+    ///   - perHost: overrides the config's number of simultaneous downloads from one host.
+    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil) {
         self.context = context
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
+        if let perHost { settings.perHostDownloads = perHost }
         self.settings = settings
         transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
         runner = QueueRunner(store: context.store, settings: settings, transport: transport)

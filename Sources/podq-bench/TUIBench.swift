@@ -88,7 +88,7 @@ enum TUIBench {
         let headlessHome = dir.file("headless")
         try await queue(headlessHome)
         let t0 = Date()
-        let child = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["download", "--home", headlessHome, "--jobs", "\(downloads)"],
+        let child = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["download", "--home", headlessHome, "--jobs", "\(downloads)", "--per-host", "\(downloads)"],
                                      directory: dir.path)
         let exit = await Task.detached { child.wait(timeout: 600) }.value
         let headlessWall = Date().timeIntervalSince(t0)
@@ -96,7 +96,7 @@ enum TUIBench {
         let tuiHome = dir.file("tui")
         try await queue(tuiHome)
         let t1 = Date()
-        let tui = try Tmux(command: "\(ChildProcess.podqExecutable) tui --home '\(tuiHome)' --jobs \(downloads)", width: 160, height: 60)
+        let tui = try Tmux(command: "\(ChildProcess.podqExecutable) tui --home '\(tuiHome)' --jobs \(downloads) --per-host \(downloads)", width: 160, height: 60)
         var pid: pid_t?
         while pid == nil && Date().timeIntervalSince(t1) < 10 {
             pid = processID(home: tuiHome)

@@ -13,7 +13,7 @@ final class DownloadCommandTests: CLITestCase {
 
     func testTwentyURLsWithFiveJobsNeverExceedFiveInFlight() async throws {
         let urls = (1...20).map { server.dataURL(size: 150_000, seed: UInt64($0), name: "ep\($0).mp3", ["rate": "600000"]) }
-        let child = try podq(["download", "--jobs", "5", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        let child = try podq(["download", "--jobs", "5", "--per-host", "5", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardError)
         XCTAssertEqual(server.log.maxInFlight, 5, "the server never saw more than 5 at once (and did see 5)")
@@ -29,7 +29,7 @@ final class DownloadCommandTests: CLITestCase {
     /// More than AsyncHTTPClient's default of 8 connections per host really run at once.
     func testTwelveJobsAgainstOneHostAreTwelveInFlight() async throws {
         let urls = (1...12).map { server.dataURL(size: 300_000, seed: UInt64($0), name: "j\($0).mp3", ["rate": "300000"]) }
-        let child = try podq(["download", "--jobs", "12", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        let child = try podq(["download", "--jobs", "12", "--per-host", "12", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardError)
         XCTAssertEqual(server.log.maxInFlight, 12, "all twelve were on the wire at once")

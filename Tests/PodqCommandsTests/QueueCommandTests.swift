@@ -74,7 +74,7 @@ final class QueueCommandTests: CLITestCase {
         try await runPodq(["queue", "add"] + urls.map(\.absoluteString))
         var resumesChecked = 0
         for delay in [400, 900, 700] {
-            let runner = try podq(["download", "--jobs", "3"])
+            let runner = try podq(["download", "--jobs", "3", "--per-host", "3"])
             try await Task.sleep(for: .milliseconds(delay))
             runner.send(SIGKILL)
             let exit = await runner.finish(timeout: 10)
@@ -86,7 +86,7 @@ final class QueueCommandTests: CLITestCase {
                 if let n = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64, n > 0 { partials["/data/ep\(i).mp3"] = n }
             }
             server.log.reset()
-            let next = try podq(["download", "--jobs", "3"])
+            let next = try podq(["download", "--jobs", "3", "--per-host", "3"])
             // Wait (under any load) until the restarted runner has asked for the partials it resumes first.
             let wanted = min(3, partials.count)
             for _ in 0..<500 where server.log.requests.filter({ partials[$0.path] != nil }).count < wanted {
@@ -102,7 +102,7 @@ final class QueueCommandTests: CLITestCase {
         }
         XCTAssertGreaterThanOrEqual(resumesChecked, 3, "the restarts resumed partial files")
         server.log.reset()
-        let (exit, out, err) = try await runPodq(["download", "--jobs", "3"], timeout: 120)
+        let (exit, out, err) = try await runPodq(["download", "--jobs", "3", "--per-host", "3"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
         for i in 1...5 {
             XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/ep\(i).mp3")), PatternSource(seed: UInt64(100 + i), length: size).sha256, "ep\(i)")

@@ -29,7 +29,9 @@ final class TUICommandTerminalTests: CLITestCase {
     @discardableResult
     private func openTUI(_ arguments: [String] = [], width: Int = 130, height: Int = 20) throws -> Tmux {
         tmux?.stop()
-        let command = ([ChildProcess.podqExecutable, "tui", "--home", cli.home] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        // Every download here comes from the one test server: lift the per-host cap (2) unless a test sets it.
+        let cap = arguments.contains("--per-host") ? [] : ["--per-host", "8"]
+        let command = ([ChildProcess.podqExecutable, "tui", "--home", cli.home] + cap + arguments).map { "'\($0)'" }.joined(separator: " ")
         let terminal = try Tmux(command: command, width: width, height: height)
         tmux = terminal
         return terminal
@@ -97,7 +99,7 @@ final class TUICommandTerminalTests: CLITestCase {
 
     func testPlusAndMinusChangeTheNumberInFlight() async throws {
         _ = try await queue(6, size: 20_000_000, rate: 300_000)
-        let tui = try openTUI(["--jobs", "2"])
+        let tui = try openTUI(["--jobs", "2", "--per-host", "3"])
         let two = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(two, "2 in flight at first, saw \(server.log.currentInFlight)")
         tui.send("+")

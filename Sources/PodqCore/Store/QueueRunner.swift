@@ -107,6 +107,9 @@ public final class QueueRunner: @unchecked Sendable {
         onSync(rows)
         let now = Date().timeIntervalSince1970
         var (blocked, free) = lock.withLock { (stopping || pausedForDisk, limit - operations.count) }
+        // Running downloads per host: a queued row whose host has `perHostDownloads` running waits,
+        // and the rows after it may start.
+        var perHost = lock.withLock { Dictionary(operations.values.map { (Self.host(of: $0.request.url), 1) }, uniquingKeysWith: +) }
         var seen: Set<Int64> = []
         var order: [Int64: Int64] = [:]
         for row in rows {
@@ -120,7 +123,13 @@ public final class QueueRunner: @unchecked Sendable {
             switch row.state {
             case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
                 if free <= 0 { blocked = true; break }
-                if let op = try makeOperation(row, id: id) { started.append(op); free -= 1 }
+                let host = Self.host(of: URL(string: row.url))
+                if perHost[host, default: 0] >= max(1, settings.perHostDownloads) { break }
+                if let op = try makeOperation(row, id: id) {
+                    started.append(op)
+                    free -= 1
+                    perHost[host, default: 0] += 1
+                }
             case DownloadState.cancelled.name:
                 if let op {
                     op.cancel()
@@ -139,6 +148,9 @@ public final class QueueRunner: @unchecked Sendable {
         lock.withLock { positions = order }
         return (started, nextRetry)
     }
+
+    /// The host a download counts against for `per-host-downloads` (lowercased; "" when none).
+    static func host(of url: URL?) -> String { url?.host?.lowercased() ?? "" }
 
     private func makeOperation(_ row: DownloadRecord, id: Int64) throws(StoreError) -> DownloadOperation? {
         guard let url = URL(string: row.url) else {

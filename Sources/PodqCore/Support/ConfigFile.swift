@@ -104,6 +104,7 @@ public struct ConfigFile: Sendable {
         }
         switch key {
         case "simultaneous-downloads": settings.simultaneousDownloads = try int(1...64)
+        case "per-host-downloads": settings.perHostDownloads = try int(1...64)
         case "max-attempts": settings.maxAttempts = try int(1...100)
         case "retry-delay": settings.retryDelay = try seconds()
         case "retry-max-delay": settings.retryMaxDelay = try seconds()

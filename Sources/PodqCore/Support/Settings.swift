@@ -4,6 +4,9 @@ import Foundation
 public struct Settings: Sendable, Equatable {
     /// Downloads that run at once (`simultaneous-downloads`, 1–64).
     public var simultaneousDownloads = 3
+    /// Downloads from one host that run at once (`per-host-downloads`, 1–64), so that one server or
+    /// CDN is not hammered. Counted by the host of the queued URL.
+    public var perHostDownloads = 2
     /// Where files go (`download-folder`); nil for the default.
     public var downloadFolder: String?
     /// Attempts before a download is marked failed (`max-attempts`, 1–100).
@@ -24,6 +27,7 @@ public struct Settings: Sendable, Equatable {
     /// Every key, with its description, for docs and error messages.
     public static let keys: [(key: String, help: String)] = [
         ("simultaneous-downloads", "downloads that run at once, 1 to 64 (default 3)"),
+        ("per-host-downloads", "downloads from one host that run at once, 1 to 64 (default 2)"),
         ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
         ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),

@@ -105,7 +105,7 @@ struct CompareBench {
         }
         report.add(.throughput(title: "b. \(plan.parallelCount) files of \(Self.size(plan.parallelSize)) at once",
                                bytes: plan.parallelSize * Int64(plan.parallelCount), samples: samples,
-                               note: "podq `download --jobs \(plan.parallelCount)`, `curl --parallel`, `aria2c -j \(plan.parallelCount)`; wget has no parallel mode"))
+                               note: "podq `download --jobs \(plan.parallelCount) --per-host \(plan.parallelCount)` (one host here), `curl --parallel`, `aria2c -j \(plan.parallelCount)`; wget has no parallel mode"))
     }
 
     /// (c) Peak RSS with a small and a huge file, and with a disk slower than the network.

@@ -37,7 +37,7 @@ enum Tool: String, CaseIterable, Sendable {
     func parallel(_ files: [(url: String, name: String)], folder: String, home: String, list: String) throws -> [String]? {
         switch self {
         case .podq:
-            return [executable, "download", "--home", home, "--jobs", "\(files.count)", "--download-dir", folder] + files.map(\.url)
+            return [executable, "download", "--home", home, "--jobs", "\(files.count)", "--per-host", "\(files.count)", "--download-dir", folder] + files.map(\.url)
         case .curl:
             return [executable, "-s", "-f", "--parallel", "--parallel-max", "\(files.count)"]
                 + files.flatMap { ["-o", folder + "/" + $0.name, $0.url] }

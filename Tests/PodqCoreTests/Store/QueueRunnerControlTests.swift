@@ -25,6 +25,7 @@ final class QueueRunnerControlTests: XCTestCase {
     private func runner(jobs: Int) -> (QueueRunner, Task<QueueRunner.Summary, any Error>) {
         var settings = Settings()
         settings.simultaneousDownloads = jobs
+        settings.perHostDownloads = jobs  // one test server: the total limit is what these tests move
         let runner = QueueRunner(store: store, settings: settings, transport: transport)
         return (runner, Task { try await runner.run(untilStopped: true) })
     }

@@ -28,6 +28,7 @@ final class QueueRunnerTests: XCTestCase {
         s.retryDelay = 0.05
         s.retryMaxDelay = 0.2
         s.simultaneousDownloads = jobs
+        s.perHostDownloads = jobs  // one test server; testPerHostCap sets its own
         return s
     }
 
@@ -161,6 +162,34 @@ final class QueueRunnerTests: XCTestCase {
         let (summary, _) = try await run(settings(jobs: 2))
         XCTAssertEqual(summary.completed, 6)
         XCTAssertEqual(server.log.maxInFlight, 2)
+    }
+
+    func testPerHostCapHoldsAndOtherHostsStillStart() async throws {
+        // One server under two host names: 127.0.0.1 and localhost.
+        var byName: [String: String] = [:]
+        for i in 1...4 {
+            let url = server.dataURL(size: 200_000, seed: UInt64(i), name: "h\(i)", ["rate": "400000"])
+            byName["/data/h\(i)"] = "127.0.0.1"
+            _ = try add(url, "h\(i).bin")
+        }
+        for i in 5...6 {
+            var parts = URLComponents(url: server.dataURL(size: 200_000, seed: UInt64(i), name: "h\(i)", ["rate": "400000"]),
+                                      resolvingAgainstBaseURL: false)!
+            parts.host = "localhost"
+            byName["/data/h\(i)"] = "localhost"
+            _ = try add(parts.url!, "h\(i).bin")
+        }
+        var s = settings(jobs: 6)
+        s.perHostDownloads = 2
+        let (summary, _) = try await run(s)
+        XCTAssertEqual(summary.completed, 6)
+        XCTAssertEqual(server.log.maxInFlight, 4, "two from each host at once, never more")
+        // The two localhost rows, last in the queue, started alongside the first two, not after them.
+        let localhostFirst = try XCTUnwrap(server.log.requests.firstIndex { byName[$0.path] == "localhost" })
+        XCTAssertLessThan(localhostFirst, 4, "a capped host does not hold back the rows of another")
+        for i in 1...6 {
+            XCTAssertEqual(FileHash.sha256(path: dir.file("h\(i).bin")), PatternSource(seed: UInt64(i), length: 200_000).sha256)
+        }
     }
 }
 

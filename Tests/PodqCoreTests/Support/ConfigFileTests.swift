@@ -21,6 +21,7 @@ final class ConfigFileTests: XCTestCase {
             retry-delay = 0.5
             retry-max-delay = 30
             stall-timeout = 12
+            per-host-downloads = 4
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let s = try ConfigFile(path: path).load()
         XCTAssertEqual(s.simultaneousDownloads, 5)
@@ -29,6 +30,8 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(s.retryDelay, 0.5)
         XCTAssertEqual(s.retryMaxDelay, 30)
         XCTAssertEqual(s.stallTimeout, 12)
+        XCTAssertEqual(s.perHostDownloads, 4)
+        XCTAssertEqual(Settings().perHostDownloads, 2, "the default")
     }
 
     func testErrorsNameTheFileTheLineAndTheKey() throws {
@@ -36,6 +39,7 @@ final class ConfigFileTests: XCTestCase {
         for (text, expected) in [
             ("\n\nsimultanious-downloads = 4", ConfigError.unknownKey(path: path, line: 3, key: "simultanious-downloads")),
             ("simultaneous-downloads = 0", .badValue(path: path, line: 1, key: "simultaneous-downloads", expected: "a whole number from 1 to 64")),
+            ("per-host-downloads = 65", .badValue(path: path, line: 1, key: "per-host-downloads", expected: "a whole number from 1 to 64")),
             ("stall-timeout = soon", .badValue(path: path, line: 1, key: "stall-timeout", expected: "a number of seconds above 0")),
             ("just words", .syntax(path: path, line: 1)),
         ] {
