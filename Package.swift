@@ -112,7 +112,9 @@ let package = Package(
         ),
         .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqTestSupport"], swiftSettings: strict),
+        // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
+        // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
+        .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
             dependencies: ["PodqCommands", "PodqTestSupport"],

@@ -27,8 +27,11 @@ final class DownloadRunner: Sendable {
     let jobs: Int?
     let perHost: Int?
     let stallTimeout: Double?
+    /// `--limit-rate`: .some(nil) lifts the config's limit.
+    let rateLimit: Int??
 
-    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, stallTimeout: Double? = nil) {
+    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil) {
+        self.rateLimit = rateLimit
         self.context = context
         self.jobs = jobs
         self.perHost = perHost
@@ -45,7 +48,9 @@ final class DownloadRunner: Sendable {
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         if let stallTimeout { settings.stallTimeout = stallTimeout }
-        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
+        if let rateLimit { settings.rateLimit = rateLimit }
+        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
+                                           rateLimiter: RateLimiter(bytesPerSecond: settings.rateLimit))
         let runner = QueueRunner(store: context.store, settings: settings, transport: transport)
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
         runner.onOperation = { reporter.track($0) }

@@ -17,6 +17,8 @@ extension TUISession {
                 if try !runner.move(id: id, by: offset) { say("#\(id) is already \(offset < 0 ? "first" : "last")") }
             case .changeLimit(let offset):
                 changeLimit(by: offset)
+            case .changeRate(let faster):
+                changeRate(faster: faster)
             case .pauseAll(let pause):
                 let count = try runner.setAllPaused(pause)
                 if !pause { inbox.setNotice(nil) }
@@ -76,6 +78,28 @@ extension TUISession {
             say("\(value) downloads at once (saved in \(context.paths.configFile))")
         } catch {
             say("\(value) downloads at once; not saved: \(error.localizedDescription)", isError: true)
+        }
+    }
+
+    /// `<` / `>`: halve or double the shared speed limit now, and keep it in the config. `<` with no
+    /// limit starts from half the current speed; `>` past 1 GiB/s lifts the limit.
+    private func changeRate(faster: Bool) {
+        let current = rateLimiter.bytesPerSecond
+        let next: Int?
+        if faster {
+            guard let current else { return say("there is no speed limit; < sets one") }
+            next = current >= 512 * 1024 * 1024 ? nil : current * 2
+        } else {
+            let base = current ?? max(Int(model.snapshot().reduce(0) { $0 + $1.speed }), RateLimiter.slowest * 2)
+            next = max(RateLimiter.slowest, base / 2)
+        }
+        rateLimiter.bytesPerSecond = next
+        let text = next.map { "speed limit " + RateLimiter.describe($0) } ?? "no speed limit"
+        do {
+            try ConfigFile(path: context.paths.configFile).set("rate-limit", to: next.map(String.init) ?? "0")
+            say("\(text) (saved in \(context.paths.configFile))")
+        } catch {
+            say("\(text); not saved: \(error.localizedDescription)", isError: true)
         }
     }
 

@@ -14,6 +14,8 @@ final class TUISession {
     let settings: Settings
     let runner: QueueRunner
     let transport: AsyncHTTPTransport
+    /// The speed limit the downloads share; `<` and `>` change it live.
+    let rateLimiter: RateLimiter
     let model = DownloadsViewModel()
     let library: TUILibrary
     let inbox = TUIInbox()
@@ -29,7 +31,8 @@ final class TUISession {
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         self.settings = settings
-        transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)))
+        rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
+        transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)), rateLimiter: rateLimiter)
         runner = QueueRunner(store: context.store, settings: settings, transport: transport)
         library = TUILibrary(store: context.store)
     }
@@ -140,7 +143,7 @@ final class TUISession {
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
         TUISnapshot(downloads: model.snapshot(), episodes: library.episodes, podcasts: library.podcasts,
-                    limit: runner.maxConcurrent, notice: inbox.notice)
+                    limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice)
     }
 }
 

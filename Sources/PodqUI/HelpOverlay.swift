@@ -12,6 +12,7 @@ public enum HelpOverlay {
         ("r", "retry a failed or cancelled download"),
         ("K  J", "move the download up / down in the queue"),
         ("+  -", "more / fewer downloads at once (saved in the config)"),
+        ("<  >", "halve / double the speed limit all downloads share (saved in the config)"),
         ("P", "pause all / resume all"),
         ("x", "remove the row (asks before deleting a completed file)"),
         ("a  u", "add a feed by URL · refresh the feeds"),

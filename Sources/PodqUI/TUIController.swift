@@ -50,6 +50,8 @@ public enum TUIController {
         case .character("u"): return [.refreshFeeds]
         case .character("+"): return [.changeLimit(by: 1)]
         case .character("-"): return [.changeLimit(by: -1)]
+        case .character("<"): return [.changeRate(faster: false)]
+        case .character(">"): return [.changeRate(faster: true)]
         case .character("P"):
             let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
             return [.pauseAll(anyRunnable)]

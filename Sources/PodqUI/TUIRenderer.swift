@@ -81,8 +81,9 @@ public struct TUIRenderer: Sendable {
 
     private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?) -> String {
         let t = snapshot.totals
-        var parts = ["\(t.active)/\(snapshot.limit) active", Format.bytes(Int64(t.speed)) + "/s",
-                     "\(t.queued) queued"]
+        var speed = Format.bytes(Int64(t.speed)) + "/s"
+        if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
+        var parts = ["\(t.active)/\(snapshot.limit) active", speed, "\(t.queued) queued"]
         if t.paused > 0 { parts.append("\(t.paused) paused") }
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")

@@ -8,11 +8,14 @@ public struct TUISnapshot: Sendable, Equatable {
     public var podcasts: [PodcastRow]
     /// How many downloads may run at once.
     public var limit: Int
+    /// The speed limit the downloads share, in bytes a second; nil for none.
+    public var rateLimit: Int?
     /// Something the whole queue is waiting on (a full disk), shown on the message line.
     public var notice: String?
 
     public init(downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
-                notice: String? = nil) {
+                rateLimit: Int? = nil, notice: String? = nil) {
+        self.rateLimit = rateLimit
         self.downloads = downloads
         self.episodes = episodes
         self.podcasts = podcasts

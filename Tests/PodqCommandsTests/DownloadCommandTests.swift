@@ -35,6 +35,26 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(server.log.maxInFlight, 12, "all twelve were on the wire at once")
     }
 
+    /// Two downloads share one limit: 600 KB at 100 KiB/s in all cannot take less than about 4.5 s (the
+    /// first chunk of each is free; a limit per download would let them finish in 2.3 s), where the
+    /// server alone sends it in milliseconds. Only a lower bound.
+    func testLimitRateIsSharedByTheRunningDownloads() async throws {
+        let urls = (1...2).map { server.dataURL(size: 300_000, seed: UInt64($0), name: "r\($0).mp3") }
+        let started = Date()
+        let child = try podq(["download", "--limit-rate", "100K", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
+        let exit = await finish(child)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(exit.code, 0, child.standardError)
+        XCTAssertGreaterThan(elapsed, 3.5, "the limit held")
+        for i in 1...2 {
+            XCTAssertEqual(FileHash.sha256(path: dir.file("out/r\(i).mp3")), PatternSource(seed: UInt64(i), length: 300_000).sha256)
+        }
+        let bad = try podq(["download", "--limit-rate", "fast"])
+        let badExit = await finish(bad)
+        XCTAssertEqual(badExit.code, 2)
+        XCTAssertTrue(bad.standardError.contains("--limit-rate takes a rate"), bad.standardError)
+    }
+
     func testAFailureExitsWith1AndSaysWhy() async throws {
         let child = try podq(["download", "--download-dir", dir.file("out"),
                               server.url("/status/404").absoluteString, server.dataURL(size: 1000, name: "ok.mp3").absoluteString])

@@ -113,6 +113,19 @@ final class TUICommandTerminalTests: CLITestCase {
         XCTAssertTrue(one, "- - makes it 1 at once, saw \(server.log.currentInFlight)")
         let config = try String(contentsOfFile: cli.home + "/config", encoding: .utf8)
         XCTAssertTrue(config.contains("simultaneous-downloads = 1"), "kept in the config:\n\(config)")
+
+        // < sets a speed limit from the current speed (one download at 300 KB/s: about 146 KiB/s), > doubles it.
+        tui.send("<")
+        let limited = await tui.waitFor { $0.contains("speed limit") && $0.contains("(max ") }
+        XCTAssertTrue(limited.ok, limited.screen)
+        let saved = try String(contentsOfFile: cli.home + "/config", encoding: .utf8)
+        let rate = try XCTUnwrap(saved.split(separator: "\n").first { $0.hasPrefix("rate-limit = ") }.flatMap { Int($0.dropFirst(13)) }, saved)
+        XCTAssertLessThan(rate, 300_000, "below the speed it had")
+        tui.send(">")
+        let doubled = await tui.waitFor { _ in
+            (try? String(contentsOfFile: self.cli.home + "/config", encoding: .utf8))?.contains("rate-limit = \(rate * 2)") == true
+        }
+        XCTAssertTrue(doubled.ok, "> doubles it:\n\(doubled.screen)")
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }

@@ -83,6 +83,7 @@ final class TUIControllerTests: XCTestCase {
         _ = press(.down, state: &state)
         XCTAssertEqual(press(.character("r"), state: &state), [.perform(.retry, id: 3)])
         XCTAssertEqual(press(.character("+"), .character("-"), state: &state), [.changeLimit(by: 1), .changeLimit(by: -1)])
+        XCTAssertEqual(press(.character("<"), .character(">"), state: &state), [.changeRate(faster: false), .changeRate(faster: true)])
         XCTAssertEqual(press(.character("P"), state: &state), [.pauseAll(true)], "something runs: P pauses all")
         XCTAssertEqual(press(.character("u"), state: &state), [.refreshFeeds])
         XCTAssertEqual(press(.character("q"), state: &state), [.quit])

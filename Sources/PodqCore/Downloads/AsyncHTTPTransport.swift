@@ -17,7 +17,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// - Parameters:
     ///   - connectTimeout: how long to wait for a connection.
     ///   - stallTimeout: how long the body may go without a byte before the attempt fails.
-    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30)) {
+    ///   - rateLimiter: the global speed limit the downloads share (nil: none).
+    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), rateLimiter: RateLimiter? = nil) {
+        self.rateLimiter = rateLimiter
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .nanoseconds(Self.nanos(connectTimeout)), read: .nanoseconds(Self.nanos(stallTimeout))),
@@ -33,6 +35,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     private let stallSeconds: Double
+    private let rateLimiter: RateLimiter?
 
     /// The most connections to one host: podq's highest `simultaneous-downloads`.
     public static let maxConnectionsPerHost = 64
@@ -48,7 +51,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             headers.add(name: "User-Agent", value: Self.userAgent)
         }
         let stall = stallSeconds
-        let delegate = StreamingDelegate { error, duringBody in
+        let delegate = StreamingDelegate(rateLimiter: rateLimiter) { error, duringBody in
             Self.map(error, stallSeconds: stall, duringBody: duringBody)
         }
         do {

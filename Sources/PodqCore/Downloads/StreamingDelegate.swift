@@ -35,8 +35,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
     private var waiter: CheckedContinuation<ByteBuffer?, any Error>?
     private var sinkError: (any Error)?
     private let mapError: @Sendable (any Error, Bool) -> any Error
+    private let rateLimiter: RateLimiter?
 
-    init(mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
+    init(rateLimiter: RateLimiter? = nil, mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
+        self.rateLimiter = rateLimiter
         self.mapError = mapError
     }
 
@@ -147,6 +149,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
             var chunk = buffer
             do {
                 try sink(&chunk)
+                // The speed limit: the next read waits for this chunk's turn on the shared schedule.
+                if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
+                    return task.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
+                }
                 return task.eventLoop.makeSucceededVoidFuture()
             } catch {
                 lock.withLock { sinkError = error }

@@ -104,6 +104,10 @@ public struct ConfigFile: Sendable {
         }
         switch key {
         case "simultaneous-downloads": settings.simultaneousDownloads = try int(1...64)
+        case "rate-limit":
+            let (valid, rate) = RateLimiter.parse(value)
+            guard valid else { throw .badValue(path: path, line: line, key: key, expected: "a rate of at least 10K, such as 500K or 2M, or 0 for none") }
+            settings.rateLimit = rate
         case "per-host-downloads": settings.perHostDownloads = try int(1...64)
         case "max-attempts": settings.maxAttempts = try int(1...100)
         case "retry-delay": settings.retryDelay = try seconds()

@@ -7,6 +7,8 @@ public struct Settings: Sendable, Equatable {
     /// Downloads from one host that run at once (`per-host-downloads`, 1–64), so that one server or
     /// CDN is not hammered. Counted by the host of the queued URL.
     public var perHostDownloads = 2
+    /// The global speed limit in bytes a second, shared by the running downloads (`rate-limit`); nil for none.
+    public var rateLimit: Int?
     /// Where files go (`download-folder`); nil for the default.
     public var downloadFolder: String?
     /// Attempts before a download is marked failed (`max-attempts`, 1–100).
@@ -28,6 +30,7 @@ public struct Settings: Sendable, Equatable {
     public static let keys: [(key: String, help: String)] = [
         ("simultaneous-downloads", "downloads that run at once, 1 to 64 (default 3)"),
         ("per-host-downloads", "downloads from one host that run at once, 1 to 64 (default 2)"),
+        ("rate-limit", "the speed limit all downloads share, like curl's --limit-rate: 500K, 2M, or 0 for none (default 0)"),
         ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
         ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),

@@ -22,6 +22,7 @@ final class ConfigFileTests: XCTestCase {
             retry-max-delay = 30
             stall-timeout = 12
             per-host-downloads = 4
+            rate-limit = 2M
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let s = try ConfigFile(path: path).load()
         XCTAssertEqual(s.simultaneousDownloads, 5)
@@ -31,6 +32,8 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(s.retryMaxDelay, 30)
         XCTAssertEqual(s.stallTimeout, 12)
         XCTAssertEqual(s.perHostDownloads, 4)
+        XCTAssertEqual(s.rateLimit, 2 * 1024 * 1024)
+        XCTAssertNil(Settings().rateLimit, "no limit by default")
         XCTAssertEqual(Settings().perHostDownloads, 2, "the default")
     }
 
@@ -40,6 +43,7 @@ final class ConfigFileTests: XCTestCase {
             ("\n\nsimultanious-downloads = 4", ConfigError.unknownKey(path: path, line: 3, key: "simultanious-downloads")),
             ("simultaneous-downloads = 0", .badValue(path: path, line: 1, key: "simultaneous-downloads", expected: "a whole number from 1 to 64")),
             ("per-host-downloads = 65", .badValue(path: path, line: 1, key: "per-host-downloads", expected: "a whole number from 1 to 64")),
+            ("rate-limit = 5", .badValue(path: path, line: 1, key: "rate-limit", expected: "a rate of at least 10K, such as 500K or 2M, or 0 for none")),
             ("stall-timeout = soon", .badValue(path: path, line: 1, key: "stall-timeout", expected: "a number of seconds above 0")),
             ("just words", .syntax(path: path, line: 1)),
         ] {
