@@ -94,7 +94,7 @@ extension TUISession {
             next = max(RateLimiter.slowest, base / 2)
         }
         rateLimiter.bytesPerSecond = next
-        let text = next.map { "speed limit " + RateLimiter.describe($0) } ?? "no speed limit"
+        let text = next.map { "speed limit " + Format.bytes(Int64($0)) + "/s" } ?? "no speed limit"
         do {
             try ConfigFile(path: context.paths.configFile).set("rate-limit", to: next.map(String.init) ?? "0")
             say("\(text) (saved in \(context.paths.configFile))")

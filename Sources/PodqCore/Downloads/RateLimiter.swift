@@ -55,12 +55,4 @@ public final class RateLimiter: @unchecked Sendable {
         guard let n = Double(digits), n.isFinite, n * Double(unit) >= Double(slowest), n * Double(unit) < 1e12 else { return (false, nil) }
         return (true, Int(n * Double(unit)))
     }
-
-    /// A rate for people: `512 KiB/s`, `2.0 MiB/s`, `unlimited`.
-    public static func describe(_ bytesPerSecond: Int?) -> String {
-        guard let b = bytesPerSecond else { return "unlimited" }
-        if b >= 1024 * 1024 { return String(format: "%.1f MiB/s", Double(b) / 1048576) }
-        if b >= 1024 { return "\(b / 1024) KiB/s" }
-        return "\(b) B/s"
-    }
 }
