@@ -23,7 +23,6 @@
 typedef struct parse_state {
     const podq_xml_handler *handler;
     podq_xml_result *result;
-    int fd;
 } parse_state;
 
 
@@ -133,7 +132,7 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *
 
     // The push parser: it hands CDATA sections over whole, where xmlParseDocument's pull parser
     // reads them a character at a time (a quarter of the time on CDATA-heavy feeds).
-    parse_state state = {handler, result, fd};
+    parse_state state = {handler, result};
     xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL);
     if (ctxt == NULL) {
         result->code = -1;

@@ -32,7 +32,7 @@ struct FeedXMLAttributes {
 }
 
 /// libxml2's SAX2 parser, straight from C (the `CFeedXML` shim): no `XMLParser`, no string or
-/// dictionary built per event, the file read once, in libxml2's chunks. The document's internal
+/// dictionary built per event, the file read once, 256 KiB at a time, into libxml2's push parser. The document's internal
 /// entities expand under libxml2's amplification limits; anything external is refused unread.
 struct FeedXMLReader {
     /// How a parse ended.
