@@ -50,7 +50,7 @@ final class DownloadRunner: Sendable {
         if let stallTimeout { settings.stallTimeout = stallTimeout }
         if let rateLimit { settings.rateLimit = rateLimit }
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
-                                           rateLimiter: RateLimiter(bytesPerSecond: settings.rateLimit))
+                                           rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) })  // none: no lock per chunk
         let runner = QueueRunner(store: context.store, settings: settings, transport: transport)
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
         runner.onOperation = { reporter.track($0) }
