@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Layer 0: the ncursesw shim. Only PodqTerminal imports it.
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -78,6 +80,7 @@ let package = Package(
                 "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -106,7 +109,8 @@ let package = Package(
 
         .testTarget(
             name: "PodqCoreTests",
-            dependencies: ["PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),

@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
         let home = global.home ?? scratch + "/home"
         let folder = downloadDir ?? scratch + "/downloads"
         let tui = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let context = try QueueContext.open(home: home, downloadDir: folder)
+        let context = try QueueContext.open(home: home, downloadDir: folder, verbose: global.verbose, echoLog: !tui)
         let feed = server.url("/feed.xml").absoluteString
         if !tui { Console.out("Serving \"\(podcast.title)\" at \(feed)") }
         try await subscribeAndQueue(feed, context: context, quiet: tui)

@@ -46,7 +46,7 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
+        let context = try QueueContext.open(global, downloadDir: downloadDir)
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
         let code = try await DownloadRunner(context: context, jobs: jobs, perHost: perHost, stallTimeout: stallTimeout,
                                             rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }).run(adding: items)

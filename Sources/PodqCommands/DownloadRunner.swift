@@ -52,6 +52,11 @@ final class DownloadRunner: Sendable {
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
                                            rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) })  // none: no lock per chunk
         let runner = QueueRunner(store: context.store, settings: settings, transport: transport)
+        runner.logger = context.log
+        context.log.info("queue run started", metadata: [
+            "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)",
+            "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
+        ])
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
         runner.onOperation = { reporter.track($0) }
         runner.onEvent = { reporter.report($0) }
@@ -64,6 +69,7 @@ final class DownloadRunner: Sendable {
             summary = try await runner.run()
         } catch {
             reporter.end("stopped: \(error.localizedDescription)")
+            context.log.error("queue run stopped", metadata: ["reason": "\(error.localizedDescription)"])
             await transport.shutdown()
             throw CommandError(error)
         }
@@ -78,6 +84,7 @@ final class DownloadRunner: Sendable {
         if summary.interrupted { line = "interrupted: " + line + "; the queue and the partial files are kept, run podq download to resume" }
         if summary.diskFull { line = "disk full: " + line + "; free some space, then `podq queue resume`" }
         reporter.end(line)
+        context.log.info("queue run ended", metadata: ["summary": "\(line)"])
 
         if summary.interrupted { return ExitCodes.interrupted }
         return summary.failed > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PodqCore
 
 /// Subscribing and refreshing, shared by `podq add`, `podq refresh` and the TUI's `a` and `u`.
@@ -17,15 +18,18 @@ struct FeedRefresh {
     /// - Throws: ``CommandError`` with the exit code `podq add` uses.
     func subscribe(_ source: String, autoQueue: Bool) async throws -> String {
         let loaded: FeedSource.Loaded?
+        let chain = URLChain()
         do {
-            loaded = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit)
+            loaded = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain)
         } catch {
+            logFailure("subscribe failed", source: source, chain: chain, error: error)
             throw CommandError(error.localizedDescription, code: ParseCommand.code(for: error))
         }
         guard let loaded else { throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure) }
         do {
             let (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                                    lastModified: loaded.lastModified, autoQueue: autoQueue)
+            context.log.info("subscribed", metadata: ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"])
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
             return line + (autoQueue ? "; new episodes will be queued on refresh" : "")
@@ -38,9 +42,11 @@ struct FeedRefresh {
     /// podcast (or the config) says so. A failure is saved on the podcast and returned, not thrown.
     func refresh(_ p: PodcastRecord) async -> Outcome {
         guard let id = p.id else { return Outcome(line: p.title, failed: false) }
+        let chain = URLChain()
         do {
             guard let loaded = try await FeedSource.load(p.url, transport: transport, etag: p.etag, lastModified: p.lastModified,
-                                                            sizeLimit: context.settings.feedSizeLimit) else {
+                                                            sizeLimit: context.settings.feedSizeLimit, trace: chain) else {
+                context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
                 try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
                 return Outcome(line: "\(p.title): not modified", failed: false)
             }
@@ -52,11 +58,26 @@ struct FeedRefresh {
                 let queued = try EpisodeQueueing(context: context).queue(new.compactMap(\.id))
                 line += ", \(queued.count) queued"
             }
+            context.log.info("feed refreshed", metadata: ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"])
             return Outcome(line: line, failed: false)
         } catch {
+            logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
             let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
             _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
             return Outcome(line: "\(p.title): \(message)", failed: true)
         }
+    }
+
+    /// Logs a feed that could not be read: the reason shown to the user, the error's case (the
+    /// cause) and every URL the request went through.
+    private func logFailure(_ what: String, source: String, chain: URLChain, error: any Error, podcast: Int64? = nil) {
+        var metadata: Logger.Metadata = [
+            "url": "\(source)",
+            "reason": "\((error as? LocalizedError)?.errorDescription ?? String(describing: error))",
+            "cause": "\(String(describing: error))",
+        ]
+        if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
+        if let podcast { metadata["podcast"] = "\(podcast)" }
+        context.log.error("\(what)", metadata: metadata)
     }
 }

@@ -19,13 +19,13 @@ enum FeedSource {
 
     /// The feed at `source`; nil when the server says it has not changed (304).
     static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
-                     sizeLimit: Int64 = FeedParser.defaultSizeLimit) async throws(FeedError) -> Loaded? {
+                     sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil) async throws(FeedError) -> Loaded? {
         guard isURL(source), let url = URL(string: source) else {
             let path = (source as NSString).expandingTildeInPath
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             return Loaded(feed: try FeedParser.parse(file: absolute, sizeLimit: sizeLimit), location: absolute)
         }
-        switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified) {
+        switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified, trace: trace) {
         case .notModified:
             return nil
         case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved):

@@ -13,7 +13,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "An OPML file.") var file: String
 
     func run() async throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let outlines: [OPML.Outline]
         do { outlines = try OPML.read(file: file) } catch { throw CommandError(error) }
         let transport = AsyncHTTPTransport()
@@ -49,7 +49,7 @@ struct ExportCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         do { Console.out(OPML.write(try context.store.podcasts())) } catch { throw CommandError(error) }
     }
 }

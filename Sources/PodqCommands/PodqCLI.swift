@@ -17,6 +17,7 @@ public enum PodqCLI {
         } catch let code as ExitCode {
             exit(code.rawValue)
         } catch let error as CommandError {
+            CommandLog.current?.error("command failed", metadata: ["reason": "\(error.message)", "exit": "\(error.code)"])
             FileHandle.standardError.write(Data("podq: \(error.message)\n".utf8))
             exit(error.code)
         } catch {

@@ -25,7 +25,7 @@ struct QueueListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let rows: [DownloadRecord]
         do { rows = try context.store.downloads() } catch { throw CommandError(error) }
         if json {
@@ -104,7 +104,7 @@ struct QueueAddCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home, downloadDir: downloadDir)
+        let context = try QueueContext.open(global, downloadDir: downloadDir)
         do {
             var episodeIds = items.compactMap { Int64($0) }
             if let latest {
@@ -136,7 +136,7 @@ struct QueueRemoveCommand: ParsableCommand {
     @Argument(help: "Download ids, as `podq queue` shows them.") var ids: [Int64]
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
         for id in ids {
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PodqCore
 
 /// What every queue command opens: the paths, the config, the store.
@@ -6,21 +7,36 @@ struct QueueContext {
     let paths: PodqPaths
     let settings: Settings
     let store: QueueStore
+    /// The process's log (``CommandLog``).
+    let log: Logger
 
-    /// Resolves the paths, reads the config and opens the store.
+    /// Resolves the paths, reads the config, opens the store and the log.
+    /// - Parameter echoLog: with `--verbose`, copy the log to standard error (not for the TUI).
     /// - Throws: ``CommandError`` naming the bad config key or the damaged database.
-    static func open(home: String?, downloadDir: String? = nil) throws -> QueueContext {
+    static func open(_ global: GlobalOptions, downloadDir: String? = nil, echoLog: Bool = true) throws -> QueueContext {
+        try open(home: global.home, downloadDir: downloadDir, verbose: global.verbose, echoLog: echoLog)
+    }
+
+    /// ``open(_:downloadDir:echoLog:)`` with the options spelled out.
+    static func open(home: String?, downloadDir: String? = nil, verbose: Bool = false, echoLog: Bool = true) throws -> QueueContext {
         let base = PodqPaths(home: home, downloadDir: downloadDir)
         let settings: Settings
         do {
             settings = try ConfigFile(path: base.configFile).load()
         } catch {
+            // No config to read the log size from: log with the defaults, so the failure is on record.
+            if FileManager.default.fileExists(atPath: base.home) {
+                CommandLog.start(home: base.home, settings: Settings(), verbose: verbose, echo: false)
+                    .error("config rejected", metadata: ["file": "\(base.configFile)", "reason": "\(error.localizedDescription)"])
+            }
             throw CommandError(error)
         }
         let paths = base.applying(settings, downloadDirGiven: downloadDir != nil)
         removeOrphanTemporaryFiles(near: base.configFile)
         do {
-            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database))
+            let store = try QueueStore(path: paths.database)
+            let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
+            return QueueContext(paths: paths, settings: settings, store: store, log: log)
         } catch {
             throw CommandError(error)
         }

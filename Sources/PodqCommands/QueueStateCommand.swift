@@ -10,7 +10,7 @@ enum QueueStateCommand {
             abstract: "Stop downloads and delete their partial files.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64]
-        func run() throws { try change(home: global.home, ids: ids, event: .cancel) }
+        func run() throws { try change(global, ids: ids, event: .cancel) }
     }
 
     struct Pause: ParsableCommand {
@@ -18,7 +18,7 @@ enum QueueStateCommand {
             abstract: "Stop downloads and keep their partial files (all when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64] = []
-        func run() throws { try change(home: global.home, ids: ids, event: .pause) }
+        func run() throws { try change(global, ids: ids, event: .pause) }
     }
 
     struct Resume: ParsableCommand {
@@ -26,7 +26,7 @@ enum QueueStateCommand {
             abstract: "Put paused downloads back in line (all paused ones when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64] = []
-        func run() throws { try change(home: global.home, ids: ids, event: .resume) }
+        func run() throws { try change(global, ids: ids, event: .resume) }
     }
 
     struct Retry: ParsableCommand {
@@ -34,12 +34,12 @@ enum QueueStateCommand {
             abstract: "Queue failed or cancelled downloads again, with a fresh count of attempts.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64]
-        func run() throws { try change(home: global.home, ids: ids, event: .retry) }
+        func run() throws { try change(global, ids: ids, event: .retry) }
     }
 
     /// Applies `event` to each download through the state machine; refuses what it does not allow.
-    static func change(home: String?, ids: [Int64], event: DownloadEvent) throws {
-        let context = try QueueContext.open(home: home)
+    static func change(_ global: GlobalOptions, ids: [Int64], event: DownloadEvent) throws {
+        let context = try QueueContext.open(global)
         let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
         do {
             let rows = try context.store.downloads()

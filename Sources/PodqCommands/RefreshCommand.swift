@@ -11,7 +11,7 @@ struct RefreshCommand: AsyncParsableCommand {
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
 
     func run() async throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let podcasts: [PodcastRecord]
         do {
             podcasts = try podcast.map { [try context.store.podcast(matching: $0)] } ?? context.store.podcasts()

@@ -13,7 +13,7 @@ struct AddCommand: AsyncParsableCommand {
     @Argument(help: "The feed's http(s) URL, or a feed file.") var source: String
 
     func run() async throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let transport = AsyncHTTPTransport()
         let line: String
         do {
@@ -34,7 +34,7 @@ struct FeedsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let (podcasts, counts): ([PodcastRecord], [Int64: Int])
         do { (podcasts, counts) = (try context.store.podcasts(), try context.store.episodeCounts()) } catch { throw CommandError(error) }
         if json {
@@ -61,7 +61,7 @@ struct EpisodesCommand: ParsableCommand {
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         let rows: [QueueStore.EpisodeListing]
         do {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
@@ -91,7 +91,7 @@ struct RemoveCommand: ParsableCommand {
     @Argument(help: "A podcast: its id, title or feed URL.") var podcast: String
 
     func run() throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global)
         do {
             let p = try context.store.podcast(matching: podcast)
             try context.store.removePodcast(id: p.id!)

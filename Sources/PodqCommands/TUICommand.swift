@@ -23,7 +23,7 @@ struct TUICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try QueueContext.open(home: global.home)
+        let context = try QueueContext.open(global, echoLog: false)
         let code = try await TUISession(context: context, jobs: jobs, perHost: perHost).run()
         if code != ExitCodes.success { throw ExitCode(code) }
     }

@@ -34,6 +34,7 @@ final class TUISession {
         rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
         transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)), rateLimiter: rateLimiter)
         runner = QueueRunner(store: context.store, settings: settings, transport: transport)
+        runner.logger = context.log
         library = TUILibrary(store: context.store)
     }
 
@@ -77,6 +78,7 @@ final class TUISession {
         }
 
         var failure: (any Error)?
+        context.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(context.paths.downloadFolder)"])
         loop(screen)
         screen.restore()
         interrupt.disarm()
@@ -87,6 +89,7 @@ final class TUISession {
             failure = error
         }
         await transport.shutdown()
+        context.log.info("tui quit", metadata: ["signal": "\(inbox.quitBySignal)"])
         if let failure { throw CommandError(failure) }
         let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == DownloadState.queued.name && $0.bytesReceived > 0 }.count
         if stopped > 0 {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -132,9 +133,20 @@ extension DownloadOperation {
 
     /// Sends the request, following redirects (see ``RedirectFollower``); returns the final response and its URL.
     private func fetch(headers: HTTPHeaders) async throws -> (TransportResponse, String) {
+        let chain = URLChain()
+        record(redirectChain: chain)
+        let log = configuration.logger
+        log.debug("request", metadata: ["url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
+                                        "if-range": "\(headers.first(name: "If-Range") ?? "none")"])
         let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects)
-            .send(url: request.url, headers: headers)
-        record(redirectChain: result.chain)
+            .send(url: request.url, headers: headers, trace: chain)
+        let answer = result.response.headers
+        log.debug("response", metadata: [
+            "status": "\(result.response.status)", "chain": "\(chain.description)",
+            "content-length": "\(answer.first(name: "Content-Length") ?? "none")",
+            "content-range": "\(answer.first(name: "Content-Range") ?? "none")",
+            "etag": "\(answer.first(name: "ETag") ?? "none")",
+        ])
         return (result.response, result.finalURL.absoluteString)
     }
 

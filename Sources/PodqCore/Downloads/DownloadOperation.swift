@@ -23,7 +23,7 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     private var _validators: ResourceValidators?
     private var _resumedAt: Int64?
     private var _error: DownloadError?
-    private var _redirectChain: [String] = []
+    private var _redirectChain = URLChain()
     private var _finalPath: String?
     private var _contentType: String?
     private var task: Task<Void, Never>?
@@ -60,7 +60,7 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     /// Why the download failed, when it did.
     public var error: DownloadError? { lock.withLock { _error } }
     /// Every URL visited, the first one included, for logs.
-    public var redirectChain: [String] { lock.withLock { _redirectChain } }
+    public var redirectChain: [String] { lock.withLock { _redirectChain }.urls }
     /// Where the file ended up: the destination, or with an extension from the `Content-Type` added
     /// when the destination had none (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
     public var finalPath: String { lock.withLock { _finalPath ?? request.destination } }
@@ -202,7 +202,7 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
         lock.withLock { _finalPath = finalPath }
     }
 
-    func record(redirectChain: [String]) {
+    func record(redirectChain: URLChain) {
         lock.withLock { _redirectChain = redirectChain }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What to download and where: the input of a ``DownloadOperation``.
 public struct DownloadRequest: Sendable, Equatable {
@@ -29,10 +30,14 @@ public struct DownloadConfiguration: Sendable {
     /// Without a strong validator, a resume re-fetches this many bytes before the partial's end and
     /// compares them with what is on disk.
     public var overlapWindow: Int64 = 64 * 1024
+    /// Receives a debug line per request and response (the URL, the range asked, the status, the
+    /// lengths); writes nothing by default.
+    public var logger: Logger = .disabled
 
-    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024) {
+    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, logger: Logger = .disabled) {
         self.maxRedirects = maxRedirects
         self.overlapWindow = overlapWindow
+        self.logger = logger
     }
 }
 

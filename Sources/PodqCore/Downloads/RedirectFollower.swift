@@ -24,10 +24,12 @@ public struct RedirectFollower: Sendable {
     }
 
     /// Sends `headers` to `url` and to every redirect target.
+    /// - Parameter trace: receives each URL as it is visited, so a failure part-way can say where.
     /// - Throws: ``DownloadError`` for a bad scheme, a loop, too many hops or a redirect without Location.
-    public func send(url start: URL, headers: HTTPHeaders = [:]) async throws -> Result {
+    public func send(url start: URL, headers: HTTPHeaders = [:], trace: URLChain? = nil) async throws -> Result {
         var url = start
         var chain = [url.absoluteString]
+        trace?.append(url.absoluteString)
         var visited: Set<String> = [url.absoluteString]
         var permanent = true
         while true {
@@ -48,6 +50,7 @@ public struct RedirectFollower: Sendable {
             guard let nextScheme = next.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
                 throw DownloadError.redirectToUnsupportedScheme(next.absoluteString)
             }
+            trace?.append(next.absoluteString)
             if visited.contains(next.absoluteString) { throw DownloadError.redirectLoop(url: next.absoluteString) }
             if chain.count > maxRedirects { throw DownloadError.tooManyRedirects(limit: maxRedirects, url: start.absoluteString) }
             permanent = permanent && (response.status == 301 || response.status == 308)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Runs the stored queue until nothing is runnable, saving every state change when it happens.
 ///
@@ -52,6 +53,9 @@ public final class QueueRunner: @unchecked Sendable {
     /// Called with every download, in queue order, each time the runner reads the store (twice a
     /// second, and at once after a change): what a TUI lists.
     public var onSync: @Sendable ([DownloadRecord]) -> Void = { _ in }
+    /// Receives a line for each download's start, resume, end, retry and failure (with its cause and
+    /// the URLs it went through), and the requests at debug level; writes nothing by default.
+    public var logger: Logger = .disabled
 
     public init(store: QueueStore, settings: Settings, transport: any HTTPTransport) {
         self.store = store
@@ -155,6 +159,7 @@ public final class QueueRunner: @unchecked Sendable {
     private func makeOperation(_ row: DownloadRecord, id: Int64) throws(StoreError) -> DownloadOperation? {
         guard let url = URL(string: row.url) else {
             try store.update(id: id) { $0.state = "failed"; $0.lastError = DownloadError.invalidURL(row.url).localizedDescription }
+            logger.error("download failed", metadata: ["id": "\(id)", "url": "\(row.url)", "cause": "invalid URL"])
             return nil
         }
         let saved = try store.update(id: id) {
@@ -162,7 +167,10 @@ public final class QueueRunner: @unchecked Sendable {
             $0.retryAt = nil
         }
         let request = DownloadRequest(url: url, destination: row.destination, title: row.title, validators: row.validators)
-        let op = DownloadOperation(id: Int(id), request: request, transport: transport)
+        var log = logger
+        log[metadataKey: "id"] = "\(id)"
+        let op = DownloadOperation(id: Int(id), request: request, transport: transport,
+                                   configuration: DownloadConfiguration(logger: log))
         let stateToken = op.observe(\.state, options: [.new]) { [weak self] op, change in
             guard let self, let state = change.newValue else { return }
             self.stateChanged(id: id, op: op, state: state, attempts: saved.attempts)
@@ -291,7 +299,10 @@ public final class QueueRunner: @unchecked Sendable {
                 await wakeup.signal()
             }
         }
-        if let event { onEvent(event) }
+        if let event {
+            log(event, op: op, attempts: attempts)
+            onEvent(event)
+        }
     }
 
     private func pauseForFullDisk(id: Int64, reason: String, progress: DownloadProgress) -> Event {

@@ -50,7 +50,7 @@ public struct ConfigFile: Sendable {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? Self.header
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
-        let rendered = key == "download-folder" ? "\(key) = \"\(value)\"" : "\(key) = \(value)"
+        let rendered = key == "download-folder" || key == "player" ? "\(key) = \"\(value)\"" : "\(key) = \(value)"
         if let i = lines.firstIndex(where: { (try? Self.parse(Substring($0), path: path, line: 0))??.0 == key }) {
             lines[i] = rendered
         } else {
@@ -117,6 +117,12 @@ public struct ConfigFile: Sendable {
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"
         case "feed-size-limit": settings.feedSizeLimit = Int64(try int(1...2000)) * 1_000_000
+        case "log-size": settings.logSize = Int64(try int(0...100)) * 1_000_000
+        case "player":
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw .badValue(path: path, line: line, key: key, expected: "a command, such as mpv or \"vlc --play-and-exit\"")
+            }
+            settings.player = value
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath

@@ -23,6 +23,11 @@ public struct Settings: Sendable, Equatable {
     public var autoQueue = false
     /// The largest feed podq reads, in bytes (`feed-size-limit`).
     public var feedSizeLimit: Int64 = 50_000_000
+    /// The size at which `podq.log` is rotated, in bytes (`log-size`, in MB); 0 for no log file.
+    public var logSize: Int64 = 1_000_000
+    /// The program that plays an episode (`player`): words split on spaces, the file's path added
+    /// at the end or put where `%f` is; nil to pick the first of mpv, ffplay, vlc, xdg-open found.
+    public var player: String?
 
     public init() {}
 
@@ -38,5 +43,7 @@ public struct Settings: Sendable, Equatable {
         ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
+        ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
+        ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]
 }
