@@ -85,6 +85,7 @@ final class DownloadRunner: Sendable {
         if summary.diskFull { line = "disk full: " + line + "; free some space, then `podq queue resume`" }
         reporter.end(line)
         context.log.info("queue run ended", metadata: ["summary": "\(line)"])
+        if !summary.interrupted { try CleanupRun(context: context).run() }
 
         if summary.interrupted { return ExitCodes.interrupted }
         return summary.failed > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success

@@ -29,6 +29,7 @@ struct RefreshCommand: AsyncParsableCommand {
             }
         }
         await transport.shutdown()
+        try CleanupRun(context: context).run()
         if failed > 0 { throw ExitCode(ExitCodes.failure) }
     }
 }

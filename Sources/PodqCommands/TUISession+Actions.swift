@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqTerminal
 import PodqUI
 
 /// Carrying out what the keys ask (``TUIAction``), each with a line on the message line.
@@ -57,6 +58,8 @@ extension TUISession {
                 try context.store.removePodcast(id: id)
                 library.markStale()
                 say("unsubscribed; downloaded files are kept")
+            case .play:
+                break  // needs the screen: the loop calls play(_:on:)
             case .quit:
                 break
             }
@@ -121,6 +124,21 @@ extension TUISession {
             }
             library.markStale()
             runner.signal()
+        }
+    }
+
+    /// `o`: plays a completed download, giving the terminal to the player until it exits.
+    @MainActor
+    func play(_ id: Int64, on screen: CursesScreen) {
+        do {
+            let file = try Player.file(of: id, in: context.store)
+            let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
+            context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
+            let status = try screen.handOver { try Player.run(argv) }
+            say(status == 0 ? "played #\(id) with \(argv[0])" : PlayerError.failed(command: argv[0], status: status).localizedDescription,
+                isError: status != 0)
+        } catch {
+            say((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
         }
     }
 }

@@ -35,6 +35,7 @@ final class TUISession {
         transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)), rateLimiter: rateLimiter)
         runner = QueueRunner(store: context.store, settings: settings, transport: transport)
         runner.logger = context.log
+        state.keys = context.settings.keys
         library = TUILibrary(store: context.store)
     }
 
@@ -78,6 +79,9 @@ final class TUISession {
         }
 
         var failure: (any Error)?
+        if let cleaned = try? CleanupRun(context: context).run(quiet: true), !cleaned.removed.isEmpty {
+            state.message = .init("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+        }
         context.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(context.paths.downloadFolder)"])
         loop(screen)
         screen.restore()
@@ -115,7 +119,9 @@ final class TUISession {
                     size = screen.size
                 } else {
                     let actions = TUIController.handle(key, state: &state, snapshot: snapshot(), pageSize: TUIRenderer.tableRows(height: size.height))
-                    for action in actions { perform(action) }
+                    for action in actions {
+                        if case .play(let id) = action { play(id, on: screen) } else { perform(action) }
+                    }
                 }
                 needsFrame = true
             }

@@ -75,6 +75,22 @@ public final class CursesScreen {
         return Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
     }
 
+    /// Gives the terminal to another program (a player) while `body` runs: curses mode is left, the
+    /// screen restored, and afterwards curses mode comes back and the next frame repaints everything.
+    public func handOver<T>(_ body: () throws -> T) rethrows -> T {
+        def_prog_mode()
+        curs_set(1)
+        endwin()
+        defer {
+            reset_prog_mode()
+            curs_set(0)
+            shown = nil
+            werase(window)
+            wrefresh(window)
+        }
+        return try body()
+    }
+
     /// Leaves curses mode and gives the terminal back as it was. Safe to call twice.
     public func restore() {
         guard !restored else { return }

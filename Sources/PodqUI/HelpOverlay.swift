@@ -1,27 +1,34 @@
+import PodqCore
+
 /// The help overlay (`?`): every key, in a box over the middle of the screen.
 public enum HelpOverlay {
-    /// Each key and what it does, as product.md lists them.
-    public static let keys: [(String, String)] = [
-        ("↑ ↓  k j", "move the selection"),
-        ("PgUp PgDn", "a page up / down"),
-        ("Home End  g G", "first / last row"),
-        ("Tab  1 2 3", "Downloads / Episodes / Podcasts"),
-        ("Enter  d", "Episodes: queue it · Downloads: start it next · Podcasts: its episodes"),
-        ("c", "cancel the download: stop it, delete its partial file"),
-        ("p  Space", "pause / resume the download (the partial file is kept)"),
-        ("r", "retry a failed or cancelled download"),
-        ("K  J", "move the download up / down in the queue"),
-        ("+  -", "more / fewer downloads at once (saved in the config)"),
-        ("<  >", "halve / double the speed limit all downloads share (saved in the config)"),
-        ("P", "pause all / resume all"),
-        ("x", "remove the row (asks before deleting a completed file)"),
-        ("a  u", "add a feed by URL · refresh the feeds"),
-        ("/  Esc", "filter rows by text · clear the filter"),
-        ("?", "this help"),
-        ("q", "quit: downloads stop, partial files stay and resume next time"),
-    ]
+    /// Each key and what it does, as product.md lists them, with the config's letters.
+    public static func keys(_ bindings: KeyBindings = KeyBindings()) -> [(String, String)] {
+        func k(_ actions: KeyBindings.Action...) -> String { actions.map { String(bindings.key($0)) }.joined(separator: " ") }
+        return [
+            ("↑ ↓  " + k(.up, .down), "move the selection"),
+            ("PgUp PgDn", "a page up / down"),
+            ("Home End  " + k(.top, .bottom), "first / last row"),
+            ("Tab  " + k(.downloads, .episodes, .podcasts), "Downloads / Episodes / Podcasts"),
+            ("Enter  " + k(.open), "Episodes: queue it · Downloads: start it next · Podcasts: its episodes"),
+            (k(.cancel), "cancel the download: stop it, delete its partial file"),
+            (k(.pause) + "  Space", "pause / resume the download (the partial file is kept)"),
+            (k(.retry), "retry a failed or cancelled download"),
+            (k(.play), "play a completed download with the configured player"),
+            (k(.moveUp) + "  " + k(.moveDown), "move the download up / down in the queue"),
+            (k(.moreJobs) + "  " + k(.fewerJobs), "more / fewer downloads at once (saved in the config)"),
+            (k(.slower) + "  " + k(.faster), "halve / double the speed limit all downloads share (saved in the config)"),
+            (k(.pauseAll), "pause all / resume all"),
+            (k(.remove), "remove the row (asks before deleting a completed file)"),
+            (k(.addFeed) + "  " + k(.refresh), "add a feed by URL · refresh the feeds"),
+            (k(.filter) + "  Esc", "filter rows by text · clear the filter"),
+            (k(.help), "this help"),
+            (k(.quit), "quit: downloads stop, partial files stay and resume next time"),
+        ]
+    }
 
-    static func render(into grid: inout Grid) {
+    static func render(into grid: inout Grid, keys bindings: KeyBindings = KeyBindings()) {
+        let keys = keys(bindings)
         let keyWidth = 15
         let lines = keys.map { DisplayWidth.pad($0.0, to: keyWidth) + " " + $0.1 }
         let inner = min(grid.width - 4, (lines.map(DisplayWidth.of).max() ?? 0) + 2)

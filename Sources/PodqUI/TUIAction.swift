@@ -25,6 +25,8 @@ public enum TUIAction: Sendable, Equatable {
     case refreshFeeds
     /// Unsubscribe.
     case removePodcast(id: Int64)
+    /// Open a completed download's file with the configured player.
+    case play(id: Int64)
     /// Leave: running downloads stop with their partial files kept.
     case quit
 }

@@ -19,6 +19,12 @@ public enum TUIController {
             return answer(key, to: question, state: &state)
         case .normal:
             state.message = nil
+            // A remapped letter acts as its action's default letter; an action's old letter does nothing.
+            var key = key
+            if case .character(let pressed) = key {
+                guard let canonical = state.keys.canonical(pressed) else { return [] }
+                key = .character(canonical)
+            }
             return normal(key, state: &state, snapshot: snapshot, pageSize: max(1, pageSize))
         }
     }
@@ -60,7 +66,8 @@ public enum TUIController {
             if view == .episodes { state.episodesOf = nil }
         case .enter, .character("d"):
             return open(view: view, id: selectedID, snapshot: snapshot, state: &state)
-        case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"):
+        case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"),
+             .character("o"):
             return rowKey(key, view: view, id: selectedID, download: download, snapshot: snapshot, state: &state)
         default:
             break
@@ -93,7 +100,7 @@ public enum TUIController {
             return []
         }
         guard view == .downloads else {
-            state.message = .init("That key works on the Downloads view (press 1).")
+            state.message = .init("That key works on the Downloads view (press \(state.keys.key(.downloads))).")
             return []
         }
         guard let id, let download else { return [] }
@@ -102,6 +109,12 @@ public enum TUIController {
         case .character("c"): event = .cancel
         case .character("p"), .character(" "): event = download.state == .paused ? .resume : .pause
         case .character("r"): event = .retry
+        case .character("o"):
+            guard download.state == .completed else {
+                state.message = .init("#\(id) is \(download.state.name); only a completed download can be played.")
+                return []
+            }
+            return [.play(id: id)]
         case .character("K"): return [.move(id: id, by: -1)]
         case .character("J"): return [.move(id: id, by: 1)]
         default:  // x

@@ -1,3 +1,4 @@
+import PodqCore
 /// Draws a TUI frame into a ``Grid`` from the state and a snapshot: the tab line, the column titles,
 /// the table of the current view, the status line, the message line and the hint bar (and the help
 /// overlay). Pure: render tests compare its text with what is expected.
@@ -42,8 +43,8 @@ public struct TUIRenderer: Sendable {
         }
         if height >= 3 { grid.put(status(snapshot, view: view, count: ids.count, selected: selected), x: 0, y: height - 3, style: .header) }
         if height >= 2 { messageLine(state, snapshot, selectedID: selected.map { ids[$0] }, into: &grid, y: height - 2) }
-        grid.put(hints(view, width: width), x: 0, y: height - 1, style: .dim)
-        if state.mode == .help { HelpOverlay.render(into: &grid) }
+        grid.put(hints(view, width: width, keys: state.keys), x: 0, y: height - 1, style: .dim)
+        if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys) }
         return grid
     }
 
@@ -139,14 +140,18 @@ public struct TUIRenderer: Sendable {
 
     /// The hint bar of `view` in `width` cells: as many hints as fit, in order, and always `? help`
     /// and `q quit` at the end.
-    public func hints(_ view: TUIView, width: Int) -> String {
+    public func hints(_ view: TUIView, width: Int, keys: KeyBindings = KeyBindings()) -> String {
+        func k(_ action: KeyBindings.Action) -> String { String(keys.key(action)) }
         let items: [String] = switch view {
-        case .downloads: ["↑↓ select", "Tab view", "p pause", "c cancel", "r retry", "Enter next", "K/J move", "+/- limit", "P all",
-                          "x remove", "/ filter"]
-        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "/ filter", "Esc all", "a add feed", "u refresh"]
-        case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "a add feed", "u refresh", "x unsubscribe"]
+        case .downloads: ["↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
+                          "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
+                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.filter)) filter"]
+        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "\(k(.filter)) filter", "Esc all", "\(k(.addFeed)) add feed",
+                         "\(k(.refresh)) refresh"]
+        case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
+                         "\(k(.remove)) unsubscribe"]
         }
-        let tail = "? help  q quit"
+        let tail = "\(k(.help)) help  \(k(.quit)) quit"
         var text = ""
         for item in items {
             let next = text + item + "  "

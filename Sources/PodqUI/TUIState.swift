@@ -1,3 +1,5 @@
+import PodqCore
+
 /// The TUI's own state (not the queue's): the view, the selection, the filter, what is being typed,
 /// and the last message. Keys change it through ``TUIController``; the renderer reads it.
 public struct TUIState: Sendable, Equatable {
@@ -33,6 +35,8 @@ public struct TUIState: Sendable, Equatable {
     }
 
     public var view: TUIView = .downloads
+    /// The letters of the actions (the config's `key-<action>` lines).
+    public var keys = KeyBindings()
     public var mode: Mode = .normal
     /// The selected row of each view, by id, so it stays on the same download as rows come and go.
     public var selectedID: [TUIView: Int64] = [:]

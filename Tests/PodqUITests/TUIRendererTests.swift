@@ -121,7 +121,7 @@ final class TUIRendererTests: XCTestCase {
         state = TUIState()
         state.mode = .help
         let help = frame(&state, width: 100, height: 24)
-        for (key, text) in HelpOverlay.keys {
+        for (key, text) in HelpOverlay.keys() {
             XCTAssertTrue(help.contains(key) && help.contains(text), "help lists \(key):\n\(help)")
         }
         XCTAssertTrue(help.contains("┌─ Keys ─"), help)

@@ -6,6 +6,8 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
     case badValue(path: String, line: Int, key: String, expected: String)
     case syntax(path: String, line: Int)
     case cannotWrite(path: String, reason: String)
+    case unknownAction(path: String, line: Int, key: String)
+    case keyConflict(path: String, line: Int, key: String, character: String, other: String)
 
     public var errorDescription: String? {
         switch self {
@@ -15,6 +17,10 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
             "\(path):\(line): '\(key)' must be \(expected)."
         case .syntax(let path, let line):
             "\(path):\(line): expected `key = value` (a # starts a comment)."
+        case .unknownAction(let path, let line, let key):
+            "\(path):\(line): '\(key)' names no action. Actions: \(KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", "))."
+        case .keyConflict(let path, let line, let key, let character, let other):
+            "\(path):\(line): '\(key)' gives \(character) to two actions: it is already the key of \(other); give that one another key (key-\(other) = …)."
         case .cannotWrite(let path, let reason):
             "Cannot write the config file \(path): \(reason)."
         }
@@ -35,10 +41,18 @@ public struct ConfigFile: Sendable {
     public func load() throws(ConfigError) -> Settings {
         var settings = Settings()
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return settings }
+        var bindingLines: [KeyBindings.Action: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
             guard let (key, value) = try Self.parse(raw, path: path, line: line) else { continue }
             try apply(key: key, value: value, to: &settings, line: line)
+            if let action = KeyBindings.Action(rawValue: String(key.dropFirst(4))), key.hasPrefix("key-") { bindingLines[action] = line }
+        }
+        if let (first, second, character) = settings.keys.conflict() {
+            // Name the binding the user wrote (the later one when both were written).
+            let (named, other) = (bindingLines[second] ?? 0) >= (bindingLines[first] ?? 0) ? (second, first) : (first, second)
+            throw .keyConflict(path: path, line: bindingLines[named] ?? 0, key: "key-" + named.rawValue,
+                               character: String(character), other: other.rawValue)
         }
         return settings
     }
@@ -117,6 +131,12 @@ public struct ConfigFile: Sendable {
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"
         case "feed-size-limit": settings.feedSizeLimit = Int64(try int(1...2000)) * 1_000_000
+        case "cleanup-days":
+            let days = try int(0...36_500)
+            settings.cleanup.olderThanDays = days == 0 ? nil : days
+        case "keep-episodes":
+            let count = try int(0...100_000)
+            settings.cleanup.keepNewest = count == 0 ? nil : count
         case "log-size": settings.logSize = Int64(try int(0...100)) * 1_000_000
         case "player":
             guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -126,6 +146,14 @@ public struct ConfigFile: Sendable {
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath
+        case _ where key.hasPrefix("key-"):
+            guard let action = KeyBindings.Action(rawValue: String(key.dropFirst(4))) else {
+                throw .unknownAction(path: path, line: line, key: key)
+            }
+            guard KeyBindings.isBindable(value) else {
+                throw .badValue(path: path, line: line, key: key, expected: "one visible character, such as C or !")
+            }
+            settings.keys.bind(action, to: Character(value))
         default:
             throw .unknownKey(path: path, line: line, key: key)
         }

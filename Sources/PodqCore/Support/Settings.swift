@@ -28,6 +28,10 @@ public struct Settings: Sendable, Equatable {
     /// The program that plays an episode (`player`): words split on spaces, the file's path added
     /// at the end or put where `%f` is; nil to pick the first of mpv, ffplay, vlc, xdg-open found.
     public var player: String?
+    /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
+    public var cleanup = CleanupPolicy()
+    /// The TUI's keys (`key-<action>`).
+    public var keys = KeyBindings()
 
     public init() {}
 
@@ -44,6 +48,9 @@ public struct Settings: Sendable, Equatable {
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
+        ("cleanup-days", "delete the files of feed episodes downloaded more than N days ago, 0 for never (default 0)"),
+        ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, 0 for all (default 0)"),
+        ("key-<action>", "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")),
         ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]
 }

@@ -64,4 +64,42 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(try file.load().simultaneousDownloads, 6)
         XCTAssertEqual(dir.contents, ["config"], "no temporary file is left")
     }
+
+    func testKeysLogPlayerAndCleanupSettings() throws {
+        let path = dir.file("config")
+        try """
+            key-cancel = C
+            key-remove = c
+            log-size = 5
+            player = "mpv --no-video"
+            cleanup-days = 30
+            keep-episodes = 0
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let s = try ConfigFile(path: path).load()
+        XCTAssertEqual(s.keys.key(.cancel), "C")
+        XCTAssertEqual(s.keys.key(.remove), "c")
+        XCTAssertEqual(s.keys.key(.pause), "p", "unchanged actions keep their letter")
+        XCTAssertEqual(s.logSize, 5_000_000)
+        XCTAssertEqual(s.player, "mpv --no-video")
+        XCTAssertEqual(s.cleanup, CleanupPolicy(olderThanDays: 30, keepNewest: nil), "0 turns a rule off")
+        XCTAssertEqual(Settings().cleanup.isActive, false, "no cleanup by default")
+    }
+
+    func testKeyBindingErrorsNameTheLineAndWhatToDo() throws {
+        let path = dir.file("config")
+        for (text, expected) in [
+            ("key-cancle = C", ConfigError.unknownAction(path: path, line: 1, key: "key-cancle")),
+            ("key-cancel = Cc", .badValue(path: path, line: 1, key: "key-cancel", expected: "one visible character, such as C or !")),
+            ("# x\nkey-cancel = x", .keyConflict(path: path, line: 2, key: "key-cancel", character: "x", other: "remove")),
+            ("key-pause = z\nkey-retry = z", .keyConflict(path: path, line: 2, key: "key-retry", character: "z", other: "pause")),
+            ("cleanup-days = -1", .badValue(path: path, line: 1, key: "cleanup-days", expected: "a whole number from 0 to 36500")),
+            ("player = \"\"", .badValue(path: path, line: 1, key: "player", expected: "a command, such as mpv or \"vlc --play-and-exit\"")),
+        ] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try ConfigFile(path: path).load(), text) { XCTAssertEqual($0 as? ConfigError, expected, text) }
+        }
+        XCTAssertTrue(ConfigError.keyConflict(path: "c", line: 2, key: "key-cancel", character: "x", other: "remove")
+            .localizedDescription.contains("key-remove = …"), "the message says how to fix it")
+        XCTAssertTrue(ConfigError.unknownAction(path: "c", line: 1, key: "key-cancle").localizedDescription.contains("cancel, pause"))
+    }
 }

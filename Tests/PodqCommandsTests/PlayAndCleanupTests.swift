@@ -1,0 +1,105 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// `podq play`, `o` in the TUI (with a remapped key), and the cleanup rules, through the real binary.
+final class PlayAndCleanupTests: TerminalTestCase {
+    /// A player that appends its arguments, one call per line, to `played.txt`.
+    private func installPlayer() throws -> String {
+        let script = dir.file("player.sh")
+        try "#!/bin/sh\necho \"$*\" >> '\(dir.file("played.txt"))'\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        return script
+    }
+
+    private func config(_ text: String) throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try text.write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+    }
+
+    private var played: [String] {
+        ((try? String(contentsOfFile: dir.file("played.txt"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    func testPlayRunsTheConfiguredPlayerOnACompletedFileAndSaysWhyNot() async throws {
+        let player = try installPlayer()
+        try config("player = \"\(player) --flag %f --end\"\n")
+        let url = server.dataURL(size: 3000, name: "ep.mp3").absoluteString
+        let (done, _, derr) = try await cli.run(["download", "--download-dir", dir.file("out"), url, server.url("/status/404").absoluteString])
+        XCTAssertEqual(done.code, 1, derr)
+
+        let (ok, _, err) = try await cli.run(["play", "1"])
+        XCTAssertEqual(ok.code, 0, err)
+        XCTAssertEqual(played, ["--flag \(dir.file("out/ep.mp3")) --end"], "%f is replaced by the file")
+
+        for (args, message) in [(["play", "2"], "#2 is failed; only a completed download can be played."),
+                                (["play", "99"], "There is no download #99; `podq queue` lists them.")] {
+            let (code, _, err) = try await cli.run(args)
+            XCTAssertEqual(code.code, 1, err)
+            XCTAssertTrue(err.contains(message), err)
+        }
+        try config("player = no-such-player-podq\n")
+        let (missing, _, merr) = try await cli.run(["play", "1"])
+        XCTAssertEqual(missing.code, 1)
+        XCTAssertTrue(merr.contains("The player 'no-such-player-podq' is not installed or not on PATH"), merr)
+        XCTAssertEqual(played.count, 1)
+    }
+
+    /// `key-play = O`: `o` does nothing any more, `O` hands the terminal to the player and the TUI
+    /// comes back.
+    func testORemappedToCapitalOPlaysTheSelectedDownloadInTheTUI() async throws {
+        let player = try installPlayer()
+        try config("player = \"\(player)\"\nkey-play = O\n")
+        let (done, _, derr) = try await cli.run(["download", "--download-dir", dir.file("out"), server.dataURL(size: 3000, name: "tui.mp3").absoluteString])
+        XCTAssertEqual(done.code, 0, derr)
+        let tui = try openTUI()
+        let ready = await tui.waitFor { self.line($0, containing: "tui.mp3").hasPrefix("completed") }
+        XCTAssertTrue(ready.ok, ready.screen)
+        XCTAssertTrue(ready.screen.contains("O play"), "the hint shows the configured letter:\n\(ready.screen)")
+        tui.send("o")
+        tui.send("O")
+        let back = await tui.waitFor { $0.contains("played #1 with") }
+        XCTAssertTrue(back.ok, "the TUI is back and says so:\n\(back.screen)")
+        XCTAssertTrue(back.screen.contains("STATE"), back.screen)
+        XCTAssertEqual(played, [dir.file("out/tui.mp3")], "one call: o did nothing, O played the file")
+        tui.send("q")
+        let exited = await tui.waitFor { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, exited.screen)
+    }
+
+    func testKeepEpisodesDeletesOlderFilesAfterADownloadAndCleanupListsWhatWouldGo() async throws {
+        let items = (1...3).map { i in
+            "<item><title>E\(i)</title><guid>g\(i)</guid><pubDate>Sat, 0\(i) Nov 2026 10:00:00 GMT</pubDate>"
+                + "<enclosure url=\"/data/e\(i).mp3?size=5000&amp;seed=\(i)\" type=\"audio/mpeg\"/></item>"
+        }.joined()
+        server.serve(Array("<rss version=\"2.0\"><channel><title>Keep</title>\(items)</channel></rss>".utf8), as: "keep.xml")
+        let (none, noneOut, _) = try await cli.run(["cleanup"])
+        XCTAssertEqual(none.code, 0)
+        XCTAssertTrue(noneOut.contains("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5`"), noneOut)
+
+        let (added, _, aerr) = try await cli.run(["add", server.url("/static/keep.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, aerr)
+        let (queued, _, qerr) = try await cli.run(["queue", "add", "--latest", "3", "1"])
+        XCTAssertEqual(queued.code, 0, qerr)
+        let manual = server.dataURL(size: 100, name: "by-hand.mp3").absoluteString
+        let (first, firstOut, ferr) = try await cli.run(["download", manual])
+        XCTAssertEqual(first.code, 0, ferr)
+        XCTAssertFalse(firstOut.contains("cleanup"), "no rule, no cleanup")
+
+        try config("keep-episodes = 2\n")
+        let (dry, dryOut, _) = try await cli.run(["cleanup", "--dry-run"])
+        XCTAssertEqual(dry.code, 0)
+        XCTAssertTrue(dryOut.contains("cleanup: would delete 1 file"), dryOut)
+        let folder = dir.file("home/downloads/Keep")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 3, "a dry run deletes nothing")
+
+        try config("keep-episodes = 1\n")
+        let (second, secondOut, serr) = try await cli.run(["download"])
+        XCTAssertEqual(second.code, 0, serr)
+        XCTAssertTrue(secondOut.contains("cleanup: deleted 2 files"), secondOut)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("home/downloads/by-hand.mp3")), "a URL queued by hand is kept")
+        let log = (try? String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)) ?? ""
+        XCTAssertEqual(log.components(separatedBy: "cleanup deleted").count - 1, 2, log)
+    }
+}

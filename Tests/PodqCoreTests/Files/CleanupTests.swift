@@ -1,0 +1,101 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+@testable import PodqCore
+
+/// The cleanup rules on a real store and real files.
+final class CleanupTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    private var store: QueueStore!
+    private let day = 86_400.0
+    private let now = 1_800_000_000.0
+
+    override func setUp() async throws {
+        dir = TemporaryDirectory("podq-cleanup")
+        store = try QueueStore(path: dir.file("queue.sqlite"))
+        try FileManager.default.createDirectory(atPath: dir.file("downloads"), withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { dir.remove() }
+
+    /// A podcast with `count` episodes, each downloaded `ages[i]` days ago into the download folder.
+    @discardableResult
+    private func podcast(_ name: String, ages: [Double]) throws -> [DownloadRecord] {
+        let episodes = ages.indices.map { FeedEpisode(guid: "\(name)-\($0)", title: "ep \($0)", enclosures: [Enclosure(url: "http://h/\(name)/\($0).mp3")]) }
+        let (_, added) = try store.addPodcast(url: "http://h/\(name).xml", feed: Feed(title: name, episodes: episodes), etag: nil, lastModified: nil, autoQueue: false)
+        try FileManager.default.createDirectory(atPath: dir.file("downloads/\(name)"), withIntermediateDirectories: true)
+        return try zip(added, ages).map { episode, age in
+            let path = dir.file("downloads/\(name)/\(episode.title).mp3")
+            try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
+            let row = try store.addDownload(for: episode.id!, title: episode.title, podcast: name, destination: path)
+            return try store.update(id: row.id!) {
+                $0.state = DownloadState.completed.name
+                $0.completedAt = now - age * day
+            }
+        }
+    }
+
+    private func exists(_ row: DownloadRecord) -> Bool { FileManager.default.fileExists(atPath: row.destination) }
+
+    func testTheAgeRuleDeletesFilesDownloadedTooLongAgoAndTheirRows() throws {
+        let rows = try podcast("a", ages: [1, 10, 40, 100])
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 30), now: now)
+        XCTAssertEqual(report.removed.map(\.id), [rows[2].id, rows[3].id])
+        XCTAssertEqual(report.bytes, 2000)
+        XCTAssertEqual(rows.map(exists), [true, true, false, false])
+        XCTAssertEqual(try store.downloads().map(\.id), [rows[0].id, rows[1].id], "the rows went with the files")
+        let episodes = try store.episodes()
+        XCTAssertEqual(episodes.count, 4, "the episodes stay listed")
+    }
+
+    func testTheCountRuleKeepsTheNewestOfEachPodcast() throws {
+        let a = try podcast("a", ages: [5, 1, 3, 9])
+        let b = try podcast("b", ages: [2])
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(keepNewest: 2), now: now)
+        XCTAssertEqual(Set(report.removed.map(\.id)), [a[0].id, a[3].id], "the two downloaded longest ago")
+        XCTAssertEqual(a.map(exists), [false, true, true, false])
+        XCTAssertTrue(exists(b[0]), "another podcast's files are counted apart")
+    }
+
+    func testADryRunChangesNothing() throws {
+        let rows = try podcast("a", ages: [100, 200])
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1), now: now, dryRun: true)
+        XCTAssertEqual(report.removed.count, 2)
+        XCTAssertTrue(rows.allSatisfy(exists))
+        XCTAssertEqual(try store.downloads().count, 2)
+    }
+
+    /// Never touched: URLs queued by hand, unfinished downloads and their partials, files outside the
+    /// folder (also through a podcast folder replaced by a symlink), and no rule means no cleanup.
+    func testWhatIsNeverDeleted() throws {
+        let rows = try podcast("a", ages: [100, 100, 100])
+        // By hand: a completed URL download, very old.
+        let manualPath = dir.file("downloads/manual.mp3")
+        try Data([1]).write(to: URL(fileURLWithPath: manualPath))
+        let manual = try store.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
+        _ = try store.update(id: manual.id!) { $0.state = "completed"; $0.completedAt = 0 }
+        // Unfinished: paused with a partial.
+        _ = try store.update(id: rows[0].id!) { $0.state = DownloadState.paused.name }
+        try Data([1]).write(to: URL(fileURLWithPath: rows[0].partialPath))
+        // Outside: the row points into another folder.
+        let outside = dir.file("elsewhere/kept.mp3")
+        try FileManager.default.createDirectory(atPath: dir.file("elsewhere"), withIntermediateDirectories: true)
+        try Data([1]).write(to: URL(fileURLWithPath: outside))
+        _ = try store.update(id: rows[1].id!) { $0.destination = outside }
+        // Through a symlink: downloads/b -> elsewhere.
+        try FileManager.default.createSymbolicLink(atPath: dir.file("downloads/b"), withDestinationPath: dir.file("elsewhere"))
+        let linked = dir.file("elsewhere/linked.mp3")
+        try Data([1]).write(to: URL(fileURLWithPath: linked))
+        _ = try store.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
+
+        XCTAssertEqual(try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(), now: now).removed, [])
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, keepNewest: 0), now: now)
+        XCTAssertEqual(report.removed, [])
+        XCTAssertEqual(report.keptOutside.count, 2)
+        for path in [manualPath, rows[0].destination + ".part", outside, linked] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
+        }
+        XCTAssertEqual(try store.downloads().count, 4)
+    }
+}
