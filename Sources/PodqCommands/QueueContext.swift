@@ -24,19 +24,15 @@ struct QueueContext {
         do {
             settings = try ConfigFile(path: base.configFile).load()
         } catch {
-            // No config to read the log size from: log with the defaults, so the failure is on record.
-            if FileManager.default.fileExists(atPath: base.home) {
-                CommandLog.start(home: base.home, settings: Settings(), verbose: verbose, echo: false)
-                    .error("config rejected", metadata: ["file": "\(base.configFile)", "reason": "\(error.localizedDescription)"])
-            }
+            // No config to read the log size from: the defaults, so that PodqCLI logs the failure.
+            CommandLog.start(home: base.home, settings: Settings(), verbose: verbose, echo: false)
             throw CommandError(error)
         }
         let paths = base.applying(settings, downloadDirGiven: downloadDir != nil)
         removeOrphanTemporaryFiles(near: base.configFile)
+        let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
         do {
-            let store = try QueueStore(path: paths.database)
-            let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
-            return QueueContext(paths: paths, settings: settings, store: store, log: log)
+            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log)
         } catch {
             throw CommandError(error)
         }

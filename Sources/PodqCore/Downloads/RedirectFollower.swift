@@ -47,10 +47,10 @@ public struct RedirectFollower: Sendable {
             else {
                 throw DownloadError.badRedirect(url: url.absoluteString)
             }
+            trace?.append(next.absoluteString)
             guard let nextScheme = next.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
                 throw DownloadError.redirectToUnsupportedScheme(next.absoluteString)
             }
-            trace?.append(next.absoluteString)
             if visited.contains(next.absoluteString) { throw DownloadError.redirectLoop(url: next.absoluteString) }
             if chain.count > maxRedirects { throw DownloadError.tooManyRedirects(limit: maxRedirects, url: start.absoluteString) }
             permanent = permanent && (response.status == 301 || response.status == 308)

@@ -198,11 +198,14 @@ final class DownloadOperationTests: XCTestCase {
         let (op, _) = await run(server.url("/loop/a"))
         XCTAssertEqual(op.error, .redirectLoop(url: server.url("/loop/a").absoluteString))
         XCTAssertEqual(op.error?.isRetryable, false)
+        XCTAssertEqual(op.redirectChain, ["/loop/a", "/loop/b", "/loop/a"].map { server.url($0).absoluteString },
+                       "a failure part-way still names every URL, for the log")
     }
 
     func testRedirectToANonHTTPScheme() async throws {
         let (op, _) = await run(server.url("/redirect-scheme"))
         XCTAssertEqual(op.error, .redirectToUnsupportedScheme("ftp://127.0.0.1/episode.mp3"))
+        XCTAssertEqual(op.redirectChain.last, "ftp://127.0.0.1/episode.mp3")
     }
 
     func testNonHTTPURLIsRefusedWithoutAConnection() async throws {
