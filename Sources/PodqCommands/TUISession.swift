@@ -152,7 +152,8 @@ final class TUISession {
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
         TUISnapshot(downloads: model.snapshot(), episodes: library.episodes, podcasts: library.podcasts,
-                    limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice)
+                    limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
+                    waitingForHost: runner.waitingForHost, perHost: settings.perHostDownloads)
     }
 }
 

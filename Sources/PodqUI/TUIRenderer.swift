@@ -85,6 +85,7 @@ public struct TUIRenderer: Sendable {
         var speed = Format.bytes(Int64(t.speed)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
         var parts = ["\(t.active)/\(snapshot.limit) active", speed, "\(t.queued) queued"]
+        if snapshot.waitingForHost > 0 { parts[2] += " (\(snapshot.waitingForHost) wait for their host: per-host \(snapshot.perHost))" }
         if t.paused > 0 { parts.append("\(t.paused) paused") }
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")

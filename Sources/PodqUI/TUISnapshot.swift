@@ -12,9 +12,14 @@ public struct TUISnapshot: Sendable, Equatable {
     public var rateLimit: Int?
     /// Something the whole queue is waiting on (a full disk), shown on the message line.
     public var notice: String?
+    /// Queued downloads held back by the per-host cap, and the cap.
+    public var waitingForHost: Int
+    public var perHost: Int
 
     public init(downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
-                rateLimit: Int? = nil, notice: String? = nil) {
+                rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2) {
+        self.waitingForHost = waitingForHost
+        self.perHost = perHost
         self.rateLimit = rateLimit
         self.downloads = downloads
         self.episodes = episodes

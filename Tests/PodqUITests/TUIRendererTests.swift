@@ -42,6 +42,13 @@ final class TUIRendererTests: XCTestCase {
             """)
     }
 
+    func testTheStatusLineSaysWhenRowsWaitForTheirHost() {
+        var state = TUIState()
+        let snapshot = TUISnapshot(downloads: Self.downloads, limit: 6, waitingForHost: 1, perHost: 2)
+        let status = frame(&state, snapshot, width: 130).split(separator: "\n").first { $0.contains("active") }
+        XCTAssertEqual(status.map(String.init), " 2/6 active · 1.8 MB/s · 1 queued (1 wait for their host: per-host 2) · 1 paused · 1 failed · 1 done · row 1/7")
+    }
+
     func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
         var state = TUIState()
         let text = frame(&state, width: 40, height: 9)

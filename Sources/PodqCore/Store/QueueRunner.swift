@@ -44,6 +44,7 @@ public final class QueueRunner: @unchecked Sendable {
     var pausedForDisk = false
     var limit: Int
     var positions: [Int64: Int64] = [:]
+    private var _waitingForHost = 0
     var partialsRemoved: Set<Int64> = []
 
     /// Called with each operation the runner creates, before it starts (to show it).
@@ -116,6 +117,7 @@ public final class QueueRunner: @unchecked Sendable {
         var perHost = lock.withLock { Dictionary(operations.values.map { (Self.host(of: $0.request.url), 1) }, uniquingKeysWith: +) }
         var seen: Set<Int64> = []
         var order: [Int64: Int64] = [:]
+        var waitingForHost = 0
         for row in rows {
             guard let id = row.id else { continue }
             seen.insert(id)
@@ -128,7 +130,10 @@ public final class QueueRunner: @unchecked Sendable {
             case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
                 if free <= 0 { blocked = true; break }
                 let host = Self.host(of: URL(string: row.url))
-                if perHost[host, default: 0] >= max(1, settings.perHostDownloads) { break }
+                if perHost[host, default: 0] >= max(1, settings.perHostDownloads) {
+                    waitingForHost += 1
+                    break
+                }
                 if let op = try makeOperation(row, id: id) {
                     started.append(op)
                     free -= 1
@@ -149,9 +154,16 @@ public final class QueueRunner: @unchecked Sendable {
         for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
             op.cancel()  // removed by another process
         }
-        lock.withLock { positions = order }
+        lock.withLock {
+            positions = order
+            _waitingForHost = waitingForHost
+        }
         return (started, nextRetry)
     }
+
+    /// Queued downloads that could start but wait because their host has `per-host-downloads` running
+    /// (as of the last sync): what the TUI's status line explains.
+    public var waitingForHost: Int { lock.withLock { _waitingForHost } }
 
     /// The host a download counts against for `per-host-downloads` (lowercased; "" when none).
     static func host(of url: URL?) -> String { url?.host?.lowercased() ?? "" }

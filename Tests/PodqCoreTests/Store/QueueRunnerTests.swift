@@ -36,10 +36,15 @@ final class QueueRunnerTests: XCTestCase {
         try store.add(url: url.absoluteString, title: name, destination: dir.file(name)).id!
     }
 
-    private func run(_ settings: Settings) async throws -> (QueueRunner.Summary, [QueueRunner.Event]) {
+    private func run(_ settings: Settings, watch: (@Sendable (QueueRunner) -> Void)? = nil) async throws
+        -> (QueueRunner.Summary, [QueueRunner.Event])
+    {
         let runner = QueueRunner(store: store, settings: settings, transport: transport)
         let events = Recorder<QueueRunner.Event>()
-        runner.onEvent = { events.append($0) }
+        runner.onEvent = { [unowned runner] in
+            events.append($0)
+            watch?(runner)
+        }
         let summary = try await runner.run()
         return (summary, events.values)
     }
@@ -181,8 +186,11 @@ final class QueueRunnerTests: XCTestCase {
         }
         var s = settings(jobs: 6)
         s.perHostDownloads = 2
-        let (summary, _) = try await run(s)
+        let waiting = Recorder<Int>()
+        let (summary, _) = try await run(s) { waiting.append($0.waitingForHost) }
         XCTAssertEqual(summary.completed, 6)
+        XCTAssertEqual(waiting.values.max(), 2, "the two rows held back were counted (the TUI's status line says so)")
+        XCTAssertEqual(waiting.values.last, 0)
         XCTAssertEqual(server.log.maxInFlight, 4, "two from each host at once, never more")
         // The two localhost rows, last in the queue, started alongside the first two, not after them.
         let localhostFirst = try XCTUnwrap(server.log.requests.firstIndex { byName[$0.path] == "localhost" })
