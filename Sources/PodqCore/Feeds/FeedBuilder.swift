@@ -10,9 +10,13 @@ final class FeedBuilder: FeedXMLHandler {
     var rootName = ""
 
     private var stack: [(ns: String, name: String)] = []
-    /// The text of the element being read, as UTF-8 (a String is made only at its end tag).
+    /// The text of the open elements, as UTF-8 (a String is made only at an end tag). Each open
+    /// element's text starts at its offset in `textStarts`; a leaf's text stays for its parent, so
+    /// mixed content (`<title>a <b>x</b> c</title>`) reads "a x c". An element with children drops
+    /// its text at its end: an item never holds more than its own fields.
     private var text: [UInt8] = []
-    private var collecting = false
+    private var textStarts: [Int] = []
+    private var hadChild: [Bool] = []
     private var item: FeedEpisode?
     private var itemIsAtom = false
     private var mediaFallback: [Enclosure] = []
@@ -37,8 +41,9 @@ final class FeedBuilder: FeedXMLHandler {
                 || (ns.isEmpty && name == "feed")
         }
         stack.append((ns, name))
-        text.removeAll(keepingCapacity: true)
-        collecting = true
+        if !hadChild.isEmpty { hadChild[hadChild.count - 1] = true }
+        textStarts.append(text.count)
+        hadChild.append(false)
         let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
         let isAtom = ns == FeedNamespace.atom
 
@@ -77,12 +82,16 @@ final class FeedBuilder: FeedXMLHandler {
     }
 
     func end(ns: String, name: String) {
-        let value = text.isEmpty ? "" : String(decoding: text, as: UTF8.self).trimmingASCIIWhitespace
         stack.removeLast()
-        collecting = false
-        text.removeAll(keepingCapacity: true)
+        let start = textStarts.removeLast()
+        let parent = hadChild.removeLast()
         let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
         let isAtom = ns == FeedNamespace.atom
+        // Items, entries and the channel are read field by field: their whole text is never needed.
+        let isContainer = parent && ((isRSS && (name == "item" || name == "channel" || name == "rss")) || (isAtom && (name == "entry" || name == "feed")))
+        let value = isContainer || start == text.count ? ""
+            : text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start...]), as: UTF8.self) }.trimmingASCIIWhitespace
+        if parent { text.removeSubrange(start...) }
 
         if (isRSS && name == "item") || (isAtom && name == "entry") {
             finishItem()
@@ -193,7 +202,7 @@ final class FeedBuilder: FeedXMLHandler {
     // MARK: Text
 
     func text(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if collecting { text.append(contentsOf: bytes) }
+        if !textStarts.isEmpty { text.append(contentsOf: bytes) }
     }
 
     // MARK: Helpers

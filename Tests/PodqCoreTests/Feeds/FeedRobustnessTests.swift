@@ -45,6 +45,26 @@ final class FeedRobustnessTests: XCTestCase {
         XCTAssertGreaterThan(parsed, 0)
         XCTAssertGreaterThan(refused, 0)
     }
+
+    /// Markup inside a field (HTML that a feed did not escape, a prefixed element) keeps the text
+    /// around it: the field reads as its text, and the elements after it still fill their fields.
+    func testMixedContentKeepsTheTextAroundChildElements() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("mixed.xml")
+        try """
+            <rss version="2.0" xmlns:x="urn:x"><channel><title>Show <x:b>bold</x:b> name</title>
+            <item><title>Part <i>one</i>: the start</title><description>Hello <p>world</p> and <b>more</b>.</description>
+            <enclosure url="http://h/1.mp3"/><guid>g1</guid></item>
+            <item><title>Two</title><enclosure url="http://h/2.mp3"/></item>
+            </channel></rss>
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let feed = try FeedParser.parse(file: path)
+        XCTAssertEqual(feed.title, "Show bold name")
+        XCTAssertEqual(feed.episodes.map(\.title), ["Part one: the start", "Two"])
+        XCTAssertEqual(feed.episodes.first?.description, "Hello world and more.")
+        XCTAssertEqual(feed.episodes.first?.guid, "g1", "a field after mixed content is read alone")
+    }
 }
 
 /// A small deterministic generator, so a failure can be replayed.
