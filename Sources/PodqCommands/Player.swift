@@ -72,28 +72,13 @@ enum Player {
     /// Runs `argv` with the terminal, in its own process group made the terminal's foreground (so
     /// Ctrl-C stops the player, not podq), and waits for it. Returns its exit status.
     static func run(_ argv: [String]) throws(PlayerError) -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)  // podq ignores SIGINT; the player must not
         let terminal = isatty(STDIN_FILENO) == 1
-        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-        if terminal {
-            flags |= POSIX_SPAWN_SETPGROUP
-            posix_spawnattr_setpgroup(&attributes, 0)
-        }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
-        guard posix_spawnp(&pid, argv[0], nil, &attributes, cArgs, environ) == 0 else {
-            throw .notFound(command: argv[0], configFile: "the config")
-        }
+        // Default signals (podq ignores SIGINT; the player must not), and a group of its own on a terminal.
+        let rc = CleanSpawn.withAttributes(newProcessGroup: terminal) { posix_spawnp(&pid, argv[0], nil, &$0, cArgs, environ) }
+        guard rc == 0 else { throw .notFound(command: argv[0], configFile: "the config") }
         let previousTTOU = signal(SIGTTOU, SIG_IGN)  // taking the terminal back from the background
         defer { signal(SIGTTOU, previousTTOU) }
         if terminal { tcsetpgrp(STDIN_FILENO, pid) }

@@ -1,4 +1,5 @@
 import Foundation
+import PodqCore
 
 /// A child process started with `posix_spawn` (not `Foundation.Process`, which hangs around tmux;
 /// see docs/DECISIONS.md), with its output in files and its resource usage on exit.
@@ -41,21 +42,10 @@ public final class ChildProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        // A clean signal state: the spawning thread (a Dispatch worker) blocks almost every signal and
-        // the child would inherit that mask. tmux servers spawned so ignored kill-server and lived on
-        // after the tests; a podq under test must see SIGINT and SIGTERM as a user's shell sends them.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A clean signal state (see CleanSpawn): tmux servers spawned with the Dispatch worker's mask
+        // ignored kill-server; a podq under test must see SIGINT and SIGTERM as a user's shell sends them.
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+        let rc = CleanSpawn.withAttributes { posix_spawnp(&pid, executable, &actions, &$0, argv, envp) }
         guard rc == 0 else {
             throw NSError(domain: NSPOSIXErrorDomain, code: Int(rc),
                           userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(rc)))"])
