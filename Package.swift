@@ -32,11 +32,14 @@ let package = Package(
             linkerSettings: [.linkedLibrary("xml2")]
         ),
 
+        // Layer 0: system calls Swift's Glibc does not import (renameat2 with RENAME_NOREPLACE).
+        .target(name: "CPodqSystem"),
+
         // Layer 1: models, downloads, files. No UI, no terminal.
         .target(
             name: "PodqCore",
             dependencies: [
-                "CFeedXML",
+                "CFeedXML", "CPodqSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -10,9 +10,13 @@ struct CommandError: Error, LocalizedError {
         self.code = code
     }
 
-    /// Wraps any error: its message, and exit code 2 (bad usage or input).
+    /// Wraps any error: its message, and its code from ``ExitCodes/code(for:)``.
     init(_ error: any Error) {
-        self.init((error as? LocalizedError)?.errorDescription ?? String(describing: error))
+        if let error = error as? CommandError {
+            self = error
+            return
+        }
+        self.init((error as? LocalizedError)?.errorDescription ?? String(describing: error), code: ExitCodes.code(for: error) ?? ExitCodes.usage)
     }
 
     var errorDescription: String? { message }

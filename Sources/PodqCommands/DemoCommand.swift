@@ -45,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
         let code: Int32
         if tui {
             // Every episode comes from one host here: the per-host cap would hide the point of --jobs.
-            code = try await TUISession(context: context, jobs: jobs, perHost: jobs).run()
+            code = try await TUISession.run(context: context, jobs: jobs, perHost: jobs)
         } else {
             Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
             code = try await DownloadRunner(context: context, jobs: jobs, perHost: jobs).run(adding: [])
@@ -59,18 +59,13 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// Subscribes to the demo feed (once per home) and queues its episodes, oldest first.
     private func subscribeAndQueue(_ feed: String, context: QueueContext, quiet: Bool) async throws {
-        let transport = AsyncHTTPTransport()
-        do {
-            let line = try await FeedRefresh(context: context, transport: transport).subscribe(feed, autoQueue: false)
-            if !quiet { Console.out(line) }
-        } catch {
-            await transport.shutdown()
-            throw error
+        let outcome = try await HTTPSession.with { transport in
+            try await FeedRefresh(context: context, transport: transport).subscribe(feed, autoQueue: false)
         }
-        await transport.shutdown()
+        if !quiet { Console.out(outcome.line) }
         do {
             let episodes = try context.store.episodes().reversed().compactMap(\.episode.id)
-            _ = try EpisodeQueueing(context: context).queue(Array(episodes))
+            try context.store.add(QueuePlanning(context: context).downloads(forEpisodes: Array(episodes)))
         } catch {
             throw CommandError(error)
         }

@@ -1,24 +1,8 @@
 import Dispatch
 import Foundation
+import Synchronization
 import PodqCore
 import PodqUI
-
-/// One thing to put on the queue, as a command hands it over.
-struct DownloadItem: Sendable {
-    var url: URL
-    /// The title to show; the file name when nil.
-    var title: String?
-    /// The file name to use; the URL's last path segment when nil.
-    var fileName: String?
-    var podcast: String?
-
-    init(url: URL, title: String?, fileName: String? = nil, podcast: String? = nil) {
-        self.url = url
-        self.title = title
-        self.fileName = fileName
-        self.podcast = podcast
-    }
-}
 
 /// The frontend of `podq download`: takes the lock, reconciles the store with the disk, adds the
 /// URLs, runs the queue with a reporter, handles SIGINT and SIGTERM, and returns the exit code.
@@ -42,39 +26,35 @@ final class DownloadRunner: Sendable {
     func run(adding items: [DownloadItem]) async throws -> Int32 {
         guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         defer { lock.release() }
-        _ = try context.add(items)
+        try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
 
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         if let stallTimeout { settings.stallTimeout = stallTimeout }
         if let rateLimit { settings.rateLimit = rateLimit }
-        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
-                                           rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) })  // none: no lock per chunk
-        let runner = QueueRunner(store: context.store, settings: settings, transport: transport)
-        runner.logger = context.log
         context.log.info("queue run started", metadata: [
             "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)",
             "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
         ])
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
-        runner.onOperation = { reporter.track($0) }
-        runner.onEvent = { reporter.report($0) }
-        let interrupt = InterruptHandler { await runner.stop() }
-
         let started = DispatchTime.now().uptimeNanoseconds
-        reporter.begin()
-        let summary: QueueRunner.Summary
-        do {
-            summary = try await runner.run()
-        } catch {
-            reporter.end("stopped: \(error.localizedDescription)")
-            context.log.error("queue run stopped", metadata: ["reason": "\(error.localizedDescription)"])
-            await transport.shutdown()
-            throw CommandError(error)
+        // No limit: no limiter at all, so no lock per chunk.
+        let summary = try await HTTPSession.with(stallTimeout: settings.stallTimeout,
+                                                 rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
+            let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
+                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }))
+            let interrupt = InterruptHandler { await runner.stop() }
+            defer { interrupt.disarm() }
+            reporter.begin()
+            do {
+                return try await runner.run()
+            } catch {
+                reporter.end("stopped: \(error.localizedDescription)")
+                context.log.error("queue run stopped", metadata: ["reason": "\(error.localizedDescription)"])
+                throw CommandError(error)
+            }
         }
-        await transport.shutdown()
-        interrupt.disarm()
 
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
@@ -94,38 +74,42 @@ final class DownloadRunner: Sendable {
 
 /// Turns SIGINT and SIGTERM into one call of `action` (stop everything, keep the partials); a second
 /// signal exits at once.
-final class InterruptHandler: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var _fired = false
+final class InterruptHandler: Sendable {
+    private let sources: Mutex<[DispatchSourceSignal]>
+    private let signalled = Mutex(false)
 
     init(action: @escaping @Sendable () async -> Void) {
+        var sources: [DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                let first = self.lock.withLock {
-                    defer { self._fired = true }
-                    return !self._fired
+            sources.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
+        }
+        self.sources = Mutex(sources)
+        self.sources.withLock { sources in
+            for source in sources {
+                source.setEventHandler { [weak self] in
+                    guard let self else { return }
+                    let first = self.signalled.withLock { fired in
+                        defer { fired = true }
+                        return !fired
+                    }
+                    if first {
+                        Task { await action() }
+                    } else {
+                        exit(ExitCodes.interrupted)  // a second Ctrl-C: stop now; the partials are on disk already
+                    }
                 }
-                if first {
-                    Task { await action() }
-                } else {
-                    exit(ExitCodes.interrupted)  // a second Ctrl-C: stop now; the partials are on disk already
-                }
+                source.resume()
             }
-            source.resume()
-            sources.append(source)
         }
     }
 
     /// True once a signal arrived.
-    var fired: Bool { lock.withLock { _fired } }
+    var fired: Bool { signalled.withLock { $0 } }
 
     /// Stops listening and restores the default handlers.
     func disarm() {
-        sources.forEach { $0.cancel() }
+        sources.withLock { $0.forEach { $0.cancel() } }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }

@@ -1,13 +1,63 @@
-/// podq's exit codes (product.md, "podq download"); docs/ARCHITECTURE.md lists them too.
+import ArgumentParser
+import PodqCore
+
+/// podq's exit codes, and the one table from an error to its code. docs/COMMANDS.md and the man page
+/// (the root command's discussion) list them; CLI tests check each one.
+///
+/// | code | when |
+/// |---|---|
+/// | 0 | everything asked for was done |
+/// | 1 | a download, a feed or the player failed (the disk being full included) |
+/// | 2 | bad usage or input: an unknown option, a bad URL, no such id, a file that is not a feed |
+/// | 3 | another podq runs the queue (it is named) |
+/// | 4 | the config file is invalid (the line and key are named) |
+/// | 5 | the queue database cannot be used (damaged, not podq's, newer, unwritable) |
+/// | 130 | SIGINT or SIGTERM: the queue and every partial file are kept |
 public enum ExitCodes {
     /// Every download it ran completed.
     public static let success: Int32 = 0
-    /// At least one download failed.
+    /// A download, a feed or the player failed.
     public static let failure: Int32 = 1
     /// Bad usage or input.
     public static let usage: Int32 = 2
     /// Another podq holds the queue.
     public static let locked: Int32 = 3
+    /// The config file is invalid.
+    public static let config: Int32 = 4
+    /// The queue database cannot be used.
+    public static let store: Int32 = 5
     /// Stopped by SIGINT or SIGTERM, partial files kept.
     public static let interrupted: Int32 = 130
+
+    /// The code a command exits with when it fails with `error`: the one table. Nil for errors that
+    /// are not podq's own (swift-argument-parser's usage errors, help and version requests).
+    static func code(for error: any Error) -> Int32? {
+        switch error {
+        case let error as CommandError: error.code
+        case is ConfigError: config
+        case let error as StoreError: error.isAboutTheDatabase ? store : usage
+        case let error as FeedError: if case .fetch = error { failure } else { usage }
+        case is DownloadError, is PlayerError: failure
+        case is CancellationError: interrupted
+        default: nil
+        }
+    }
+
+    /// The table as the man page and `podq --help` show it.
+    static let summary = """
+        Exit codes: 0 success; 1 a download, a feed or the player failed (a full disk included); 2 bad usage \
+        or input; 3 another podq runs the queue; 4 the config file is invalid; 5 the queue database cannot be \
+        used; 130 interrupted by SIGINT or SIGTERM (the queue and every partial file are kept).
+        """
+}
+
+extension StoreError {
+    /// True when the database itself is the problem (damaged, foreign, newer, unwritable), not the
+    /// input (an id that does not exist, a change the state does not allow).
+    var isAboutTheDatabase: Bool {
+        switch self {
+        case .cannotOpen, .corrupt, .foreign, .newerVersion, .database, .unknownState: true
+        case .noSuchDownload, .noSuchPodcast, .noSuchEpisode, .podcastExists, .cannotChange: false
+        }
+    }
 }

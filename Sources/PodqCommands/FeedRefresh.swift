@@ -2,37 +2,61 @@ import Foundation
 import Logging
 import PodqCore
 
-/// Subscribing and refreshing, shared by `podq add`, `podq refresh` and the TUI's `a` and `u`.
+/// Subscribing and refreshing: the one path for `podq add`, `podq import`, `podq refresh` and the
+/// TUI's `a` and `u`. Every feed is read by ``FeedSource/load(_:transport:etag:lastModified:sizeLimit:trace:)``
+/// and stored by the store's merge; new episodes of auto podcasts go through the ``QueueWriter``.
 struct FeedRefresh {
     let context: QueueContext
     let transport: any HTTPTransport
+    /// Where auto-queued episodes go: the store, or the runner in the TUI.
+    let writer: QueueWriter
 
-    /// What refreshing one podcast did, as a line for the user.
+    init(context: QueueContext, transport: any HTTPTransport, writer: QueueWriter? = nil) {
+        self.context = context
+        self.transport = transport
+        self.writer = writer ?? .store(context.store)
+    }
+
+    /// What subscribing to or refreshing one feed did, as a line for the user.
     struct Outcome: Sendable {
         var line: String
         var failed: Bool
     }
 
     /// Fetches `source` (a URL or a file) and subscribes to it.
-    /// - Returns: the line to show.
-    /// - Throws: ``CommandError`` with the exit code `podq add` uses.
-    func subscribe(_ source: String, autoQueue: Bool) async throws -> String {
-        let loaded: FeedSource.Loaded?
+    /// - Parameters:
+    ///   - fallbackTitle: the title to keep when the feed cannot be read (an OPML outline's).
+    ///   - keepOnFailure: subscribe even when the feed cannot be fetched or read, with the error saved
+    ///     on the podcast (`podq import`: nothing is lost); the outcome then says `failed`.
+    /// - Throws: ``CommandError`` (with its code from the table) when it cannot subscribe.
+    func subscribe(_ source: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false) async throws -> Outcome {
         let chain = URLChain()
+        let loaded: FeedSource.Loaded
         do {
-            loaded = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain)
+            guard let found = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain) else {
+                throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure)
+            }
+            loaded = found
         } catch {
             logFailure("subscribe failed", source: source, chain: chain, error: error)
-            throw CommandError(error.localizedDescription, code: ParseCommand.code(for: error))
+            guard keepOnFailure else { throw CommandError(error) }
+            let message = CommandError(error).message
+            do {
+                let (podcast, _) = try context.store.addPodcast(url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
+                                                                autoQueue: autoQueue)
+                try context.store.updatePodcast(id: podcast.id!) { $0.error = message }
+            } catch {
+                throw CommandError(error)
+            }
+            return Outcome(line: "\(fallbackTitle.isEmpty ? source : fallbackTitle): subscribed, but: \(message)", failed: true)
         }
-        guard let loaded else { throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure) }
         do {
             let (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                                    lastModified: loaded.lastModified, autoQueue: autoQueue)
             context.log.info("subscribed", metadata: ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"])
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
-            return line + (autoQueue ? "; new episodes will be queued on refresh" : "")
+            return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false)
         } catch {
             throw CommandError(error)
         }
@@ -55,14 +79,14 @@ struct FeedRefresh {
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
             if loaded.location != p.url { line += "; the feed moved to \(loaded.location)" }
             if p.autoQueue || context.settings.autoQueue, !new.isEmpty {
-                let queued = try EpisodeQueueing(context: context).queue(new.compactMap(\.id))
+                let queued = try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: new.compactMap(\.id)))
                 line += ", \(queued.count) queued"
             }
             context.log.info("feed refreshed", metadata: ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"])
             return Outcome(line: line, failed: false)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
-            let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+            let message = CommandError(error).message
             _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
             return Outcome(line: "\(p.title): \(message)", failed: true)
         }

@@ -16,29 +16,20 @@ struct ImportCommand: AsyncParsableCommand {
         let context = try QueueContext.open(global)
         let outlines: [OPML.Outline]
         do { outlines = try OPML.read(file: file) } catch { throw CommandError(error) }
-        let transport = AsyncHTTPTransport()
-        var added = 0
-        for outline in outlines {
-            if (try? context.store.podcast(matching: outline.url)) != nil {
-                Console.out("already subscribed: \(outline.url)")
-                continue
-            }
-            do {
-                let loaded = try await FeedSource.load(outline.url, transport: transport, sizeLimit: context.settings.feedSizeLimit)
-                let feed = loaded?.feed ?? Feed(title: outline.title)
-                let (podcast, episodes) = try context.store.addPodcast(url: loaded?.location ?? outline.url, feed: feed, etag: loaded?.etag,
-                                                                       lastModified: loaded?.lastModified, autoQueue: false)
-                Console.out("added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes")
-            } catch {
-                let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-                if let (podcast, _) = try? context.store.addPodcast(url: outline.url, feed: Feed(title: outline.title), etag: nil, lastModified: nil, autoQueue: false) {
-                    _ = try? context.store.updatePodcast(id: podcast.id!) { $0.error = message }
+        let added = try await HTTPSession.with { transport in
+            let refresher = FeedRefresh(context: context, transport: transport)
+            var added = 0
+            for outline in outlines {
+                if (try? context.store.podcast(matching: outline.url)) != nil {
+                    Console.out("already subscribed: \(outline.url)")
+                    continue
                 }
-                Console.error("\(outline.title.isEmpty ? outline.url : outline.title): subscribed, but: \(message)")
+                let outcome = try await refresher.subscribe(outline.url, autoQueue: false, fallbackTitle: outline.title, keepOnFailure: true)
+                if outcome.failed { Console.error(outcome.line) } else { Console.out(outcome.line) }
+                added += 1
             }
-            added += 1
+            return added
         }
-        await transport.shutdown()
         Console.out("\(added) of \(outlines.count) feeds imported")
     }
 }

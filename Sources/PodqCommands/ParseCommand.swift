@@ -16,24 +16,22 @@ struct ParseCommand: AsyncParsableCommand {
     func run() async throws {
         let feed: Feed
         if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            let transport = AsyncHTTPTransport()
-            do {
-                guard case .fetched(let file, let finalURL, _, _, _) = try await FeedFetcher(transport: transport).fetch(url) else {
-                    throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure)
+            feed = try await HTTPSession.with { transport in
+                do {
+                    guard case .fetched(let file, let finalURL, _, _, _) = try await FeedFetcher(transport: transport).fetch(url) else {
+                        throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure)
+                    }
+                    defer { unlink(file) }
+                    return try FeedParser.parse(file: file, baseURL: finalURL, keepNotes: false)
+                } catch {
+                    throw CommandError(error)
                 }
-                defer { unlink(file) }
-                feed = try FeedParser.parse(file: file, baseURL: finalURL, keepNotes: false)
-            } catch {
-                await transport.shutdown()
-                if let error = error as? FeedError { throw CommandError(error.localizedDescription, code: Self.code(for: error)) }
-                throw error
             }
-            await transport.shutdown()
         } else {
             do {
                 feed = try FeedParser.parse(file: source, keepNotes: false)
             } catch {
-                throw CommandError(error.localizedDescription, code: Self.code(for: error))
+                throw CommandError(error)
             }
         }
         if json {
@@ -45,11 +43,6 @@ struct ParseCommand: AsyncParsableCommand {
                 Console.out("\(date)  \(e.title)")
             }
         }
-    }
-
-    static func code(for error: FeedError) -> Int32 {
-        if case .fetch = error { return ExitCodes.failure }
-        return ExitCodes.usage
     }
 }
 

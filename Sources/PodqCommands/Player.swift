@@ -64,7 +64,7 @@ enum Player {
     /// The completed download `id`'s file.
     static func file(of id: Int64, in store: QueueStore) throws -> String {
         guard let row = try store.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
-        guard row.state == DownloadState.completed.name else { throw PlayerError.notCompleted(id: id, state: row.state) }
+        guard row.state == .completed else { throw PlayerError.notCompleted(id: id, state: row.state.rawValue) }
         guard FileManager.default.fileExists(atPath: row.destination) else { throw PlayerError.fileMissing(path: row.destination) }
         return row.destination
     }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// The entry point: parses the arguments, runs the command, and maps errors to podq's exit codes
-/// (ArgumentParser's usage errors become 2, as product.md says, instead of 64).
+/// through the one table (``ExitCodes/code(for:)``); ArgumentParser's usage errors become 2, as
+/// product.md says, instead of 64.
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
@@ -16,10 +17,12 @@ public enum PodqCLI {
             exit(ExitCodes.success)
         } catch let code as ExitCode {
             exit(code.rawValue)
-        } catch let error as CommandError {
-            CommandLog.current?.error("command failed", metadata: ["reason": "\(error.message)", "exit": "\(error.code)"])
-            FileHandle.standardError.write(Data("podq: \(error.message)\n".utf8))
-            exit(error.code)
+        } catch where ExitCodes.code(for: error) != nil {
+            // podq's own errors: their message, and their code from the one table.
+            let failure = CommandError(error)
+            CommandLog.current?.error("command failed", metadata: ["reason": "\(failure.message)", "exit": "\(failure.code)"])
+            FileHandle.standardError.write(Data("podq: \(failure.message)\n".utf8))
+            exit(failure.code)
         } catch {
             let code = Podq.exitCode(for: error)
             if code == .success {

@@ -38,9 +38,9 @@ struct QueueListCommand: ParsableCommand {
         }
         for row in rows {
             let amount = Format.amount(received: row.bytesReceived, expected: row.bytesExpected)
-            var line = "#\(row.id ?? 0)  \(DisplayWidth.pad(row.state, to: 11)) \(row.title)  \(amount)"
-            if let error = row.lastError, row.state != DownloadState.completed.name {
-                line += row.state == DownloadState.queued.name ? "  (retrying: \(error))" : "  (\(error))"
+            var line = "#\(row.id ?? 0)  \(DisplayWidth.pad(row.state.rawValue, to: 11)) \(row.title)  \(amount)"
+            if let error = row.lastError, row.state != .completed {
+                line += row.state == .queued ? "  (retrying: \(error))" : "  (\(error))"
             }
             Console.out(line)
         }
@@ -62,7 +62,7 @@ enum QueueJSON {
             try c.encode(row.destination, forKey: .path)
             try c.encode(row.bytesReceived, forKey: .bytesReceived)
             try c.encode(row.bytesExpected, forKey: .bytesExpected)
-            try c.encode(row.state == DownloadState.completed.name ? nil : row.lastError, forKey: .error)
+            try c.encode(row.state == .completed ? nil : row.lastError, forKey: .error)
         }
     }
 
@@ -111,13 +111,14 @@ struct QueueAddCommand: ParsableCommand {
                 let podcast = try context.store.podcast(matching: items[0])
                 episodeIds = try context.store.episodes(podcastId: podcast.id).prefix(latest).compactMap(\.episode.id)
             }
-            for row in try EpisodeQueueing(context: context).queue(episodeIds) {
+            let planning = QueuePlanning(context: context)
+            for row in try context.store.add(planning.downloads(forEpisodes: episodeIds)) {
                 Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)")
             }
             let urls = latest == nil ? try URLArguments.parse(items.filter { Int64($0) == nil }) : []
-            let (added, skipped) = try context.add(urls.map { DownloadItem(url: $0, title: title) })
-            for row in added { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
-            for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state)): \(row.url)") }
+            let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
+            for row in try context.store.add(new) { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
+            for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.url)") }
         } catch let error as CommandError {
             throw error
         } catch {
@@ -137,14 +138,16 @@ struct QueueRemoveCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
         for id in ids {
             do {
                 guard let row = try context.store.download(id: id) else { throw StoreError.noSuchDownload(id) }
                 try context.store.remove(id: id)
-                // A running runner cancels its transfer (and deletes the partial) within a second.
-                if !runnerActive { unlink(row.partialPath) }
-                if deleteFile && row.state == DownloadState.completed.name { unlink(row.destination) }
+                // The partial goes unless a running runner holds it: that one cancels its transfer (and
+                // deletes the partial) within a second.
+                let folder = try DownloadFolder(path: row.folderPath)
+                let relative = try folder.relativePath(of: row.destination)
+                folder.removePartial(relative)
+                if deleteFile && row.state == .completed { try folder.removeFile(relative) }
                 Console.out("removed   #\(id) \(row.title)")
             } catch {
                 throw CommandError(error)

@@ -67,32 +67,4 @@ struct QueueContext {
             unlink((folder as NSString).appendingPathComponent(name))
         }
     }
-
-    /// Adds downloads to the queue with safe, unique destinations. A URL already waiting in the queue
-    /// is not added twice. Returns the rows added and the ones skipped.
-    func add(_ items: [DownloadItem]) throws -> (added: [DownloadRecord], skipped: [DownloadRecord]) {
-        do {
-            let existing = try store.downloads()
-            var reserved = Set(existing.map(\.destination))
-            var added: [DownloadRecord] = []
-            var skipped: [DownloadRecord] = []
-            for item in items {
-                if let same = existing.first(where: { $0.url == item.url.absoluteString && $0.state != DownloadState.completed.name
-                    && $0.state != DownloadState.cancelled.name }) {
-                    skipped.append(same)
-                    continue
-                }
-                try FileManager.default.createDirectory(atPath: paths.downloadFolder, withIntermediateDirectories: true)
-                let path = try DestinationPlanner.destination(for: item.url, fileName: item.fileName, in: paths.downloadFolder, reserved: reserved)
-                reserved.insert(path)
-                let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
-                added.append(try store.add(url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path))
-            }
-            return (added, skipped)
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError(error)
-        }
-    }
 }

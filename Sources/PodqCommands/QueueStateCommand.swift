@@ -40,20 +40,23 @@ enum QueueStateCommand {
     /// Applies `event` to each download through the state machine; refuses what it does not allow.
     static func change(_ global: GlobalOptions, ids: [Int64], event: DownloadEvent) throws {
         let context = try QueueContext.open(global)
-        let runnerActive = HomeLock(home: context.paths.home).currentHolder() != nil
         do {
-            let rows = try context.store.downloads()
-            let targets = ids.isEmpty
-                ? rows.filter { DownloadState(storedName: $0.state).applying(event) != nil }
-                : try ids.map { id throws(StoreError) in
-                    guard let row = rows.first(where: { $0.id == id }) else { throw StoreError.noSuchDownload(id) }
-                    return row
-                }
-            for row in targets {
+            // No ids: every download the event applies to, in one transaction.
+            let changed: [DownloadRecord]
+            if ids.isEmpty {
+                changed = try context.store.applyToAll(event)
+            } else {
+                changed = try ids.map { id throws(StoreError) in try context.store.apply(event, to: id).before }
+            }
+            for row in changed {
                 guard let id = row.id else { continue }
-                try context.store.apply(event, to: id)
-                // A running download's partial is the runner's to delete (it stops the transfer first).
-                if event == .cancel && (!runnerActive || row.state != DownloadState.downloading.name) { unlink(row.partialPath) }
+                // A running download's partial is its runner's to delete (it holds it, and stops the
+                // transfer first); any other goes now.
+                if event == .cancel, let folder = try? DownloadFolder(path: row.folderPath),
+                    let relative = try? folder.relativePath(of: row.destination)
+                {
+                    folder.removePartial(relative)
+                }
                 Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) #\(id) \(row.title)")
             }
         } catch {

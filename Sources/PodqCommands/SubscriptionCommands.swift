@@ -14,16 +14,10 @@ struct AddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let transport = AsyncHTTPTransport()
-        let line: String
-        do {
-            line = try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto)
-        } catch {
-            await transport.shutdown()
-            throw error
+        let outcome = try await HTTPSession.with { transport in
+            try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto)
         }
-        await transport.shutdown()
-        Console.out(line)
+        Console.out(outcome.line)
     }
 }
 

@@ -24,7 +24,7 @@ struct TUICommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global, echoLog: false)
-        let code = try await TUISession(context: context, jobs: jobs, perHost: perHost).run()
+        let code = try await TUISession.run(context: context, jobs: jobs, perHost: perHost)
         if code != ExitCodes.success { throw ExitCode(code) }
     }
 }

@@ -4,43 +4,60 @@ import PodqTerminal
 import PodqUI
 
 /// Carrying out what the keys ask (``TUIAction``), each with a line on the message line.
+///
+/// The main actor never waits for the queue: a key's work goes to ``TUISession/commands`` and runs
+/// off the main actor, one piece after another in the order of the keys, through the ``QueueRunner``
+/// (the one writer of rows in this process); its line comes back through the ``TUIInbox``.
 extension TUISession {
     func perform(_ action: TUIAction) {
-        do {
-            switch action {
-            case .perform(let event, let id):
-                try runner.perform(event, id: id)
-                say("\(event.verb) #\(id)" + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : ""))
-            case .startNext(let id):
-                try runner.startNext(id: id)
-                say("#\(id) starts next")
-            case .move(let id, let offset):
-                if try !runner.move(id: id, by: offset) { say("#\(id) is already \(offset < 0 ? "first" : "last")") }
-            case .changeLimit(let offset):
-                changeLimit(by: offset)
-            case .changeRate(let faster):
-                changeRate(faster: faster)
-            case .pauseAll(let pause):
-                let count = try runner.setAllPaused(pause)
+        let runner = self.runner
+        switch action {
+        case .perform(let event, let id):
+            act {
+                try await runner.perform(event, id: id)
+                return "\(event.verb) #\(id)" + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
+            }
+        case .startNext(let id):
+            act {
+                try await runner.startNext(id: id)
+                return "#\(id) starts next"
+            }
+        case .move(let id, let offset):
+            act { try await runner.move(id: id, by: offset) ? nil : "#\(id) is already \(offset < 0 ? "first" : "last")" }
+        case .changeLimit(let offset):
+            changeLimit(by: offset)
+        case .changeRate(let faster):
+            changeRate(faster: faster)
+        case .pauseAll(let pause):
+            let inbox = self.inbox
+            act {
+                let count = try await runner.setAllPaused(pause)
                 if !pause { inbox.setNotice(nil) }
-                say(pause ? "paused \(count) download\(count == 1 ? "" : "s"); P resumes them" : "resumed \(count) download\(count == 1 ? "" : "s")")
-            case .remove(let id, let deletingFile):
-                try runner.remove(id: id, deletingFile: deletingFile)
+                return pause ? "paused \(count) download\(count == 1 ? "" : "s"); P resumes them" : "resumed \(count) download\(count == 1 ? "" : "s")"
+            }
+        case .remove(let id, let deletingFile):
+            let library = self.library
+            act {
+                try await runner.remove(id: id, deletingFile: deletingFile)
                 library.markStale()
-                say("removed #\(id)" + (deletingFile ? " and deleted its file" : ""))
-            case .queueEpisode(let id):
-                let made = try EpisodeQueueing(context: context).queue([id])
+                return "removed #\(id)" + (deletingFile ? " and deleted its file" : "")
+            }
+        case .queueEpisode(let id):
+            let planning = QueuePlanning(context: context), library = self.library
+            act {
+                let made = try await runner.add(planning.downloads(forEpisodes: [id]))
                 library.markStale()
-                runner.signal()
-                if let row = made.first {
-                    say("queued #\(row.id ?? 0) \(row.title)")
-                } else {
-                    say("that episode is already in the queue (Downloads view: 1)")
-                }
-            case .addFeed(let url):
-                say("adding \(SafeText.clean(url))…")
-                background { refresher in try await refresher.subscribe(url, autoQueue: false) }
-            case .refreshFeeds:
+                guard let row = made.first else { return "that episode is already in the queue (Downloads view: 1)" }
+                return "queued #\(row.id ?? 0) \(row.title)"
+            }
+        case .addFeed(let url):
+            say("adding \(SafeText.clean(url))…")
+            background { refresher in
+                let outcome = try await refresher.subscribe(url, autoQueue: false)
+                return outcome.line
+            }
+        case .refreshFeeds:
+            do {
                 let podcasts = try context.store.podcasts()
                 say("refreshing \(podcasts.count) feed\(podcasts.count == 1 ? "" : "s")…")
                 background { refresher in
@@ -54,33 +71,55 @@ extension TUISession {
                     if failed > 0 { throw CommandError(lines.joined(separator: " · "), code: ExitCodes.failure) }
                     return "refreshed: " + lines.joined(separator: " · ")
                 }
-            case .removePodcast(let id):
+            } catch {
+                say(CommandError(error).message, isError: true)
+            }
+        case .removePodcast(let id):
+            do {
                 try context.store.removePodcast(id: id)
                 library.markStale()
                 say("unsubscribed; downloaded files are kept")
-            case .play:
-                break  // needs the screen: the loop calls play(_:on:)
-            case .quit:
-                break
+            } catch {
+                say(CommandError(error).message, isError: true)
             }
-        } catch {
-            say((error as? LocalizedError)?.errorDescription ?? (error as? CommandError)?.message ?? String(describing: error), isError: true)
+        case .play:
+            break  // needs the screen: the loop calls play(_:on:)
+        case .quit:
+            break
+        }
+    }
+
+    /// Queues `work` to run after the work of the keys before; its line (or its error) comes back
+    /// through the inbox.
+    private func act(_ work: @escaping @Sendable () async throws -> String?) {
+        let inbox = self.inbox
+        commands.yield {
+            do {
+                if let line = try await work() { inbox.post(line) }
+            } catch {
+                inbox.post(CommandError(error).message, isError: true)
+            }
         }
     }
 
     /// `+` / `-`: the runner's limit now, and the config file for the next start.
     private func changeLimit(by offset: Int) {
-        let value = min(64, max(1, runner.maxConcurrent + offset))
-        guard value != runner.maxConcurrent else {
+        // From the limit the keys asked for so far (the runner may not have applied the last one yet).
+        let value = min(64, max(1, limit + offset))
+        guard value != limit else {
             say("the limit is already \(value)")
             return
         }
-        runner.setMaxConcurrent(value)
-        do {
-            try ConfigFile(path: context.paths.configFile).set("simultaneous-downloads", to: String(value))
-            say("\(value) downloads at once (saved in \(context.paths.configFile))")
-        } catch {
-            say("\(value) downloads at once; not saved: \(error.localizedDescription)", isError: true)
+        limit = value
+        let runner = self.runner, configFile = context.paths.configFile
+        act {
+            await runner.setMaxConcurrent(value)
+            do {
+                try ConfigFile(path: configFile).set("simultaneous-downloads", to: String(value))
+                return "\(value) downloads at once (saved in \(configFile))"
+            } catch {
+                throw CommandError("\(value) downloads at once; not saved: \(error.localizedDescription)", code: ExitCodes.config)
+            }
         }
     }
 
@@ -106,24 +145,26 @@ extension TUISession {
         }
     }
 
+    /// Shows `text` on the message line, after the lines of the keys pressed before (they come
+    /// through the same queue, so a later key's line is never covered by an earlier one's).
     private func say(_ text: String, isError: Bool = false) {
-        state.message = .init(SafeText.clean(text), isError: isError)
+        let inbox = self.inbox
+        commands.yield { inbox.post(text, isError: isError) }
     }
 
-    /// Runs feed work off the main actor; its line arrives through the inbox.
+    /// Runs feed work off the main actor, beside the keys' work (a slow feed does not hold a key
+    /// back); its line arrives through the inbox. New episodes it queues go through the runner.
     private func background(_ work: @escaping @Sendable (FeedRefresh) async throws -> String) {
-        let refresher = FeedRefresh(context: context, transport: transport)
+        let refresher = FeedRefresh(context: context, transport: transport, writer: .runner(runner))
         let inbox = self.inbox, library = self.library, runner = self.runner
         Task.detached {
             do {
                 inbox.post(try await work(refresher))
-            } catch let error as CommandError {
-                inbox.post(error.message, isError: true)
             } catch {
-                inbox.post(error.localizedDescription, isError: true)
+                inbox.post(CommandError(error).message, isError: true)
             }
             library.markStale()
-            runner.signal()
+            runner.wake()
         }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import PodqCore
 import PodqTerminal
 import PodqUI
@@ -13,62 +14,78 @@ final class TUISession {
     let context: QueueContext
     let settings: Settings
     let runner: QueueRunner
+    /// The session's HTTP client (``HTTPSession`` makes and shuts it down): the downloads' and the feeds'.
     let transport: AsyncHTTPTransport
     /// The speed limit the downloads share; `<` and `>` change it live.
     let rateLimiter: RateLimiter
-    let model = DownloadsViewModel()
+    let model: DownloadsViewModel
     let library: TUILibrary
-    let inbox = TUIInbox()
+    let inbox: TUIInbox
+    /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
+    let commands: AsyncStream<@Sendable () async -> Void>.Continuation
+    private let pending: AsyncStream<@Sendable () async -> Void>
     var state = TUIState()
     var tick = 0
+    /// The number of downloads at once the keys asked for (`+`, `-`).
+    var limit: Int
 
+    /// Opens the TUI on `context`'s queue with the session's one HTTP client, and returns the exit code
+    /// (0, 3 when another podq holds the queue, 130 after a signal).
     /// - Parameters:
     ///   - jobs: overrides the config's number of simultaneous downloads.
     ///   - perHost: overrides the config's number of simultaneous downloads from one host.
-    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil) {
-        self.context = context
+    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil) async throws -> Int32 {
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
-        self.settings = settings
-        rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
-        transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)), rateLimiter: rateLimiter)
-        runner = QueueRunner(store: context.store, settings: settings, transport: transport)
-        runner.logger = context.log
-        state.keys = context.settings.keys
-        library = TUILibrary(store: context.store)
+        let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
+        return try await HTTPSession.with(stallTimeout: settings.stallTimeout, rateLimiter: rateLimiter) { transport in
+            try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport).run()
+        }
     }
 
-    /// Runs until `q`, SIGINT or SIGTERM; returns the exit code (0, 3 when another podq holds the
-    /// queue, 130 after a signal). The terminal is restored on every path.
-    func run() async throws -> Int32 {
+    private init(context: QueueContext, settings: Settings, rateLimiter: RateLimiter, transport: AsyncHTTPTransport) {
+        self.context = context
+        self.settings = settings
+        self.rateLimiter = rateLimiter
+        self.transport = transport
+        self.limit = max(1, settings.simultaneousDownloads)
+        let model = DownloadsViewModel()
+        let library = TUILibrary(store: context.store)
+        let inbox = TUIInbox()
+        self.model = model
+        self.library = library
+        self.inbox = inbox
+        runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
+            onOperation: { model.track($0) },
+            onEvent: { event in
+                library.markStale()
+                if case .diskFull = event {
+                    inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
+                }
+            },
+            onSync: { model.update(records: $0, estimates: library.estimates) }))
+        (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        state.keys = context.settings.keys
+    }
+
+    /// Runs until `q`, SIGINT or SIGTERM; returns the exit code. The terminal is restored on every path.
+    private func run() async throws -> Int32 {
         guard let lock = try context.takeQueue() else { return ExitCodes.locked }
+        defer { lock.release() }
         do {
             try library.reloadIfNeeded(at: now, force: true)
         } catch {
-            lock.release()
             throw CommandError(error)
         }
-        defer { lock.release() }
-
         let screen: CursesScreen
         do {
             screen = try CursesScreen()
         } catch {
-            await transport.shutdown()
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }
-        let model = self.model, library = self.library, inbox = self.inbox
-        runner.onOperation = { model.track($0) }
-        runner.onSync = { model.update(records: $0, estimates: library.estimates) }
-        runner.onEvent = { event in
-            library.markStale()
-            if case .diskFull = event {
-                inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
-            }
-        }
+        let inbox = self.inbox, runner = self.runner, pending = self.pending
         let interrupt = InterruptHandler { inbox.requestQuit(signal: true) }
-        let runner = self.runner
         let queueTask = Task.detached {
             do {
                 return try await runner.run(untilStopped: true)
@@ -76,6 +93,10 @@ final class TUISession {
                 inbox.requestQuit(signal: false)  // the store failed: leave, restore, then say why
                 throw error
             }
+        }
+        // The keys' work, in the order they were pressed.
+        let worker = Task.detached {
+            for await work in pending { await work() }
         }
 
         var failure: (any Error)?
@@ -86,16 +107,17 @@ final class TUISession {
         loop(screen)
         screen.restore()
         interrupt.disarm()
+        commands.finish()
+        await worker.value
         await runner.stop()
         do {
             _ = try await queueTask.value
         } catch {
             failure = error
         }
-        await transport.shutdown()
         context.log.info("tui quit", metadata: ["signal": "\(inbox.quitBySignal)"])
         if let failure { throw CommandError(failure) }
-        let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == DownloadState.queued.name && $0.bytesReceived > 0 }.count
+        let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
         if stopped > 0 {
             Console.out("podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start.")
         }
@@ -158,48 +180,51 @@ final class TUISession {
 }
 
 /// What other threads hand the main loop: a quit request from a signal handler, messages from
-/// background work (adding a feed), and the disk-full notice.
-final class TUIInbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var quit = false
-    private var bySignal = false
-    private var message: TUIState.Message?
-    private var changed = false
-    private var _notice: String?
+/// background work (the keys' work, adding a feed), and the disk-full notice.
+final class TUIInbox: Sendable {
+    private struct Contents {
+        var quit = false
+        var bySignal = false
+        var message: TUIState.Message?
+        var changed = false
+        var notice: String?
+    }
+
+    private let contents = Mutex(Contents())
 
     func requestQuit(signal: Bool) {
-        lock.withLock {
-            quit = true
-            bySignal = bySignal || signal
+        contents.withLock {
+            $0.quit = true
+            $0.bySignal = $0.bySignal || signal
         }
     }
 
-    var quitRequested: Bool { lock.withLock { quit } }
-    var quitBySignal: Bool { lock.withLock { bySignal } }
-    var notice: String? { lock.withLock { _notice } }
+    var quitRequested: Bool { contents.withLock { $0.quit } }
+    var quitBySignal: Bool { contents.withLock { $0.bySignal } }
+    var notice: String? { contents.withLock { $0.notice } }
 
     func post(_ text: String, isError: Bool = false) {
-        lock.withLock { message = .init(text, isError: isError) }
+        contents.withLock { $0.message = .init(SafeText.clean(text), isError: isError) }
     }
 
     func takeMessage() -> TUIState.Message? {
-        lock.withLock {
-            defer { message = nil }
-            return message
+        contents.withLock { contents in
+            defer { contents.message = nil }
+            return contents.message
         }
     }
 
     func setNotice(_ text: String?) {
-        lock.withLock {
-            _notice = text
-            changed = true
+        contents.withLock {
+            $0.notice = text
+            $0.changed = true
         }
     }
 
     func takeChanged() -> Bool {
-        lock.withLock {
-            defer { changed = false }
-            return changed
+        contents.withLock { contents in
+            defer { contents.changed = false }
+            return contents.changed
         }
     }
 }

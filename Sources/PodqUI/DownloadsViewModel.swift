@@ -78,7 +78,7 @@ public final class DownloadsViewModel: @unchecked Sendable {
         let ended: [Tracked] = lock.withLock {
             let previous = stored
             stored = records.map { r in
-                let state = DownloadState(storedName: r.state)
+                let state = r.state
                 var error: String?
                 if let lastError = r.lastError, !lastError.isEmpty {
                     switch state {
@@ -95,7 +95,7 @@ public final class DownloadsViewModel: @unchecked Sendable {
             if previous?.map(\.record) != records { dirty = true }
             var ended: [Tracked] = []
             for r in records {
-                guard let id = r.id.map(Int.init), let t = tracked[id], r.state != DownloadState.downloading.name else { continue }
+                guard let id = r.id.map(Int.init), let t = tracked[id], r.state != .downloading else { continue }
                 let live = t.operation.state
                 if live != .downloading && live != .queued {
                     ended.append(t)
@@ -150,8 +150,7 @@ public final class DownloadsViewModel: @unchecked Sendable {
 
     private func storedRow(_ s: Stored, id: Int) -> DownloadRow {
         let r = s.record
-        var state = DownloadState(storedName: r.state)
-        if case .failed = state { state = .failed(reason: s.error ?? "") }
+        let state = r.state.state(reason: s.error ?? "")
         let fraction: Double? = state == .completed ? 1
             : r.bytesExpected.map { $0 > 0 ? min(1, Double(r.bytesReceived) / Double($0)) : 0 }
         return DownloadRow(id: id, title: s.title, state: state, fraction: fraction, received: r.bytesReceived,

@@ -11,7 +11,7 @@ enum TUIBench {
     /// loop does on each frame; prints the median and the 99th percentile.
     static func frame(rows count: Int = 1_000) {
         let model = DownloadsViewModel()
-        let states = ["downloading", "queued", "paused", "failed", "completed", "cancelled"]
+        let states: [StoredState] = [.downloading, .queued, .paused, .failed, .completed, .cancelled]
         let records: [DownloadRecord] = (1...count).map { i in
             var r = DownloadRecord(position: Int64(i), url: "http://h/\(i).mp3", title: "Podcast \(i % 17) — Episode \(i) ポッドキャスト 🎧",
                                    destination: "/d/\(i).mp3")
@@ -19,7 +19,7 @@ enum TUIBench {
             r.state = states[i % states.count]
             r.bytesReceived = Int64(i) * 10_000
             r.bytesExpected = i % 5 == 0 ? nil : 50_000_000
-            r.lastError = r.state == "failed" ? "503: busy" : nil
+            r.lastError = r.state == .failed ? "503: busy" : nil
             return r
         }
         model.update(records: records, estimates: [5: 40_000_000])

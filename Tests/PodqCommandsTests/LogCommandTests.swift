@@ -63,7 +63,7 @@ final class LogCommandTests: CLITestCase {
 
         try "log-size = lots\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let (bad, badCode) = try await run(["queue"])
-        XCTAssertEqual(badCode, 2)
+        XCTAssertEqual(badCode, 4, "a bad config has its own exit code")
         XCTAssertTrue(bad.standardError.contains("config:1: 'log-size' must be a whole number from 0 to 100"), bad.standardError)
     }
 }

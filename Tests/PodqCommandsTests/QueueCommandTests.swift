@@ -116,7 +116,7 @@ final class QueueCommandTests: CLITestCase {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         try "simultaneous-downloads = 3\nparallel = 9\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let (exit, _, err) = try await runPodq(["download", server.dataURL(size: 10).absoluteString])
-        XCTAssertEqual(exit.code, 2)
+        XCTAssertEqual(exit.code, 4, "a bad config has its own exit code")
         XCTAssertTrue(err.contains("config:2: unknown key 'parallel'"), err)
         XCTAssertTrue(server.log.requests.isEmpty)
     }
@@ -126,7 +126,7 @@ final class QueueCommandTests: CLITestCase {
         let junk = Data(repeating: 0x41, count: 4096)
         _ = FileManager.default.createFile(atPath: dir.file("home/queue.sqlite"), contents: junk)
         let (exit, _, err) = try await runPodq(["queue"])
-        XCTAssertEqual(exit.code, 2)
+        XCTAssertEqual(exit.code, 5, "a database that cannot be used has its own exit code")
         XCTAssertTrue(err.contains(dir.file("home/queue.sqlite")) && err.contains("Move it aside"), err)
         XCTAssertEqual(FileManager.default.contents(atPath: dir.file("home/queue.sqlite")), junk)
     }

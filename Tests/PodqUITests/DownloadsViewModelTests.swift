@@ -20,8 +20,7 @@ final class DownloadsViewModelTests: XCTestCase {
         XCTAssertEqual(model.snapshot().map(\.state), [.queued, .queued])
         XCTAssertEqual(model.snapshot().map(\.title), ["Show — Episode 1", "Show — Episode 2"], "titles are cleaned")
 
-        let queue = DownloadQueue(maxConcurrent: 2)
-        await queue.add(ops)
+        let running = ops.map { op in Task { await op.start() } }
         var snapshots: [[DownloadRow]] = []
         var sawSpeedAndETA = false
         while ops.contains(where: { !$0.state.isFinished }) {
@@ -32,7 +31,7 @@ final class DownloadsViewModelTests: XCTestCase {
                 if rows.contains(where: { $0.state == .downloading && $0.speed > 0 && $0.eta != nil }) { sawSpeedAndETA = true }
             }
         }
-        await queue.waitUntilIdle()
+        for task in running { _ = await task.value }
         let final = model.snapshot()
         XCTAssertEqual(final.map(\.state), [.completed, .completed])
         XCTAssertEqual(final.map(\.fraction), [1, 1])
@@ -49,7 +48,7 @@ final class DownloadsViewModelTests: XCTestCase {
     /// Given the stored queue (the TUI), every stored row is shown in order, with the feed's length
     /// as an estimate and the reason of a failure or a pending retry.
     func testStoredRowsWithEstimatesAndReasons() {
-        func record(_ id: Int64, _ state: String, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
+        func record(_ id: Int64, _ state: StoredState, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
                     retryAt: Double? = nil) -> DownloadRecord {
             var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)\u{1B}[2J", destination: "/d/\(id)")
             r.id = id
@@ -61,8 +60,8 @@ final class DownloadsViewModelTests: XCTestCase {
             return r
         }
         let model = DownloadsViewModel(clock: { 0 })
-        model.update(records: [record(1, "queued", error: "503: busy", retryAt: 5), record(2, "failed", received: 10, error: "404: gone"),
-                               record(3, "paused", received: 25, expected: 100), record(4, "completed", received: 7, expected: 7)],
+        model.update(records: [record(1, .queued, error: "503: busy", retryAt: 5), record(2, .failed, received: 10, error: "404: gone"),
+                               record(3, .paused, received: 25, expected: 100), record(4, .completed, received: 7, expected: 7)],
                      estimates: [1: 1_000, 3: 999])
         let rows = model.snapshot()
         XCTAssertEqual(rows.map(\.id), [1, 2, 3, 4])
@@ -72,7 +71,7 @@ final class DownloadsViewModelTests: XCTestCase {
         XCTAssertEqual(rows.map(\.estimate), [1_000, nil, nil, nil], "an estimate only while the real length is unknown")
         XCTAssertEqual(rows.map(\.fraction), [nil, nil, 0.25, 1])
         XCTAssertFalse(model.needsDisplay)
-        model.update(records: [record(1, "queued", error: "503: busy", retryAt: 5)], estimates: [:])
+        model.update(records: [record(1, .queued, error: "503: busy", retryAt: 5)], estimates: [:])
         XCTAssertTrue(model.needsDisplay, "a change in the store asks for a frame")
     }
 }

@@ -1,53 +1,68 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// The per-chunk work of a transfer, run on the network thread one chunk at a time: compare the
 /// resume overlap, check the length, write, count progress.
-final class ChunkSink: @unchecked Sendable {
+///
+/// Its state sits behind a `Mutex` that is never contended (one chunk at a time, in order): the lock
+/// costs ~20 ns a chunk and makes the type `Sendable` without an exception.
+final class ChunkSink: Sendable {
     /// The body's first bytes differ from the partial file's last ones: start again from zero.
     struct OverlapMismatch: Error {}
 
-    private unowned let operation: DownloadOperation
-    private let writer: PartialFileWriter
-    private let expected: Int64?
-    private var toCompare: [UInt8]
-    private var compared = 0
-    /// Bytes of the file so far, the resumed prefix included.
-    private(set) var written: Int64
-
-    init(operation: DownloadOperation, writer: PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64) {
-        self.operation = operation
-        self.writer = writer
-        self.expected = expected
-        self.toCompare = overlapTail
-        self.written = written
+    private struct State {
+        let writer: PartialFileWriter
+        var toCompare: [UInt8]
+        var compared = 0
+        var written: Int64
     }
 
+    private let operation: DownloadOperation
+    private let expected: Int64?
+    private let state: Mutex<State>
+
+    init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64) {
+        self.operation = operation
+        self.expected = expected
+        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written))
+    }
+
+    /// Bytes of the file so far, the resumed prefix included.
+    var written: Int64 { state.withLock { $0.written } }
+
     /// True once the overlap (if any) has been compared in full.
-    var overlapChecked: Bool { toCompare.isEmpty }
+    var overlapChecked: Bool { state.withLock { $0.toCompare.isEmpty } }
+
+    /// Closes the writer's stream.
+    func close() { state.withLock { $0.writer.close() } }
 
     func take(_ chunk: inout ByteBuffer) throws {
-        if !toCompare.isEmpty {
-            let n = min(chunk.readableBytes, toCompare.count - compared)
-            let offset = compared
-            let matches = chunk.withUnsafeReadableBytes { bytes in
-                toCompare.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress! + offset, n) == 0 }
+        let count: Int = try state.withLock { (state: inout State) throws -> Int in
+            if !state.toCompare.isEmpty {
+                let n = min(chunk.readableBytes, state.toCompare.count - state.compared)
+                let offset = state.compared
+                let matches = chunk.withUnsafeReadableBytes { bytes in
+                    state.toCompare.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress! + offset, n) == 0 }
+                }
+                guard matches else { throw OverlapMismatch() }
+                state.compared += n
+                chunk.moveReaderIndex(forwardBy: n)
+                if state.compared == state.toCompare.count {
+                    state.toCompare = []
+                    state.compared = 0
+                }
+                if chunk.readableBytes == 0 { return 0 }
             }
-            guard matches else { throw OverlapMismatch() }
-            compared += n
-            chunk.moveReaderIndex(forwardBy: n)
-            if compared == toCompare.count {
-                toCompare = []
-                compared = 0
+            let count = chunk.readableBytes
+            if let expected, state.written + Int64(count) > expected {
+                throw DownloadError.bodyTooLong(expected: expected)
             }
-            if chunk.readableBytes == 0 { return }
+            let writer = state.writer
+            try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
+            state.written += Int64(count)
+            return count
         }
-        let count = chunk.readableBytes
-        if let expected, written + Int64(count) > expected {
-            throw DownloadError.bodyTooLong(expected: expected)
-        }
-        try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
-        written += Int64(count)
-        operation.addProgress(count)
+        if count > 0 { operation.addProgress(count) }
     }
 }

@@ -37,6 +37,11 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case fileSystem(path: String, reason: String)
     /// The destination would be outside the download folder.
     case outsideDownloadFolder(path: String)
+    /// A symbolic link stands where podq expects a file or folder of its own in the download folder.
+    case symlinkRefused(path: String)
+    /// The partial file changed under podq (another program wrote into it or replaced it): it is not
+    /// trusted, and the download starts again from zero.
+    case partialChanged(path: String, reason: String)
     /// Any other failure of the HTTP layer.
     case network(String)
 
@@ -44,9 +49,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
-        case .connectionFailed, .connectionLost, .stalled, .shortBody, .network, .diskFull, .badRange: true
+        case .connectionFailed, .connectionLost, .stalled, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
-            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder:
+            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused:
             false
         }
     }
@@ -91,6 +96,12 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "Could not write \(path): \(reason). Check the folder's permissions and free space."
         case .outsideDownloadFolder(let path):
             "Refused to write \(SafeText.clean(path)): it is outside the download folder."
+        case .symlinkRefused(let path):
+            "Refused to write through \(SafeText.clean(path)): it is a symbolic link where podq expects a file or folder of its own. "
+                + "Remove the link, or set download-folder to the real place."
+        case .partialChanged(let path, let reason):
+            "The partial file \(SafeText.clean(path)) changed under podq (\(reason)); another program may be writing to it. "
+                + "podq starts the file again."
         case .network(let reason):
             "Network error: \(reason)."
         }

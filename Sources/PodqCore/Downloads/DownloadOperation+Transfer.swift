@@ -8,15 +8,16 @@ extension DownloadOperation {
     /// Why a pass ended without a usable body: the next pass starts the file from zero.
     private struct RestartFromZero: Error {}
 
-    func download() async throws {
-        let partPath = request.partialPath
+    /// Transfers into the claimed `file`, continuing what it holds when the server proves it is the
+    /// same file (docs/FILES.md, "Resume rules"), and commits it.
+    func download(into file: PartialFile) async throws {
         var fromZero = false
         // A restart can take a second request (a 206 or 416 that does not fit); never more than two.
         for _ in 0..<3 {
             try Task.checkCancellation()
-            let existing = fromZero ? 0 : Self.fileSize(partPath)
+            let existing = fromZero ? 0 : try file.size()
             do {
-                try await transfer(partPath: partPath, existing: existing)
+                try await transfer(into: file, existing: existing)
                 return
             } catch is RestartFromZero {
                 fromZero = true
@@ -25,7 +26,7 @@ extension DownloadOperation {
         throw DownloadError.badRange("the server answered three requests in a row with the wrong range")
     }
 
-    private func transfer(partPath: String, existing: Int64) async throws {
+    private func transfer(into file: PartialFile, existing: Int64) async throws {
         let known = validators
         var headers = HTTPHeaders()
         var requestedStart: Int64 = 0
@@ -49,11 +50,11 @@ extension DownloadOperation {
         case 200:
             // A fresh body: the file changed, or the server ignores ranges. Start from zero.
             let total = contentLength
-            record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: nil)
+            try file.truncate()
             setProgress(downloaded: 0, expected: .some(total))
-            let writer = try PartialFileWriter(partPath: partPath, truncate: true)
-            try await stream(response.body, into: writer, expected: total, overlapTail: nil)
-            try commit(writer)
+            await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: nil)
+            let written = try await stream(response.body, into: file, expected: total, overlapTail: nil)
+            try await commit(file, length: written)
 
         case 206:
             guard let header = response.headers.first(name: "Content-Range"), let range = ContentRange(header),
@@ -69,12 +70,12 @@ extension DownloadOperation {
             if existing == 0 && requestedStart != 0 { throw RestartFromZero() }
             var validators = ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL)
             if validators.strongETag == nil { validators.strongETag = known?.strongETag }
-            let tail = overlap > 0 ? try Self.readTail(of: partPath, count: overlap, fileSize: existing) : nil
-            record(validators: validators, resumedAt: existing > 0 ? existing : nil)
+            let tail = overlap > 0 ? try file.read(count: Int(overlap), at: existing - overlap) : nil
+            try file.truncate(to: existing)
             setProgress(downloaded: existing, expected: .some(total))
-            let writer = try PartialFileWriter(partPath: partPath, truncate: existing == 0)
-            try await stream(response.body, into: writer, expected: total, overlapTail: tail)
-            try commit(writer)
+            await record(validators: validators, resumedAt: existing > 0 ? existing : nil)
+            let written = try await stream(response.body, into: file, expected: total, overlapTail: tail)
+            try await commit(file, length: written)
 
         case 416 where existing > 0:
             // Nothing left to send: trust it only if the lengths agree.
@@ -84,10 +85,9 @@ extension DownloadOperation {
             }
             setProgress(downloaded: existing, expected: .some(total))
             if known == nil {
-                record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: existing)
+                await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: existing)
             }
-            let writer = try PartialFileWriter(partPath: partPath, truncate: false)
-            try commit(writer)
+            try await commit(file, length: existing)
 
         default:
             let retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.parseRetryAfter)
@@ -95,36 +95,41 @@ extension DownloadOperation {
         }
     }
 
-    /// Streams `body` into `writer`, first checking `overlapTail` (the partial's last bytes) against the
-    /// start of the body. Throws on a short or long body.
+    /// Streams `body` into `file` through its `OutputStream`, first checking `overlapTail` (the
+    /// partial's last bytes) against the start of the body. Returns the file's length as written;
+    /// throws on a short or long body.
     ///
     /// The chunks are written by ``ResponseBody/forEach(_:)`` on the thread that read them: one
     /// `write(2)` per read, no hop between threads, and the next read waits for the write (a slow disk
     /// slows the connection instead of filling memory).
-    private func stream(_ body: ResponseBody, into writer: PartialFileWriter, expected: Int64?,
-                        overlapTail: [UInt8]?) async throws {
-        let sink = ChunkSink(operation: self, writer: writer, expected: expected, overlapTail: overlapTail ?? [],
-                             written: downloadedLength)
+    private func stream(_ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?) async throws -> Int64 {
+        let sink = ChunkSink(operation: self, writer: PartialFileWriter(file: file), expected: expected,
+                             overlapTail: overlapTail ?? [], written: downloadedLength)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
         } catch is ChunkSink.OverlapMismatch {
             throw RestartFromZero()
         }
+        sink.close()
         try Task.checkCancellation()
         // The body ended inside the overlap: the server's file is shorter than the partial one.
         if !sink.overlapChecked { throw RestartFromZero() }
-        if let expected, sink.written < expected {
-            writer.close()
-            throw DownloadError.shortBody(received: sink.written, expected: expected)
+        let written = sink.written
+        if let expected, written < expected {
+            throw DownloadError.shortBody(received: written, expected: expected)
         }
+        return written
     }
 
-    private func commit(_ writer: PartialFileWriter) throws {
+    /// Gives the file its final name once it holds `length` bytes (``PartialFile/commit(length:names:record:)``).
+    private func commit(_ file: PartialFile, length: Int64) async throws {
         guard beginCommit() else { throw CancellationError() }
         do {
-            let path = commitPath()
-            try writer.commit(to: path)
-            record(finalPath: path)
+            let hooks = self.hooks
+            let committed = try await file.commit(length: length, names: commitNames()) { identity, path in
+                await hooks.willCommit(identity, path)
+            }
+            record(finalPath: committed.path)
         } catch {
             endCommit()
             throw error
@@ -148,23 +153,6 @@ extension DownloadOperation {
             "etag": "\(answer.first(name: "ETag") ?? "none")",
         ])
         return (result.response, result.finalURL.absoluteString)
-    }
-
-    static func fileSize(_ path: String) -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int64(info.st_size)
-    }
-
-    static func readTail(of path: String, count: Int64, fileSize: Int64) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw DownloadError.fileSystem(path: path, reason: "cannot read the partial file")
-        }
-        defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64(fileSize - count))
-        let data = try handle.read(upToCount: Int(count)) ?? Data()
-        guard data.count == Int(count) else { throw RestartFromZero() }
-        return [UInt8](data)
     }
 
     /// `Retry-After` as seconds: either a number or an HTTP date.

@@ -1,14 +1,25 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
-/// One download: requests the URL, streams the body to `<destination>.part` through an `OutputStream`,
-/// checks the length, fsyncs and renames to the destination.
+/// One download: claims `<destination>.part` in its ``DownloadFolder``, requests the URL, streams the
+/// body into the claimed file through an `OutputStream`, checks the length, syncs and gives the file its
+/// final name.
 ///
 /// Observe ``progress``, ``state`` or ``resumedAt`` with ``KeyValueObservable/observe(_:options:changeHandler:)``.
-/// Progress is published per chunk but delivered coalesced (~20 a second); the final value is
-/// always delivered before ``start()`` returns. All members are safe to call from any thread.
-public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
+/// Progress is published per chunk but delivered coalesced (~20 a second); the final value is always
+/// delivered before ``start()`` returns. The owner that saves things (the queue runner) hears them
+/// through ``DownloadHooks``, in order. All members are safe to call from any thread.
+public final class DownloadOperation: KeyValueObservable, Sendable {
+    /// What the owner saves, in the order it happens (``DownloadHooks/save``).
+    public enum Event: Sendable, Equatable {
+        /// The destination's partial was another process's: this download took a free name instead.
+        case claimed(destination: String)
+        /// The server's answer was accepted: its validators, and where a resume continued from.
+        case responded(validators: ResourceValidators, resumedAt: Int64?)
+    }
+
     /// An identifier unique within its queue.
     public let id: Int
     /// What to download and where.
@@ -16,54 +27,64 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     public let observationCenter: ObservationCenter
     let transport: any HTTPTransport
     let configuration: DownloadConfiguration
+    let hooks: DownloadHooks
+    private let givenFolder: DownloadFolder?
+    private let fields: Mutex<Fields>
 
-    private let lock = NSLock()
-    private var _state: DownloadState = .queued
-    private var _progress = DownloadProgress(downloadedLength: 0, expectedLength: nil)
-    private var _validators: ResourceValidators?
-    private var _resumedAt: Int64?
-    private var _error: DownloadError?
-    private var _redirectChain = URLChain()
-    private var _finalPath: String?
-    private var _contentType: String?
-    private var task: Task<Void, Never>?
-    private var committing = false
+    private struct Fields {
+        var state: DownloadState = .queued
+        var progress = DownloadProgress(downloadedLength: 0, expectedLength: nil)
+        var validators: ResourceValidators?
+        var resumedAt: Int64?
+        var error: DownloadError?
+        var redirectChain = URLChain()
+        var destination: String
+        var finalPath: String?
+        var contentType: String?
+        var task: Task<Void, Never>?
+        var committing = false
+    }
 
     /// - Parameters:
     ///   - id: an identifier unique within the queue.
     ///   - request: the URL, the destination and any validators from an earlier attempt.
     ///   - transport: the HTTP seam; the live one is ``AsyncHTTPTransport``.
+    ///   - folder: the download folder, opened once by the owner; nil opens `request.folderPath`.
+    ///   - hooks: what the owner saves; nothing by default.
     ///   - observationCenter: the observer registry (inject one with a manual clock in tests).
-    public init(id: Int, request: DownloadRequest, transport: any HTTPTransport,
-                configuration: DownloadConfiguration = DownloadConfiguration(),
+    public init(id: Int, request: DownloadRequest, transport: any HTTPTransport, folder: DownloadFolder? = nil,
+                configuration: DownloadConfiguration = DownloadConfiguration(), hooks: DownloadHooks = DownloadHooks(),
                 observationCenter: ObservationCenter = ObservationCenter()) {
         self.id = id
         self.request = request
         self.transport = transport
+        self.givenFolder = folder
         self.configuration = configuration
+        self.hooks = hooks
         self.observationCenter = observationCenter
-        self._validators = request.validators
+        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination))
     }
 
     /// The current state.
-    public var state: DownloadState { lock.withLock { _state } }
+    public var state: DownloadState { fields.withLock { $0.state } }
     /// Bytes on disk and bytes expected, as one value.
-    public var progress: DownloadProgress { lock.withLock { _progress } }
+    public var progress: DownloadProgress { fields.withLock { $0.progress } }
     /// Bytes of the file on disk, including a resumed prefix.
-    public var downloadedLength: Int64 { lock.withLock { _progress.downloadedLength } }
+    public var downloadedLength: Int64 { fields.withLock { $0.progress.downloadedLength } }
     /// The full length (`Content-Length`, or the total of `Content-Range`); nil when unknown.
-    public var expectedLength: Int64? { lock.withLock { _progress.expectedLength } }
+    public var expectedLength: Int64? { fields.withLock { $0.progress.expectedLength } }
     /// The validators of the first response, to store and check a later resume against.
-    public var validators: ResourceValidators? { lock.withLock { _validators } }
+    public var validators: ResourceValidators? { fields.withLock { $0.validators } }
     /// The offset a resume continued from, once the server accepted it.
-    public var resumedAt: Int64? { lock.withLock { _resumedAt } }
+    public var resumedAt: Int64? { fields.withLock { $0.resumedAt } }
     /// Why the download failed, when it did.
-    public var error: DownloadError? { lock.withLock { _error } }
+    public var error: DownloadError? { fields.withLock { $0.error } }
     /// Every URL visited, the first one included, for logs.
-    public var redirectChain: [String] { lock.withLock { _redirectChain }.urls }
-    /// Where the file ended up: the destination, or with an extension from the `Content-Type` added
-    /// when the destination had none (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
-    public var finalPath: String { lock.withLock { _finalPath ?? request.destination } }
+    public var redirectChain: [String] { fields.withLock { $0.redirectChain }.urls }
+    /// Where the file ended up: the destination, a free name when that one was taken (by a file, or by
+    /// another process's partial), with an extension from the `Content-Type` when it had none
+    /// (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
+    public var finalPath: String { fields.withLock { $0.finalPath ?? $0.destination } }
 
     // MARK: - Control
 
@@ -71,12 +92,12 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     /// cancelled or paused). Returns at once, with the current state, when it is not queued.
     @discardableResult
     public func start() async -> DownloadState {
-        let task: Task<Void, Never>? = lock.withLock {
-            guard let next = _state.applying(.start) else { return nil }
-            _state = next
-            _error = nil
+        let task: Task<Void, Never>? = fields.withLock { fields in
+            guard let next = fields.state.applying(.start) else { return nil }
+            fields.state = next
+            fields.error = nil
             let task = Task { await self.execute() }
-            self.task = task
+            fields.task = task
             return task
         }
         guard let task else { return state }
@@ -101,10 +122,10 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     /// state does not allow it.
     @discardableResult
     public func requeue() -> Bool {
-        let changed: Bool = lock.withLock {
-            guard task == nil, let next = _state.applying(.resume) ?? _state.applying(.retry) else { return false }
-            _state = next
-            _error = nil
+        let changed: Bool = fields.withLock { fields in
+            guard fields.task == nil, let next = fields.state.applying(.resume) ?? fields.state.applying(.retry) else { return false }
+            fields.state = next
+            fields.error = nil
             return true
         }
         if changed { observationCenter.flush() }
@@ -114,10 +135,10 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     /// Applies `event`; returns nil when it was not valid, else whether a task was running (and was
     /// cancelled).
     private func stop(with event: DownloadEvent) -> Bool? {
-        let running: Task<Void, Never>?? = lock.withLock {
-            guard !committing, let next = _state.applying(event) else { return .none }
-            _state = next
-            return .some(task)
+        let running: Task<Void, Never>?? = fields.withLock { fields in
+            guard !fields.committing, let next = fields.state.applying(event) else { return .none }
+            fields.state = next
+            return .some(fields.task)
         }
         guard case .some(let task) = running else { return nil }
         task?.cancel()
@@ -128,13 +149,16 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
     // MARK: - Running
 
     private func execute() async {
+        var claimed: PartialFile?
         do {
-            try await download()
+            let file = try await claim()
+            claimed = file
+            try await download(into: file)
             transition(.finish)  // cannot be refused: pause and cancel are ignored once committing
         } catch {
             switch state {
             case .cancelled:
-                removePartial()
+                if let claimed { claimed.delete() } else { removePartial() }
             case .paused:
                 break
             default:
@@ -142,85 +166,111 @@ public final class DownloadOperation: KeyValueObservable, @unchecked Sendable {
                     transition(.pause)  // cancelled from outside (the queue shutting down)
                 } else {
                     let failure = (error as? DownloadError) ?? .network(String(describing: error))
-                    lock.withLock { _error = failure }
+                    fields.withLock { $0.error = failure }
                     transition(.fail(reason: failure.localizedDescription))
                 }
             }
         }
-        lock.withLock { task = nil }
+        // An empty partial is worth nothing (an error page, a refused URL): none is left behind.
+        if let claimed, state != .completed, (try? claimed.size()) == 0 { claimed.delete() }
+        claimed?.close()
+        fields.withLock { $0.task = nil }
         observationCenter.flush()
     }
 
+    /// The folder the destination lies in: the owner's, or opened now.
+    func downloadFolder() throws(DownloadError) -> DownloadFolder {
+        if let givenFolder { return givenFolder }
+        return try DownloadFolder(path: request.folderPath)
+    }
+
+    /// Claims the destination's partial file, or, when another process holds it, a new partial under
+    /// the next free name (saved through ``DownloadHooks/save`` before a byte goes in).
+    private func claim() async throws(DownloadError) -> PartialFile {
+        let folder = try downloadFolder()
+        let relative = try folder.relativePath(of: request.destination)
+        if let file = try folder.claim(relative) { return file }
+        for candidate in FileNamer.numberedNames(relative).dropFirst() where folder.identity(of: candidate) == nil {
+            guard let file = try folder.claim(candidate, exclusive: true) else { continue }
+            let destination = folder.absolute(candidate)
+            fields.withLock { $0.destination = destination }
+            await hooks.save(.claimed(destination: destination))
+            return file
+        }
+        throw .fileSystem(path: request.partialPath, reason: "another process holds it and no free name is left")
+    }
+
     private func transition(_ event: DownloadEvent) {
-        let changed: Bool = lock.withLock {
-            guard let next = _state.applying(event) else { return false }
-            _state = next
+        let changed: Bool = fields.withLock { fields in
+            guard let next = fields.state.applying(event) else { return false }
+            fields.state = next
             return true
         }
         if changed { observationCenter.valueDidChange() }
     }
 
     func setProgress(downloaded: Int64, expected: Int64??) {
-        lock.withLock {
-            _progress.downloadedLength = downloaded
-            if case .some(let value) = expected { _progress.expectedLength = value }
+        fields.withLock { fields in
+            fields.progress.downloadedLength = downloaded
+            if case .some(let value) = expected { fields.progress.expectedLength = value }
         }
         observationCenter.valueDidChange()
     }
 
     func addProgress(_ count: Int) {
-        lock.withLock { _progress.downloadedLength += Int64(count) }
+        fields.withLock { $0.progress.downloadedLength += Int64(count) }
         observationCenter.valueDidChange()
     }
 
-    func record(validators: ResourceValidators?, resumedAt: Int64?) {
-        lock.withLock {
-            _validators = validators
-            _resumedAt = resumedAt
+    /// Keeps what the accepted response said, and has the owner save it before the body is written.
+    func record(validators: ResourceValidators, resumedAt: Int64?) async {
+        fields.withLock { fields in
+            fields.validators = validators
+            fields.resumedAt = resumedAt
         }
+        await hooks.save(.responded(validators: validators, resumedAt: resumedAt))
     }
 
     func record(contentType: String?) {
-        lock.withLock { _contentType = contentType }
+        fields.withLock { $0.contentType = contentType }
     }
 
-    /// The path to commit to: the destination, plus an extension from the Content-Type when it has
-    /// none and the name with it is free.
-    func commitPath() -> String {
-        let destination = request.destination
-        guard (destination as NSString).pathExtension.isEmpty,
-            let type = lock.withLock({ _contentType }), let ext = FileNamer.fileExtension(forContentType: type)
-        else { return destination }
-        let candidate = destination + "." + ext
-        if FileManager.default.fileExists(atPath: candidate) || FileManager.default.fileExists(atPath: candidate + ".part") {
-            return destination
+    /// The names to commit to, in order: the destination's, with an extension from the Content-Type
+    /// when it has none, then numbered ones.
+    func commitNames() -> some Sequence<String> {
+        let (destination, type) = fields.withLock { ($0.destination, $0.contentType) }
+        var name = (destination as NSString).lastPathComponent
+        if (name as NSString).pathExtension.isEmpty, let type, let ext = FileNamer.fileExtension(forContentType: type) {
+            name += "." + ext
         }
-        return candidate
+        return FileNamer.numberedNames(name)
     }
 
     func record(finalPath: String) {
-        lock.withLock { _finalPath = finalPath }
+        fields.withLock { $0.finalPath = finalPath }
     }
 
     func record(redirectChain: URLChain) {
-        lock.withLock { _redirectChain = redirectChain }
+        fields.withLock { $0.redirectChain = redirectChain }
     }
 
     /// Marks the download as committing, after which pause and cancel are ignored; false when it was
     /// stopped meanwhile. ``endCommit()`` undoes it when the commit fails.
     func beginCommit() -> Bool {
-        lock.withLock {
-            guard _state == .downloading, !Task.isCancelled else { return false }
-            committing = true
+        fields.withLock { fields in
+            guard fields.state == .downloading, !Task.isCancelled else { return false }
+            fields.committing = true
             return true
         }
     }
 
     func endCommit() {
-        lock.withLock { committing = false }
+        fields.withLock { $0.committing = false }
     }
 
+    /// Deletes the partial file of a download that is not running, unless another process holds it.
     private func removePartial() {
-        unlink(request.partialPath)
+        guard let folder = try? downloadFolder(), let relative = try? folder.relativePath(of: fields.withLock({ $0.destination })) else { return }
+        folder.removePartial(relative)
     }
 }

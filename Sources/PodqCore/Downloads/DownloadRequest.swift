@@ -11,18 +11,41 @@ public struct DownloadRequest: Sendable, Equatable {
     public var title: String
     /// The validators remembered from an earlier attempt, if any, to check a resume against.
     public var validators: ResourceValidators?
+    /// The download folder the destination lies in: podq makes and enters every folder below it
+    /// without following a link (``DownloadFolder``). Nil: the destination's own folder.
+    public var folder: String?
 
-    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil) {
+    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil) {
         self.url = url
         self.destination = destination
         self.title = title
         self.validators = validators
+        self.folder = folder
     }
 
     /// The partial file next to the destination.
     public var partialPath: String { destination + ".part" }
+
+    /// ``folder``, or the destination's own folder.
+    public var folderPath: String { folder ?? (destination as NSString).deletingLastPathComponent }
 }
 
+/// What the owner of a ``DownloadOperation`` (the queue runner) hears from it, in the order things
+/// happen, on the operation's own task. Each is awaited before the operation goes on, so what it
+/// saves is durable before the bytes it speaks of are written: a crash at any moment resumes exactly.
+public struct DownloadHooks: Sendable {
+    /// Awaited when something must be saved: another name claimed, a response accepted.
+    public var save: @Sendable (DownloadOperation.Event) async -> Void
+    /// Awaited before the partial file takes a final name: the file's identity and the path it is about
+    /// to get, so that the row can tell this file from another one at that path after a crash.
+    public var willCommit: @Sendable (FileIdentity, String) async -> Void
+
+    public init(save: @escaping @Sendable (DownloadOperation.Event) async -> Void = { _ in },
+                willCommit: @escaping @Sendable (FileIdentity, String) async -> Void = { _, _ in }) {
+        self.save = save
+        self.willCommit = willCommit
+    }
+}
 /// How a download behaves on the wire.
 public struct DownloadConfiguration: Sendable {
     /// Redirects followed before giving up.

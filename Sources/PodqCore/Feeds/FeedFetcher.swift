@@ -40,7 +40,11 @@ public struct FeedFetcher: Sendable {
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {
                 throw FeedError.tooLarge(limit: sizeLimit)
             }
-            let writer = try PartialFileWriter(partPath: path, truncate: true)
+            // A new file of our own (O_EXCL, no link followed), written through its descriptor.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw DownloadError.fileSystem(path: path, reason: String(cString: strerror(errno))) }
+            defer { close(fd) }
+            let writer = PartialFileWriter(stream: DescriptorOutputStream(descriptor: fd), path: path)
             var total: Int64 = 0
             for try await chunk in response.body {
                 total += Int64(chunk.readableBytes)

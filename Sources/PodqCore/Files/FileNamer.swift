@@ -70,16 +70,29 @@ public enum FileNamer {
     public static func uniquePath(in folder: String, name: String, reserved: Set<String> = [],
                                   resumePartials: Bool = true) throws(DownloadError) -> String {
         let fm = FileManager.default
-        let ext = (name as NSString).pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        for n in 1...10_000 {
-            let candidate = n == 1 ? name : "\(stem) (\(n))" + (ext.isEmpty ? "" : ".\(ext)")
+        for candidate in numberedNames(name) {
             let path = try contained(candidate, in: folder)
             if reserved.contains(path) || fm.fileExists(atPath: path) { continue }
             if fm.fileExists(atPath: path + ".part") && !resumePartials { continue }
             return path
         }
         throw .fileSystem(path: folder, reason: "too many files named \(name)")
+    }
+
+    /// `name`, then `stem (2).ext`, `stem (3).ext`, … up to 10,000: the names a taken one moves on to.
+    /// A `name` with folders (`Show/One.mp3`) keeps them and numbers the last component.
+    public static func numberedNames(_ name: String) -> some Sequence<String> {
+        // Split by hand: corelibs Foundation traps on a one-character string's
+        // `deletingLastPathComponent` (a URL whose last segment is `2`).
+        let slash = name.lastIndex(of: "/")
+        let folder = slash.map { String(name[..<$0]) } ?? ""
+        let last = slash.map { String(name[name.index(after: $0)...]) } ?? name
+        let ext = (last as NSString).pathExtension
+        let stem = ext.isEmpty ? last : String(last.dropLast(ext.count + 1))
+        return (1...10_000).lazy.map { n in
+            let numbered = n == 1 ? last : "\(stem) (\(n))" + (ext.isEmpty ? "" : ".\(ext)")
+            return folder.isEmpty ? numbered : folder + "/" + numbered
+        }
     }
 
     /// `relative` inside `folder`, or an error when it would resolve outside (`..`, absolute paths,

@@ -14,8 +14,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var podcast: String?
     /// The final path; the partial file is `destination + ".part"`.
     public var destination: String
-    /// `queued`, `downloading`, `paused`, `cancelled`, `failed` or `completed`.
-    public var state: String
+    public var state: StoredState
     public var bytesReceived: Int64
     public var bytesExpected: Int64?
     public var etag: String?
@@ -32,18 +31,61 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var completedAt: Double?
     /// The episode it was made from, for feed episodes.
     public var episodeId: Int64?
+    /// The download folder the destination lies in (podq enters nothing below it through a link);
+    /// nil for rows from before it was kept: the destination's own folder.
+    public var folder: String?
+    /// Where the file was being committed, and what it was then (see ``committedFile``).
+    public var commitPath: String?
+    public var commitDevice: Int64?
+    public var commitInode: Int64?
+    public var commitSize: Int64?
+    public var commitModified: Int64?
 
-    public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, now: Date = Date()) {
+    public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
+                now: Date = Date()) {
         self.position = position
         self.url = url
         self.title = title
         self.podcast = podcast
         self.destination = destination
-        self.state = DownloadState.queued.name
+        self.folder = folder
+        self.state = .queued
         self.bytesReceived = 0
         self.attempts = 0
         self.createdAt = now.timeIntervalSince1970
         self.updatedAt = createdAt
+    }
+
+    /// Reads a row; a `state` this podq does not know is ``StoreError/unknownState(id:value:)``.
+    public init(row: Row) throws {
+        id = row["id"]
+        let stateName: String = row["state"]
+        guard let state = StoredState(rawValue: stateName) else { throw StoreError.unknownState(id: row["id"] ?? 0, value: stateName) }
+        self.state = state
+        position = row["position"]
+        url = row["url"]
+        title = row["title"]
+        podcast = row["podcast"]
+        destination = row["destination"]
+        bytesReceived = row["bytesReceived"]
+        bytesExpected = row["bytesExpected"]
+        etag = row["etag"]
+        lastModified = row["lastModified"]
+        totalLength = row["totalLength"]
+        finalURL = row["finalURL"]
+        attempts = row["attempts"]
+        lastError = row["lastError"]
+        retryAt = row["retryAt"]
+        createdAt = row["createdAt"]
+        updatedAt = row["updatedAt"]
+        completedAt = row["completedAt"]
+        episodeId = row["episodeId"]
+        folder = row["folder"]
+        commitPath = row["commitPath"]
+        commitDevice = row["commitDevice"]
+        commitInode = row["commitInode"]
+        commitSize = row["commitSize"]
+        commitModified = row["commitModified"]
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -64,6 +106,32 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         }
     }
 
+    /// The file podq was committing for this row: the path it was about to take and its identity,
+    /// recorded before the rename. At start-up only a file with that identity at that path makes an
+    /// unfinished row completed.
+    public var committedFile: (path: String, identity: FileIdentity)? {
+        get {
+            guard let commitPath, let commitDevice, let commitInode, let commitSize, let commitModified else { return nil }
+            return (commitPath, FileIdentity(device: UInt64(bitPattern: commitDevice), inode: UInt64(bitPattern: commitInode),
+                                             size: commitSize, modified: commitModified))
+        }
+        set {
+            commitPath = newValue?.path
+            commitDevice = newValue.map { Int64(bitPattern: $0.identity.device) }
+            commitInode = newValue.map { Int64(bitPattern: $0.identity.inode) }
+            commitSize = newValue?.identity.size
+            commitModified = newValue?.identity.modified
+        }
+    }
+
     /// The partial file next to the destination.
     public var partialPath: String { destination + ".part" }
+
+    /// ``folder``, or the destination's own folder for older rows.
+    public var folderPath: String { folder ?? (destination as NSString).deletingLastPathComponent }
+
+    /// What a ``DownloadOperation`` needs to run this row.
+    public func request(url: URL) -> DownloadRequest {
+        DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath)
+    }
 }

@@ -1,99 +1,122 @@
 import Foundation
 
-/// What a person does to the queue while it runs (the TUI's keys): each change is saved in the store
-/// first, then applied to the running transfer at once, without waiting for the next poll.
+/// What a person does to the queue while it runs (the TUI's keys), each a step of its own: the change
+/// is saved in the store first, then applied to the running transfer at once, and the loop wakes.
 extension QueueRunner {
-    /// The number of downloads that may run at once.
-    public var maxConcurrent: Int { lock.withLock { limit } }
-
-    /// The number of downloads running now.
-    public var runningCount: Int { lock.withLock { operations.count } }
-
     /// Pauses, resumes, cancels or retries the download `id`. Cancelling deletes its partial file.
     /// Resuming also lifts a pause made by a full disk.
     /// - Throws: ``StoreError`` when there is no such download or its state does not allow `event`.
-    public func perform(_ event: DownloadEvent, id: Int64) throws(StoreError) {
-        let (before, _) = try store.apply(event, to: id)
-        let op = lock.withLock { operations[id] }
-        switch event {
-        case .cancel:
-            if let op { op.cancel() } else { unlink(before.partialPath) }
-        case .pause:
-            op?.pause()
-        case .resume, .retry:
-            lock.withLock { pausedForDisk = false }
-        default:
-            break
+    ///
+    /// Returns once a running transfer has stopped: after a cancel its partial file is gone.
+    public func perform(_ event: DownloadEvent, id: Int64) async throws(StoreError) {
+        let stopping = try await exclusively { () async throws(StoreError) -> Task<Void, Never>? in
+            let (before, _) = try await store.applyAsync(event, to: id)
+            let run = running[id]
+            switch event {
+            case .cancel:
+                if let run { run.operation.cancel() } else { removePartial(of: before) }
+                return run?.task
+            case .pause:
+                run?.operation.pause()
+                return run?.task
+            case .resume, .retry:
+                if hold == .diskFull { hold = .none }
+            default:
+                break
+            }
+            return nil
         }
-        signal()
+        wake()
+        await stopping?.value
+    }
+
+    /// Pauses every queued or running download (`paused: true`), or resumes every paused one, in one
+    /// transaction: nothing starts in between.
+    /// - Returns: how many downloads changed.
+    @discardableResult
+    public func setAllPaused(_ paused: Bool) async throws(StoreError) -> Int {
+        let (count, stopping) = try await exclusively { () async throws(StoreError) -> (Int, [Task<Void, Never>]) in
+            let changed = try await store.applyToAllAsync(paused ? .pause : .resume)
+            var stopping: [Task<Void, Never>] = []
+            if paused {
+                for row in changed {
+                    guard let id = row.id, let run = running[id] else { continue }
+                    run.operation.pause()
+                    stopping.append(run.task)
+                }
+            } else if hold == .diskFull {
+                hold = .none
+            }
+            return (changed.count, stopping)
+        }
+        wake()
+        for task in stopping { await task.value }
+        return count
     }
 
     /// Changes how many downloads run at once (at least 1). Lowering it puts the downloads last in
     /// queue order back in line at once, with their partial files kept, so the limit holds now.
-    public func setMaxConcurrent(_ value: Int) {
-        let value = max(1, value)
-        let excess: [DownloadOperation] = lock.withLock {
-            limit = value
-            let running = operations.sorted { (positions[$0.key] ?? $0.key, $0.key) < (positions[$1.key] ?? $1.key, $1.key) }
-            return running.dropFirst(value).map(\.value)
+    public func setMaxConcurrent(_ value: Int) async {
+        await exclusively {
+            limit = max(1, value)
+            updateStatus()
+            try? await replan()
         }
-        // Stopped without a user's pause in the store, they are saved as queued (see stateChanged).
-        for op in excess { op.pause() }
-        Task {
-            await queue.setMaxConcurrent(value)
-            await wakeup.signal()
-        }
-    }
-
-    /// Pauses every queued or running download (`paused: true`), or resumes every paused one.
-    /// - Returns: how many downloads changed.
-    @discardableResult
-    public func setAllPaused(_ paused: Bool) throws(StoreError) -> Int {
-        let event: DownloadEvent = paused ? .pause : .resume
-        var changed = 0
-        for row in try store.downloads() where DownloadState(storedName: row.state).applying(event) != nil {
-            guard let id = row.id else { continue }
-            try perform(event, id: id)
-            changed += 1
-        }
-        if !paused { lock.withLock { pausedForDisk = false } }
-        signal()
-        return changed
     }
 
     /// Makes the download `id` the next to start: first in the queue, and queued again when it was
     /// paused, failed or cancelled.
-    public func startNext(id: Int64) throws(StoreError) {
-        guard let row = try store.download(id: id) else { throw .noSuchDownload(id) }
-        switch DownloadState(storedName: row.state) {
-        case .paused: try perform(.resume, id: id)
-        case .failed, .cancelled: try perform(.retry, id: id)
-        default: break
+    public func startNext(id: Int64) async throws(StoreError) {
+        try await exclusively { () async throws(StoreError) in
+            guard let row = try await store.loadDownloads().first(where: { $0.id == id }) else { throw .noSuchDownload(id) }
+            switch row.state {
+            case .paused: try await store.applyAsync(.resume, to: id)
+            case .failed, .cancelled: try await store.applyAsync(.retry, to: id)
+            default: break
+            }
+            try await store.moveToFrontAsync(id: id)
         }
-        try store.moveToFront(id: id)
-        signal()
+        wake()
     }
 
     /// Moves the download `id` one place up (-1) or down (+1) in the queue.
     @discardableResult
-    public func move(id: Int64, by offset: Int) throws(StoreError) -> Bool {
-        defer { signal() }
-        return try store.move(id: id, by: offset)
+    public func move(id: Int64, by offset: Int) async throws(StoreError) -> Bool {
+        let moved = try await exclusively { () async throws(StoreError) -> Bool in try await store.moveAsync(id: id, by: offset) }
+        wake()
+        return moved
     }
 
     /// Removes the download `id` from the queue: stops it, deletes its partial file, and deletes the
     /// final file too when `deletingFile` (a completed download's file is kept otherwise).
-    public func remove(id: Int64, deletingFile: Bool) throws(StoreError) {
-        guard let row = try store.download(id: id) else { throw .noSuchDownload(id) }
-        lock.withLock { operations[id] }?.cancel()
-        try store.remove(id: id)
-        unlink(row.partialPath)
-        if deletingFile && row.state == DownloadState.completed.name { unlink(row.destination) }
-        signal()
+    public func remove(id: Int64, deletingFile: Bool) async throws(StoreError) {
+        let stopping = try await exclusively { () async throws(StoreError) -> Task<Void, Never>? in
+            let row = try await store.removeAsync(id: id)
+            let run = running[id]
+            if let run { run.operation.cancel() } else { removePartial(of: row) }
+            if deletingFile && row.state == .completed, let folder = try? DownloadFolder(path: row.folderPath),
+                let relative = try? folder.relativePath(of: row.destination)
+            {
+                _ = try? folder.removeFile(relative)
+            }
+            return run?.task
+        }
+        wake()
+        await stopping?.value
     }
 
-    /// Wakes the loop so a change is picked up now rather than at the next poll.
-    public func signal() {
-        Task { await wakeup.signal() }
+    /// Puts new downloads on the queue (the TUI queueing an episode): in this process rows are written
+    /// here only.
+    @discardableResult
+    public func add(_ items: [NewDownload]) async throws(StoreError) -> [DownloadRecord] {
+        let added = try await exclusively { () async throws(StoreError) -> [DownloadRecord] in try await store.addAsync(items) }
+        wake()
+        return added
+    }
+
+    /// Deletes the partial file of a download that is not running, unless another process holds it.
+    func removePartial(of row: DownloadRecord) {
+        guard let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: row.destination) else { return }
+        folder.removePartial(relative)
     }
 }

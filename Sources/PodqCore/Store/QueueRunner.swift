@@ -1,13 +1,20 @@
 import Foundation
 import Logging
+import Synchronization
 
-/// Runs the stored queue until nothing is runnable, saving every state change when it happens.
+/// Runs the stored queue: the one actor that owns it while podq runs it (`podq download`, the TUI).
 ///
-/// It polls the store twice a second, so downloads added, paused or cancelled by another process
-/// (`podq queue …`) are picked up within a second. Temporary failures are retried with exponential
-/// backoff and jitter (honouring `Retry-After`), keeping the partial file; a full disk pauses the queue.
-/// Hold the ``HomeLock`` before running one.
-public final class QueueRunner: @unchecked Sendable {
+/// Everything that changes a row in this process goes through here, one step at a time: the loop's
+/// steps (read the store, let ``QueuePlanner`` say what to start and stop, start, checkpoint), what
+/// operations have it save (``DownloadHooks``, awaited by them), their ends (``OutcomeDecision``),
+/// and what a person does (``perform(_:id:)`` and the others in QueueRunner+Control.swift). Steps never
+/// overlap (an async gate inside the actor), and every write reads the row first in its own
+/// transaction, so a change another process made meanwhile (`podq queue pause 3`) is never overwritten.
+/// Store writes are GRDB's async ones; no write happens on a network thread.
+///
+/// It reads the store twice a second, so downloads added, paused or cancelled by another process are
+/// picked up within a second. Hold the ``HomeLock`` before running one.
+public actor QueueRunner {
     /// Something worth a line of output.
     public enum Event: Sendable, Equatable {
         case started(id: Int64, title: String)
@@ -29,185 +36,172 @@ public final class QueueRunner: @unchecked Sendable {
         public var interrupted = false
     }
 
+    /// Who hears what the runner does. Each is called from the runner's steps, one at a time, in order.
+    public struct Observers: Sendable {
+        /// Each operation the runner creates, before it starts (to show it).
+        public var onOperation: @Sendable (DownloadOperation) -> Void
+        /// What happens to each download, in the order it happened.
+        public var onEvent: @Sendable (Event) -> Void
+        /// Every download, in queue order, each time the runner reads the store (twice a second, and
+        /// at once after a change): what a TUI lists.
+        public var onSync: @Sendable ([DownloadRecord]) -> Void
+
+        public init(onOperation: @escaping @Sendable (DownloadOperation) -> Void = { _ in },
+                    onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+                    onSync: @escaping @Sendable ([DownloadRecord]) -> Void = { _ in }) {
+            self.onOperation = onOperation
+            self.onEvent = onEvent
+            self.onSync = onSync
+        }
+    }
+
+    /// What other threads may read at any time without waiting for the actor (the TUI's frame).
+    public struct Status: Sendable, Equatable {
+        /// The number of downloads that may run at once.
+        public var limit: Int
+        /// The downloads running now.
+        public var running = 0
+        /// Queued downloads that could start but wait for their host (as of the last plan).
+        public var waitingForHost = 0
+    }
+
+    /// A running download.
+    struct Running {
+        let operation: DownloadOperation
+        let host: String
+        /// Ends when the operation has stopped (its partial kept or deleted, its file committed).
+        let task: Task<Void, Never>
+    }
+
+    /// What the loop handles, one at a time.
+    enum Input: Sendable {
+        /// Read the store and plan (the 500 ms tick, a change, a retry that is due).
+        case wake
+        /// An operation stopped.
+        case finished(Int64)
+    }
+
     let store: QueueStore
     let settings: Settings
     let transport: any HTTPTransport
-    let queue: DownloadQueue
-    let wakeup = Wakeup()
-    let lock = NSLock()
-    var operations: [Int64: DownloadOperation] = [:]
-    var tokens: [Int64: [ObservationToken]] = [:]
-    var checkpoints: [Int64: Double] = [:]
-    var savedValidators: [Int64: ResourceValidators] = [:]
+    let logger: Logger
+    let observers: Observers
+    private nonisolated let shared: Mutex<Status>
+    nonisolated let inputs: AsyncStream<Input>
+    nonisolated let mailbox: AsyncStream<Input>.Continuation
+
+    var running: [Int64: Running] = [:]
+    var folders: [String: DownloadFolder] = [:]
     var summary = Summary()
-    var stopping = false
-    var pausedForDisk = false
+    var hold = OutcomeDecision.Hold.none
     var limit: Int
-    var positions: [Int64: Int64] = [:]
-    private var _waitingForHost = 0
-    var partialsRemoved: Set<Int64> = []
+    var lastCheckpoint = 0.0
+    var lastPlan = QueuePlanner.Plan()
+    private var gateHeld = false
+    private var gateWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Called with each operation the runner creates, before it starts (to show it).
-    public var onOperation: @Sendable (DownloadOperation) -> Void = { _ in }
-    /// Called with what happens to each download, on the thread that saw it.
-    public var onEvent: @Sendable (Event) -> Void = { _ in }
-    /// Called with every download, in queue order, each time the runner reads the store (twice a
-    /// second, and at once after a change): what a TUI lists.
-    public var onSync: @Sendable ([DownloadRecord]) -> Void = { _ in }
-    /// Receives a line for each download's start, resume, end, retry and failure (with its cause and
-    /// the URLs it went through), and the requests at debug level; writes nothing by default.
-    public var logger: Logger = .disabled
-
-    public init(store: QueueStore, settings: Settings, transport: any HTTPTransport) {
+    /// - Parameters:
+    ///   - logger: a line for each download's start, resume, end, retry and failure (with its cause and
+    ///     the URLs it went through), and the requests at debug level; nothing by default.
+    public init(store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
+                observers: Observers = Observers()) {
         self.store = store
         self.settings = settings
         self.transport = transport
-        self.queue = DownloadQueue(maxConcurrent: settings.simultaneousDownloads)
+        self.logger = logger
+        self.observers = observers
         self.limit = max(1, settings.simultaneousDownloads)
+        self.shared = Mutex(Status(limit: max(1, settings.simultaneousDownloads)))
+        (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)
     }
 
+    /// The runner's figures now, read without waiting.
+    public nonisolated var status: Status { shared.withLock { $0 } }
+    /// The number of downloads that may run at once.
+    public nonisolated var maxConcurrent: Int { status.limit }
+    /// The number of downloads running now.
+    public nonisolated var runningCount: Int { status.running }
+    /// Queued downloads that wait because their host has `per-host-downloads` running (as of the last plan).
+    public nonisolated var waitingForHost: Int { status.waitingForHost }
+
     /// Runs until no download is running and none is queued (a retry that waits counts as queued),
-    /// or, with `untilStopped` (the TUI), until ``stop()``.
+    /// or, with `untilStopped` (the TUI), until ``stop()``. Call it once.
     public func run(untilStopped: Bool = false) async throws(StoreError) -> Summary {
-        while true {
-            let (started, nextRetry) = try sync()
-            if !started.isEmpty { await queue.add(started) }  // one call keeps the queue order
-            let (running, isStopping, diskFull) = lock.withLock { (operations.count, stopping, pausedForDisk) }
-            if running == 0 {
-                if isStopping || (diskFull && !untilStopped) { break }
-                guard let wait = nextRetry else {
-                    if untilStopped { await wakeup.wait(milliseconds: 500); continue }
-                    break
-                }
-                await wakeup.wait(milliseconds: Int(min(0.5, max(0.01, wait)) * 1000))
-            } else {
-                await wakeup.wait(milliseconds: 500)
+        let mailbox = self.mailbox
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                mailbox.yield(.wake)
             }
         }
-        await queue.waitUntilIdle()
-        return lock.withLock { summary }
+        defer { ticker.cancel() }
+        mailbox.yield(.wake)
+        for await input in inputs {
+            let done = try await exclusively { () async throws(StoreError) -> Bool in
+                try await self.handle(input)
+                return self.isDone(untilStopped: untilStopped)
+            }
+            if done { break }
+        }
+        return summary
     }
 
     /// Stops every running download, keeping its partial file and leaving it queued for the next
-    /// start (what SIGINT, SIGTERM and quitting do).
+    /// start (what SIGINT, SIGTERM and quitting do). ``run(untilStopped:)`` returns once they stopped.
     public func stop() async {
-        lock.withLock {
-            stopping = true
-            summary.interrupted = true
+        await exclusively {
+            self.hold = .stopping
+            self.summary.interrupted = true
+            for run in self.running.values { run.operation.pause() }
         }
-        await queue.pauseAll()
-        await wakeup.signal()
+        wake()
     }
 
-    // MARK: - Sync with the store
-
-    /// Makes operations for the first queued downloads that are due, as many as there are free slots
-    /// (returned, in queue order, for the ``DownloadQueue``; the store stays the one list, so moving a
-    /// row changes what starts next), and applies pauses and cancels made by other processes. Also
-    /// returns the seconds until the earliest queued row may start (nil when none is queued).
-    func sync() throws(StoreError) -> (started: [DownloadOperation], nextRetry: Double?) {
-        var started: [DownloadOperation] = []
-        var nextRetry: Double?
-        let rows = try store.downloads()
-        onSync(rows)
-        let now = Date().timeIntervalSince1970
-        var (blocked, free) = lock.withLock { (stopping || pausedForDisk, limit - operations.count) }
-        // Running downloads per host: a queued row whose host has `perHostDownloads` running waits,
-        // and the rows after it may start.
-        var perHost = lock.withLock { Dictionary(operations.values.map { (Self.host(of: $0.request.url), 1) }, uniquingKeysWith: +) }
-        var seen: Set<Int64> = []
-        var order: [Int64: Int64] = [:]
-        var waitingForHost = 0
-        for row in rows {
-            guard let id = row.id else { continue }
-            seen.insert(id)
-            order[id] = row.position
-            if row.state == DownloadState.queued.name {
-                nextRetry = min(nextRetry ?? .infinity, (row.retryAt ?? 0) - now)
-            }
-            let op = lock.withLock { operations[id] }
-            switch row.state {
-            case DownloadState.queued.name where op == nil && !blocked && (row.retryAt ?? 0) <= now:
-                if free <= 0 { blocked = true; break }
-                let host = Self.host(of: URL(string: row.url))
-                if perHost[host, default: 0] >= max(1, settings.perHostDownloads) {
-                    waitingForHost += 1
-                    break
-                }
-                if let op = try makeOperation(row, id: id) {
-                    started.append(op)
-                    free -= 1
-                    perHost[host, default: 0] += 1
-                }
-            case DownloadState.cancelled.name:
-                if let op {
-                    op.cancel()
-                } else if lock.withLock({ partialsRemoved.insert(id).inserted }) {
-                    unlink(row.partialPath)  // cancelled by another process while it waited
-                }
-            case DownloadState.paused.name:
-                op?.pause()
-            default:
-                break
-            }
-        }
-        for (id, op) in lock.withLock({ operations }) where !seen.contains(id) {
-            op.cancel()  // removed by another process
-        }
-        lock.withLock {
-            positions = order
-            _waitingForHost = waitingForHost
-        }
-        return (started, nextRetry)
+    /// Wakes the loop so a change is picked up now rather than at the next tick.
+    public nonisolated func wake() {
+        mailbox.yield(.wake)
     }
 
-    /// Queued downloads that could start but wait because their host has `per-host-downloads` running
-    /// (as of the last sync): what the TUI's status line explains.
-    public var waitingForHost: Int { lock.withLock { _waitingForHost } }
-
-    /// The host a download counts against for `per-host-downloads` (lowercased; "" when none).
-    static func host(of url: URL?) -> String { url?.host?.lowercased() ?? "" }
-
-    private func makeOperation(_ row: DownloadRecord, id: Int64) throws(StoreError) -> DownloadOperation? {
-        guard let url = URL(string: row.url) else {
-            try store.update(id: id) { $0.state = "failed"; $0.lastError = DownloadError.invalidURL(row.url).localizedDescription }
-            logger.error("download failed", metadata: ["id": "\(id)", "url": "\(row.url)", "cause": "invalid URL"])
-            return nil
-        }
-        let saved = try store.update(id: id) {
-            $0.attempts += 1
-            $0.retryAt = nil
-        }
-        let request = DownloadRequest(url: url, destination: row.destination, title: row.title, validators: row.validators)
-        var log = logger
-        log[metadataKey: "id"] = "\(id)"
-        let op = DownloadOperation(id: Int(id), request: request, transport: transport,
-                                   configuration: DownloadConfiguration(logger: log))
-        let stateToken = op.observe(\.state, options: [.new]) { [weak self] op, change in
-            guard let self, let state = change.newValue else { return }
-            self.stateChanged(id: id, op: op, state: state, attempts: saved.attempts)
-        }
-        let progressToken = op.observe(\.progress, options: [.new]) { [weak self] op, _ in
-            self?.checkpoint(id: id, op: op, force: false)
-        }
-        let resumeToken = op.observe(\.resumedAt, options: [.new]) { [weak self] op, change in
-            guard let self, let offset = change.newValue ?? nil else { return }
-            self.onEvent(.resumed(id: id, title: op.request.title, at: offset))
-        }
-        lock.withLock {
-            operations[id] = op
-            tokens[id] = [stateToken, progressToken, resumeToken]
-            savedValidators[id] = row.validators
-        }
-        onOperation(op)
-        return op
+    private func isDone(untilStopped: Bool) -> Bool {
+        guard running.isEmpty else { return false }
+        if hold == .stopping { return true }
+        if untilStopped { return false }
+        return hold == .diskFull || lastPlan.queued == 0
     }
-}
 
-/// Drops observation tokens off the delivering thread (a handler must not end its own observation
-/// while the center delivers to it).
-enum DispatchQueueRelease {
-    static func later(_ tokens: [ObservationToken]) {
-        DispatchQueue.global().async { tokens.forEach { $0.cancel() } }
+    private func handle(_ input: Input) async throws(StoreError) {
+        switch input {
+        case .wake:
+            try await replan()
+        case .finished(let id):
+            try await finish(id)
+            try await replan()
+        }
+    }
+
+    func updateStatus() {
+        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost)
+        shared.withLock { $0 = status }
+    }
+
+    // MARK: - One step at a time
+
+    /// Runs `body` when no other step runs: the loop's steps, the hooks and the commands never overlap,
+    /// even across their awaits.
+    func exclusively<T: Sendable>(_ body: () async throws(StoreError) -> T) async throws(StoreError) -> T {
+        if gateHeld {
+            await withCheckedContinuation { gateWaiters.append($0) }
+        } else {
+            gateHeld = true
+        }
+        defer {
+            if gateWaiters.isEmpty { gateHeld = false } else { gateWaiters.removeFirst().resume() }
+        }
+        return try await body()
+    }
+
+    /// ``exclusively(_:)`` for a step that cannot fail.
+    func exclusively(_ body: () async -> Void) async {
+        try? await exclusively { () async throws(StoreError) in await body() }
     }
 }

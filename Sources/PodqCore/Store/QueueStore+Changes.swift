@@ -13,63 +13,80 @@ extension QueueStore {
     @discardableResult
     public func apply(_ event: DownloadEvent, to id: Int64) throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
         try write { db in
-            guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
-            let before = record
-            guard let next = DownloadState(storedName: record.state).applying(event) else {
-                throw StoreError.cannotChange(id: id, state: record.state, action: event.verb)
+            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard let changed = try Self.apply(event, to: record, db: db) else {
+                throw StoreError.cannotChange(id: id, state: record.state.rawValue, action: event.verb)
             }
-            record.state = next.name
-            switch event {
-            case .retry:
-                record.attempts = 0
-                record.retryAt = nil
-                record.lastError = nil
-            case .resume:
-                record.retryAt = nil
-            case .cancel:
-                record.bytesReceived = 0
-            default:
-                break
-            }
-            record.updatedAt = Date().timeIntervalSince1970
-            try record.update(db)
-            return (before, record)
+            return (record, changed)
         }
+    }
+
+    /// Applies `event` to every download whose state allows it, in one transaction (pause all,
+    /// resume all); returns the rows changed, as they were before.
+    @discardableResult
+    public func applyToAll(_ event: DownloadEvent) throws(StoreError) -> [DownloadRecord] {
+        try write { db in try Self.applyToAll(event, db: db) }
+    }
+
+    static func applyToAll(_ event: DownloadEvent, db: Database) throws -> [DownloadRecord] {
+        let rows = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
+        return try rows.filter { try apply(event, to: $0, db: db) != nil }
+    }
+
+    /// `record` after `event`, saved; nil (and nothing saved) when its state does not allow it.
+    static func apply(_ event: DownloadEvent, to record: DownloadRecord, db: Database) throws -> DownloadRecord? {
+        guard let next = record.state.applying(event) else { return nil }
+        var record = record
+        record.state = next
+        switch event {
+        case .retry:
+            record.attempts = 0
+            record.retryAt = nil
+            record.lastError = nil
+        case .resume:
+            record.retryAt = nil
+        case .cancel:
+            record.bytesReceived = 0
+        default:
+            break
+        }
+        record.updatedAt = Date().timeIntervalSince1970
+        try record.update(db)
+        return record
     }
 
     /// Moves the download `id` one place up (`offset` -1) or down (+1) in the queue, swapping it with
     /// its neighbour. Returns false when it is already first or last.
     @discardableResult
     public func move(id: Int64, by offset: Int) throws(StoreError) -> Bool {
-        try write { db in
-            let rows = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
-            guard let index = rows.firstIndex(where: { $0.id == id }) else { throw StoreError.noSuchDownload(id) }
-            let other = index + (offset < 0 ? -1 : 1)
-            guard rows.indices.contains(other) else { return false }
-            var a = rows[index]
-            var b = rows[other]
-            // Equal positions (never made by podq, but possible in an old file) still swap in order.
-            let (pa, pb) = a.position == b.position ? (b.position + (offset < 0 ? -1 : 1), a.position) : (b.position, a.position)
-            a.position = pa
-            b.position = pb
-            try a.update(db)
-            try b.update(db)
-            return true
-        }
+        try write { db in try Self.move(id: id, by: offset, db: db) }
     }
-}
 
-extension DownloadState {
-    /// The state a stored name stands for (`failed` with no reason); unknown names read as failed.
-    public init(storedName: String) {
-        switch storedName {
-        case "queued": self = .queued
-        case "downloading": self = .downloading
-        case "paused": self = .paused
-        case "cancelled": self = .cancelled
-        case "completed": self = .completed
-        default: self = .failed(reason: "")
-        }
+    static func move(id: Int64, by offset: Int, db: Database) throws -> Bool {
+        let rows = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
+        guard let index = rows.firstIndex(where: { $0.id == id }) else { throw StoreError.noSuchDownload(id) }
+        let other = index + (offset < 0 ? -1 : 1)
+        guard rows.indices.contains(other) else { return false }
+        var a = rows[index]
+        var b = rows[other]
+        // Equal positions (never made by podq, but possible in an old file) still swap in order.
+        let (pa, pb) = a.position == b.position ? (b.position + (offset < 0 ? -1 : 1), a.position) : (b.position, a.position)
+        a.position = pa
+        b.position = pb
+        try a.update(db)
+        try b.update(db)
+        return true
+    }
+
+    /// Moves a download to the front of the queue.
+    public func moveToFront(id: Int64) throws(StoreError) {
+        try write { db in try Self.moveToFront(id: id, db: db) }
+    }
+
+    static func moveToFront(id: Int64, db: Database) throws {
+        let first = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM download") ?? 0
+        try db.execute(sql: "UPDATE download SET position = ? WHERE id = ?", arguments: [first - 1, id])
+        if db.changesCount == 0 { throw StoreError.noSuchDownload(id) }
     }
 }
 

@@ -116,22 +116,6 @@ extension QueueStore {
         return found
     }
 
-    /// Queues an episode: a download row linked both ways.
-    @discardableResult
-    public func addDownload(for episodeId: Int64, title: String, podcast: String, destination: String) throws(StoreError) -> DownloadRecord {
-        try write { db in
-            guard var episode = try EpisodeRecord.fetchOne(db, key: episodeId) else { throw StoreError.noSuchEpisode(episodeId) }
-            let last = try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM download") ?? 0
-            var record = DownloadRecord(position: last + 1, url: episode.url, title: title, podcast: podcast, destination: destination)
-            record.episodeId = episodeId
-            record.bytesExpected = episode.length
-            try record.insert(db)
-            episode.downloadId = record.id
-            try episode.update(db)
-            return record
-        }
-    }
-
     // MARK: - Merging a feed
 
     static func apply(_ feed: Feed, to podcast: inout PodcastRecord) {

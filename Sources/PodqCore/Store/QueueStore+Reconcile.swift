@@ -5,72 +5,64 @@ extension QueueStore {
     public struct Reconciliation: Sendable, Equatable {
         /// Downloads that were running when the last runner died, queued again.
         public var requeued: [Int64] = []
-        /// Downloads whose final file was in place (renamed just before a crash), marked completed.
+        /// Downloads whose file podq had committed (renamed just before a crash), marked completed.
         public var completed: [Int64] = []
         /// Partial files of cancelled downloads, deleted.
         public var deletedPartials: [String] = []
     }
 
     /// Makes the store agree with the disk, at start-up and under the ``HomeLock``: a download left
-    /// `downloading` is queued again (its `.part` resumes), a final file present means completed, the
-    /// partial of a cancelled download is deleted, and bytes received are read from the partial file.
-    /// Nothing else on disk is touched.
+    /// `downloading` is queued again (its `.part` resumes), the partial of a cancelled download is
+    /// deleted, and bytes received are read from the partial file.
+    ///
+    /// It adopts nothing it did not write: an unfinished row becomes completed only when the file at
+    /// the path its commit recorded is the very file it recorded (device, inode, size and time); any
+    /// other file there is somebody else's, and the download runs into a free name. Nothing else on
+    /// disk is touched, and nothing is reached through a link.
     @discardableResult
     public func reconcile() throws(StoreError) -> Reconciliation {
         var report = Reconciliation()
-        let fm = FileManager.default
-        let rows = try downloads()
-        let claimed = Set(rows.map(\.destination))
-        for row in rows {
-            guard let id = row.id else { continue }
-            let partial = DownloadOperation.fileSize(row.partialPath)
-            let hasPartial = fm.fileExists(atPath: row.partialPath)
-            switch row.state {
-            case DownloadState.completed.name:
+        var folders: [String: DownloadFolder?] = [:]
+        for row in try downloads() {
+            guard let id = row.id, row.state != .completed else { continue }
+            if folders[row.folderPath] == nil { folders[row.folderPath] = try? DownloadFolder(path: row.folderPath) }
+            guard let folder = folders[row.folderPath] ?? nil, let relative = try? folder.relativePath(of: row.destination) else {
+                continue  // a folder that cannot be opened: the download says why when it runs
+            }
+            var info = stat()
+            let hasPartial = lstat(row.partialPath, &info) == 0
+            if row.state == .cancelled {
+                if hasPartial && folder.removePartial(relative) { report.deletedPartials.append(row.partialPath) }
                 continue
-            case DownloadState.cancelled.name:
-                if hasPartial {
-                    unlink(row.partialPath)
-                    report.deletedPartials.append(row.partialPath)
+            }
+            if let (path, identity) = row.committedFile, let committed = try? folder.relativePath(of: path),
+                folder.identity(of: committed) == identity
+            {
+                // A commit by hard link (file systems without RENAME_NOREPLACE) may leave the partial's
+                // name on the same file: only that name goes.
+                if folder.identity(of: relative + ".part") == identity { folder.removePartial(relative) }
+                try update(id: id) {
+                    $0.state = .completed
+                    $0.destination = path
+                    $0.bytesReceived = identity.size
+                    $0.bytesExpected = $0.bytesExpected ?? identity.size
+                    $0.lastError = nil
+                    $0.completedAt = $0.completedAt ?? Date().timeIntervalSince1970
                 }
-            default:
-                if !hasPartial, let final = Self.finalFile(of: row, claimed: claimed) {
-                    let size = DownloadOperation.fileSize(final)
-                    try update(id: id) {
-                        $0.state = DownloadState.completed.name
-                        $0.destination = final
-                        $0.bytesReceived = size
-                        $0.completedAt = $0.completedAt ?? Date().timeIntervalSince1970
-                    }
-                    report.completed.append(id)
-                } else {
-                    let wasRunning = row.state == DownloadState.downloading.name
-                    if wasRunning { report.requeued.append(id) }
-                    if wasRunning || row.bytesReceived != partial {
-                        try update(id: id) {
-                            if wasRunning { $0.state = DownloadState.queued.name }
-                            $0.bytesReceived = partial
-                        }
-                    }
+                report.completed.append(id)
+                continue
+            }
+            let partial = folder.partialSize(relative)
+            let wasRunning = row.state == .downloading
+            if wasRunning { report.requeued.append(id) }
+            if wasRunning || row.bytesReceived != partial || row.committedFile != nil {
+                try update(id: id) {
+                    if wasRunning { $0.state = .queued }
+                    $0.bytesReceived = partial
+                    $0.committedFile = nil
                 }
             }
         }
         return report
-    }
-
-    /// The row's final file when it exists: the destination, or the destination with an extension
-    /// from the Content-Type added (see ``DownloadOperation/finalPath``) that no other row claims.
-    static func finalFile(of row: DownloadRecord, claimed: Set<String>) -> String? {
-        let fm = FileManager.default
-        if fm.fileExists(atPath: row.destination) { return row.destination }
-        guard (row.destination as NSString).pathExtension.isEmpty else { return nil }
-        let folder = (row.destination as NSString).deletingLastPathComponent
-        let stem = (row.destination as NSString).lastPathComponent
-        let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
-        let candidates = names.filter { name in
-            name.hasPrefix(stem + ".") && FileNamer.knownExtensions.contains((name as NSString).pathExtension)
-                && name.count == stem.count + 1 + (name as NSString).pathExtension.count
-        }.map { (folder as NSString).appendingPathComponent($0) }.filter { !claimed.contains($0) }
-        return candidates.count == 1 ? candidates[0] : nil
     }
 }

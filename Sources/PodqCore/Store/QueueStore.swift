@@ -28,7 +28,8 @@ public final class QueueStore: Sendable {
         do {
             // Look before touching: a damaged or foreign file is opened read-only and left as it was
             // (opening the pool would switch it to WAL).
-            if DownloadOperation.fileSize(path) > 0 {
+            var info = stat()
+            if stat(path, &info) == 0 && info.st_size > 0 {
                 var look = Configuration()
                 look.readonly = true
                 try DatabaseQueue(path: path, configuration: look).read { db in
@@ -74,6 +75,34 @@ public final class QueueStore: Sendable {
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.read(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
+    func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw Self.map(error, path: path)
+        } catch {
+            throw .database(String(describing: error))
+        }
+    }
+
+    /// ``read(_:)`` without blocking a thread.
+    func readAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as StoreError {
+            throw error
         } catch let error as DatabaseError {
             throw Self.map(error, path: path)
         } catch {
@@ -100,17 +129,6 @@ public final class QueueStore: Sendable {
 
     // MARK: - Changes
 
-    /// Appends a queued download and returns it with its id.
-    @discardableResult
-    public func add(url: String, title: String, podcast: String? = nil, destination: String) throws(StoreError) -> DownloadRecord {
-        try write { db in
-            let last = try Int64.fetchOne(db, sql: "SELECT MAX(position) FROM download") ?? 0
-            var record = DownloadRecord(position: last + 1, url: url, title: title, podcast: podcast, destination: destination)
-            try record.insert(db)
-            return record
-        }
-    }
-
     /// Changes one download in a transaction and returns it as saved.
     /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such id.
     @discardableResult
@@ -128,15 +146,6 @@ public final class QueueStore: Sendable {
     public func remove(id: Int64) throws(StoreError) {
         let deleted = try write { db in try DownloadRecord.deleteOne(db, key: id) }
         if !deleted { throw .noSuchDownload(id) }
-    }
-
-    /// Moves a download to the front of the queue.
-    public func moveToFront(id: Int64) throws(StoreError) {
-        try write { db in
-            let first = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM download") ?? 0
-            try db.execute(sql: "UPDATE download SET position = ? WHERE id = ?", arguments: [first - 1, id])
-            if db.changesCount == 0 { throw StoreError.noSuchDownload(id) }
-        }
     }
 
     // MARK: - Schema
@@ -206,6 +215,16 @@ public final class QueueStore: Sendable {
             try db.create(index: "episode_guid", on: "episode", columns: ["podcastId", "guid"])
             try db.create(index: "episode_key", on: "episode", columns: ["podcastId", "enclosureKey"])
             try db.alter(table: "download") { t in t.add(column: "episodeId", .integer) }
+        }
+        migrator.registerMigration("v3: download folder and committed file") { db in
+            try db.alter(table: "download") { t in
+                t.add(column: "folder", .text)
+                t.add(column: "commitPath", .text)
+                t.add(column: "commitDevice", .integer)
+                t.add(column: "commitInode", .integer)
+                t.add(column: "commitSize", .integer)
+                t.add(column: "commitModified", .integer)
+            }
         }
         return migrator
     }

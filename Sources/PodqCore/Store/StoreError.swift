@@ -22,6 +22,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
     case podcastExists(id: Int64, title: String)
     /// The download's state does not allow the change (`action` is a past participle: `paused`).
     case cannotChange(id: Int64, state: String, action: String)
+    /// A row's stored state is not one this podq knows.
+    case unknownState(id: Int64, value: String)
 
     public var errorDescription: String? {
         switch self {
@@ -45,6 +47,9 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
             "You are already subscribed to this feed: #\(id) \(title)."
         case .cannotChange(let id, let state, let action):
             "#\(id) is \(state); it cannot be \(action)."
+        case .unknownState(let id, let value):
+            "Download #\(id) is stored with the state '\(SafeText.clean(value))', which this podq does not know: the queue was "
+                + "written by a newer podq or by hand. Update podq, or use another --home."
         }
     }
 }

@@ -28,9 +28,9 @@ final class CleanupTests: XCTestCase {
         return try zip(added, ages).map { episode, age in
             let path = dir.file("downloads/\(name)/\(episode.title).mp3")
             try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
-            let row = try store.addDownload(for: episode.id!, title: episode.title, podcast: name, destination: path)
+            let row = try store.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id!)])[0]
             return try store.update(id: row.id!) {
-                $0.state = DownloadState.completed.name
+                $0.state = .completed
                 $0.completedAt = now - age * day
             }
         }
@@ -74,9 +74,9 @@ final class CleanupTests: XCTestCase {
         let manualPath = dir.file("downloads/manual.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: manualPath))
         let manual = try store.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
-        _ = try store.update(id: manual.id!) { $0.state = "completed"; $0.completedAt = 0 }
+        _ = try store.update(id: manual.id!) { $0.state = .completed; $0.completedAt = 0 }
         // Unfinished: paused with a partial.
-        _ = try store.update(id: rows[0].id!) { $0.state = DownloadState.paused.name }
+        _ = try store.update(id: rows[0].id!) { $0.state = .paused }
         try Data([1]).write(to: URL(fileURLWithPath: rows[0].partialPath))
         // Outside: the row points into another folder.
         let outside = dir.file("elsewhere/kept.mp3")

@@ -37,7 +37,7 @@ final class QueueRunnerControlTests: XCTestCase {
         }
     }
 
-    private func state(_ id: Int64) throws -> String? { try store.download(id: id)?.state }
+    private func state(_ id: Int64) throws -> StoredState? { try store.download(id: id)?.state }
 
     private func waitUntil(timeout: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -53,12 +53,12 @@ final class QueueRunnerControlTests: XCTestCase {
         let (runner, task) = runner(jobs: 3)
         let three = await waitUntil { self.server.log.currentInFlight == 3 }
         XCTAssertTrue(three)
-        runner.setMaxConcurrent(1)
+        await runner.setMaxConcurrent(1)
         let one = await waitUntil { self.server.log.currentInFlight == 1 }
         XCTAssertTrue(one, "in flight: \(server.log.currentInFlight)")
-        XCTAssertEqual(try ids.map(state), ["downloading", "queued", "queued", "queued"], "the first in queue order keeps running")
+        XCTAssertEqual(try ids.map(state), [.downloading, .queued, .queued, .queued], "the first in queue order keeps running")
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f2.bin.part")), "the partial of a requeued one is kept")
-        runner.setMaxConcurrent(2)
+        await runner.setMaxConcurrent(2)
         let two = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(two)
         XCTAssertEqual(runner.maxConcurrent, 2)
@@ -68,15 +68,17 @@ final class QueueRunnerControlTests: XCTestCase {
 
     func testTheStoreOrderDecidesWhatStartsNext() async throws {
         let ids = try add(4, size: 400_000, rate: 2_000_000)
-        try store.update(id: ids[3]) { $0.state = "paused" }
+        try store.update(id: ids[3]) { $0.state = .paused }
         var settings = Settings()
         settings.simultaneousDownloads = 1
         let runner = QueueRunner(store: store, settings: settings, transport: transport)
-        try runner.startNext(id: ids[3])  // paused → queued, and first
-        XCTAssertTrue(try runner.move(id: ids[2], by: -1))  // f3 before f2
-        XCTAssertFalse(try runner.move(id: ids[3], by: -1), "already first")
+        try await runner.startNext(id: ids[3])  // paused → queued, and first
+        let moved = try await runner.move(id: ids[2], by: -1)
+        XCTAssertTrue(moved)  // f3 before f2
+        let movedFirst = try await runner.move(id: ids[3], by: -1)
+        XCTAssertFalse(movedFirst, "already first")
         let task = Task { try await runner.run(untilStopped: true) }
-        let done = try await waitUntil(timeout: 20) { try ids.allSatisfy { try self.state($0) == "completed" } }
+        let done = try await waitUntil(timeout: 20) { try ids.allSatisfy { try self.state($0) == .completed } }
         XCTAssertTrue(done)
         XCTAssertEqual(server.log.requests.map(\.path), ["/data/f4.bin", "/data/f1.bin", "/data/f3.bin", "/data/f2.bin"],
                        "started next, then queue order with f3 moved up")
@@ -87,29 +89,75 @@ final class QueueRunnerControlTests: XCTestCase {
     func testCancelPauseResumeAndRemoveTheSelectedOnly() async throws {
         let ids = try add(3)
         let (runner, task) = runner(jobs: 3)
-        let running = try await waitUntil { try ids.allSatisfy { try self.state($0) == "downloading" } && self.server.log.currentInFlight == 3 }
+        let running = try await waitUntil { try ids.allSatisfy { try self.state($0) == .downloading } && self.server.log.currentInFlight == 3 }
         XCTAssertTrue(running)
         while (try store.download(id: ids[1])?.bytesReceived ?? 0) == 0 { try await Task.sleep(for: .milliseconds(20)) }
-        try runner.perform(.cancel, id: ids[0])
-        try runner.perform(.pause, id: ids[1])
-        let stopped = try await waitUntil { try self.state(ids[0]) == "cancelled" && self.state(ids[1]) == "paused" }
+        try await runner.perform(.cancel, id: ids[0])
+        try await runner.perform(.pause, id: ids[1])
+        let stopped = try await waitUntil { try self.state(ids[0]) == .cancelled && self.state(ids[1]) == .paused }
         XCTAssertTrue(stopped)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")), "cancel deletes the partial")
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f2.bin.part")), "pause keeps it")
-        XCTAssertEqual(try state(ids[2]), "downloading", "the others go on")
-        XCTAssertThrowsError(try runner.perform(.retry, id: ids[1])) {
-            XCTAssertEqual($0 as? StoreError, .cannotChange(id: ids[1], state: "paused", action: "retried"))
+        XCTAssertEqual(try state(ids[2]), .downloading, "the others go on")
+        do {
+            try await runner.perform(.retry, id: ids[1])
+            XCTFail("a paused download cannot be retried")
+        } catch {
+            XCTAssertEqual(error, .cannotChange(id: ids[1], state: "paused", action: "retried"))
         }
-        try runner.perform(.resume, id: ids[1])
-        let resumed = try await waitUntil { try self.state(ids[1]) == "downloading" }
+        try await runner.perform(.resume, id: ids[1])
+        let resumed = try await waitUntil { try self.state(ids[1]) == .downloading }
         XCTAssertTrue(resumed)
-        try runner.remove(id: ids[2], deletingFile: true)
+        try await runner.remove(id: ids[2], deletingFile: true)
         XCTAssertNil(try store.download(id: ids[2]))
         let gone = await waitUntil { !FileManager.default.fileExists(atPath: self.dir.file("f3.bin.part")) }
         XCTAssertTrue(gone, "remove deletes the partial")
-        XCTAssertEqual(try runner.setAllPaused(true), 1)
-        let allPaused = try await waitUntil { try self.state(ids[1]) == "paused" && self.server.log.currentInFlight == 0 }
+        let pausedCount = try await runner.setAllPaused(true)
+        XCTAssertEqual(pausedCount, 1)
+        let allPaused = try await waitUntil { try self.state(ids[1]) == .paused && self.server.log.currentInFlight == 0 }
         XCTAssertTrue(allPaused)
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    /// Pause all with the per-host cap holding rows back: nothing runs afterwards, now or a moment
+    /// later, and every row says paused (the rows the cap held back were started behind the pause).
+    func testPauseAllUnderThePerHostCapStopsEveryDownload() async throws {
+        let ids = try add(6)
+        var settings = Settings()
+        settings.simultaneousDownloads = 6
+        settings.perHostDownloads = 2
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        let task = Task { try await runner.run(untilStopped: true) }
+        for round in 0..<3 {
+            let two = await waitUntil { self.server.log.currentInFlight == 2 }
+            XCTAssertTrue(two, "round \(round): \(server.log.currentInFlight) in flight")
+            try await runner.setAllPaused(true)
+            try await Task.sleep(for: .milliseconds(1500))
+            XCTAssertEqual(server.log.currentInFlight, 0, "round \(round): paused all, yet downloads run")
+            XCTAssertEqual(try ids.map(state), Array(repeating: StoredState.paused, count: 6), "round \(round)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")), "pause keeps the partials")
+            try await runner.setAllPaused(false)
+        }
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    /// Cancel one running and one queued download: the running one stops and loses its partial, the
+    /// queued one never starts, the others complete.
+    func testCancelQueuedAndRunningDownloads() async throws {
+        let ids = try add(4, size: 1_000_000, rate: 500_000)
+        let (runner, task) = runner(jobs: 2)
+        let started = try await waitUntil { try (self.store.download(id: ids[0])?.bytesReceived ?? 0) > 0 || self.state(ids[0]) == .downloading }
+        XCTAssertTrue(started)
+        try await runner.perform(.cancel, id: ids[0])  // running
+        try await runner.perform(.cancel, id: ids[3])  // queued
+        await runner.setMaxConcurrent(3)
+        let done = try await waitUntil(timeout: 30) { try [ids[1], ids[2]].allSatisfy { try self.state($0) == .completed } }
+        XCTAssertTrue(done)
+        XCTAssertEqual(try ids.map(state), [.cancelled, .completed, .completed, .cancelled])
+        XCTAssertFalse(server.log.requests.contains { $0.path == "/data/f4.bin" }, "a cancelled queued download never starts")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")))
         await runner.stop()
         _ = try await task.value
     }
@@ -117,14 +165,14 @@ final class QueueRunnerControlTests: XCTestCase {
     func testUntilStoppedItWaitsForWorkAndReportsEachRead() async throws {
         var settings = Settings()
         settings.simultaneousDownloads = 2
-        let runner = QueueRunner(store: store, settings: settings, transport: transport)
         let reads = Recorder<Int>()
-        runner.onSync = { reads.append($0.count) }
+        let runner = QueueRunner(store: store, settings: settings, transport: transport,
+                                 observers: .init(onSync: { reads.append($0.count) }))
         let task = Task { try await runner.run(untilStopped: true) }
         try await Task.sleep(for: .milliseconds(700))
         XCTAssertEqual(reads.values.last, 0, "an empty queue keeps it waiting")
         let id = try add(1, size: 100_000, rate: 10_000_000)[0]
-        let done = try await waitUntil { try self.state(id) == "completed" }
+        let done = try await waitUntil { try self.state(id) == .completed }
         XCTAssertTrue(done, "a download added later is picked up")
         XCTAssertEqual(reads.values.last, 1)
         await runner.stop()

@@ -39,12 +39,13 @@ final class QueueRunnerTests: XCTestCase {
     private func run(_ settings: Settings, watch: (@Sendable (QueueRunner) -> Void)? = nil) async throws
         -> (QueueRunner.Summary, [QueueRunner.Event])
     {
-        let runner = QueueRunner(store: store, settings: settings, transport: transport)
         let events = Recorder<QueueRunner.Event>()
-        runner.onEvent = { [unowned runner] in
-            events.append($0)
-            watch?(runner)
-        }
+        let current = Recorder<QueueRunner>()
+        let runner = QueueRunner(store: store, settings: settings, transport: transport, observers: .init(onEvent: { event in
+            events.append(event)
+            if let runner = current.values.first { watch?(runner) }
+        }))
+        current.append(runner)
         let summary = try await runner.run()
         return (summary, events.values)
     }
@@ -56,7 +57,7 @@ final class QueueRunnerTests: XCTestCase {
         let (summary, events) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
         let row = try XCTUnwrap(store.download(id: id))
-        XCTAssertEqual(row.state, "completed")
+        XCTAssertEqual(row.state, .completed)
         XCTAssertEqual(row.attempts, 2)
         XCTAssertEqual(row.bytesReceived, size)
         XCTAssertNil(row.lastError)
@@ -75,7 +76,7 @@ final class QueueRunnerTests: XCTestCase {
         let (summary, _) = try await run(settings())
         XCTAssertEqual(summary.failed, 1)
         let row = try XCTUnwrap(store.download(id: id))
-        XCTAssertEqual(row.state, "failed")
+        XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 1)
         XCTAssertTrue(row.lastError?.contains("HTTP 404") ?? false, row.lastError ?? "")
     }
@@ -85,7 +86,7 @@ final class QueueRunnerTests: XCTestCase {
         let (summary, events) = try await run(settings(attempts: 3))
         XCTAssertEqual(summary.failed, 1)
         let row = try XCTUnwrap(store.download(id: id))
-        XCTAssertEqual(row.state, "failed")
+        XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 3)
         XCTAssertEqual(server.log.requests.count, 3)
         XCTAssertTrue(row.lastError?.hasSuffix("(after 3 attempts)") ?? false, row.lastError ?? "")
@@ -116,10 +117,10 @@ final class QueueRunnerTests: XCTestCase {
         server.setVersion("moving", 1)
         let target = "/changing/moving?size=\(size)&dropFirst=200000"
         let id = try add(server.url("/redirect/3?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"), "m.bin")
-        let runner = QueueRunner(store: store, settings: settings(), transport: transport)
-        runner.onEvent = { [server] event in
-            if case .retrying = event { server!.setVersion("moving", 2) }  // the file changes while we wait
-        }
+        let server = self.server!
+        let runner = QueueRunner(store: store, settings: settings(), transport: transport, observers: .init(onEvent: { event in
+            if case .retrying = event { server.setVersion("moving", 2) }  // the file changes while we wait
+        }))
         let summary = try await runner.run()
         XCTAssertEqual(summary.completed, 1)
         XCTAssertEqual(FileHash.sha256(path: dir.file("m.bin")), TestServer.changingSource(name: "moving", version: 2, size: size).sha256,
@@ -137,11 +138,11 @@ final class QueueRunnerTests: XCTestCase {
         // Another process (here: another connection to the same file) adds one and cancels the first.
         let other = try QueueStore(path: dir.file("q.sqlite"))
         let late = try other.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
-        try other.update(id: slow) { $0.state = "cancelled" }
+        try other.update(id: slow) { $0.state = .cancelled }
         let summary = try await running.value
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.download(id: late.id!)?.state, "completed")
-        XCTAssertEqual(try store.download(id: slow)?.state, "cancelled")
+        XCTAssertEqual(try store.download(id: late.id!)?.state, .completed)
+        XCTAssertEqual(try store.download(id: slow)?.state, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin.part")), "the cancelled partial is deleted")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin")))
     }
@@ -150,13 +151,13 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.dataURL(size: 2_000_000, seed: 5, ["rate": "1000000"]), "big.bin")
         let runner = QueueRunner(store: store, settings: settings(), transport: transport)
         let running = Task { try await runner.run() }
-        while (try store.download(id: id)?.state) != "downloading" { try await Task.sleep(for: .milliseconds(20)) }
+        while (try store.download(id: id)?.state) != .downloading { try await Task.sleep(for: .milliseconds(20)) }
         try await Task.sleep(for: .milliseconds(300))
         await runner.stop()
         let summary = try await running.value
         XCTAssertTrue(summary.interrupted)
         let row = try XCTUnwrap(store.download(id: id))
-        XCTAssertEqual(row.state, "queued")
+        XCTAssertEqual(row.state, .queued)
         XCTAssertGreaterThan(row.bytesReceived, 0)
         XCTAssertEqual(row.bytesReceived, DownloadOperationSize.of(dir.file("big.bin.part")))
         XCTAssertNotNil(row.etag, "validators are saved for the resume")

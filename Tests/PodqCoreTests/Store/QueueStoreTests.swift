@@ -16,11 +16,11 @@ final class QueueStoreTests: XCTestCase {
         try store.moveToFront(id: b.id!)
         XCTAssertEqual(try store.downloads().map(\.title), ["b", "a"])
         let saved = try store.update(id: a.id!) {
-            $0.state = "downloading"
+            $0.state = .downloading
             $0.validators = ResourceValidators(strongETag: "\"x\"", lastModified: "d", totalLength: 10, finalURL: "http://h/final")
         }
         XCTAssertEqual(saved.validators?.strongETag, "\"x\"")
-        XCTAssertEqual(try store.download(id: a.id!)?.state, "downloading")
+        XCTAssertEqual(try store.download(id: a.id!)?.state, .downloading)
         try store.remove(id: a.id!)
         XCTAssertEqual(try store.downloads().map(\.title), ["b"])
         XCTAssertThrowsError(try store.remove(id: 999)) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(999)) }
@@ -70,19 +70,22 @@ final class QueueStoreTests: XCTestCase {
         let renamed = try store.add(url: "http://h/2", title: "2", destination: dir.file("2.mp3"))
         let cancelled = try store.add(url: "http://h/3", title: "3", destination: dir.file("3.mp3"))
         let done = try store.add(url: "http://h/4", title: "4", destination: dir.file("4.mp3"))
-        try store.update(id: running.id!) { $0.state = "downloading"; $0.bytesReceived = 10 }
+        try store.update(id: running.id!) { $0.state = .downloading; $0.bytesReceived = 10 }
         _ = FileManager.default.createFile(atPath: dir.file("1.mp3.part"), contents: Data(count: 1234))
         _ = FileManager.default.createFile(atPath: dir.file("2.mp3"), contents: Data(count: 50))
-        try store.update(id: cancelled.id!) { $0.state = "cancelled" }
+        // The runner recorded the file before renaming it, then died before saving the row.
+        let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "2.mp3"))
+        try store.update(id: renamed.id!) { $0.state = .downloading; $0.committedFile = (self.dir.file("2.mp3"), identity) }
+        try store.update(id: cancelled.id!) { $0.state = .cancelled }
         _ = FileManager.default.createFile(atPath: dir.file("3.mp3.part"), contents: Data(count: 5))
-        try store.update(id: done.id!) { $0.state = "completed" }
+        try store.update(id: done.id!) { $0.state = .completed }
 
         let report = try store.reconcile()
         XCTAssertEqual(report.requeued, [running.id!])
         XCTAssertEqual(report.completed, [renamed.id!])
         XCTAssertEqual(report.deletedPartials, [dir.file("3.mp3.part")])
         let rows = try store.downloads()
-        XCTAssertEqual(rows.map(\.state), ["queued", "completed", "cancelled", "completed"])
+        XCTAssertEqual(rows.map(\.state), [.queued, .completed, .cancelled, .completed])
         XCTAssertEqual(rows[0].bytesReceived, 1234, "bytes come from the partial file")
         XCTAssertEqual(rows[1].bytesReceived, 50)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("3.mp3.part")))
@@ -96,12 +99,49 @@ extension QueueStoreTests {
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let row = try store.add(url: "http://h/download?id=3", title: "d", destination: dir.file("download"))
-        try store.update(id: row.id!) { $0.state = "downloading" }
         _ = FileManager.default.createFile(atPath: dir.file("download.mp3"), contents: Data(count: 99))
+        let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "download.mp3"))
+        try store.update(id: row.id!) { $0.state = .downloading; $0.committedFile = (dir.file("download.mp3"), identity) }
         XCTAssertEqual(try store.reconcile().completed, [row.id!])
         let saved = try XCTUnwrap(store.download(id: row.id!))
         XCTAssertEqual(saved.destination, dir.file("download.mp3"))
         XCTAssertEqual(saved.bytesReceived, 99)
+    }
+
+    /// A file podq did not commit is somebody else's: a file that appears at a queued destination,
+    /// and a committed file replaced afterwards by another one, are not adopted.
+    func testReconcileAdoptsNoFileItDidNotCommit() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let appeared = try store.add(url: "http://h/a.mp3", title: "a", destination: dir.file("a.mp3"))
+        _ = FileManager.default.createFile(atPath: dir.file("a.mp3"), contents: Data(count: 10))
+        let replaced = try store.add(url: "http://h/b.mp3", title: "b", destination: dir.file("b.mp3"))
+        _ = FileManager.default.createFile(atPath: dir.file("b.mp3"), contents: Data(count: 20))
+        let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "b.mp3"))
+        try store.update(id: replaced.id!) { $0.state = .downloading; $0.committedFile = (dir.file("b.mp3"), identity) }
+        unlink(dir.file("b.mp3"))
+        _ = FileManager.default.createFile(atPath: dir.file("b.mp3"), contents: Data(count: 20))
+
+        let report = try store.reconcile()
+        XCTAssertEqual(report.completed, [])
+        XCTAssertEqual(report.requeued, [replaced.id!])
+        XCTAssertEqual(try store.downloads().map(\.state), [.queued, .queued])
+        XCTAssertNil(try store.download(id: replaced.id!)?.committedFile, "the stale record goes")
+        XCTAssertEqual(try store.download(id: appeared.id!)?.bytesReceived, 0)
+    }
+
+    /// A state this podq does not know is an error that says so, not a silent "failed".
+    func testAnUnknownStoredStateIsAnErrorThatSaysSo() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let row = try store.add(url: "http://h/a.mp3", title: "a", destination: dir.file("a.mp3"))
+        try DatabaseQueue(path: dir.file("q.sqlite")).write { try $0.execute(sql: "UPDATE download SET state = 'frozen' WHERE id = ?", arguments: [row.id!]) }
+        XCTAssertThrowsError(try store.downloads()) { error in
+            XCTAssertEqual(error as? StoreError, .unknownState(id: row.id!, value: "frozen"))
+            XCTAssertTrue(error.localizedDescription.contains("'frozen'"), error.localizedDescription)
+        }
     }
 }
 
@@ -114,10 +154,10 @@ final class QueueStoreChangeTests: XCTestCase {
     func testApplyFollowsTheStateMachine() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let id = try store.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3").id!
-        try store.update(id: id) { $0.state = "failed"; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99 }
+        try store.update(id: id) { $0.state = .failed; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99 }
         let (before, after) = try store.apply(.retry, to: id)
-        XCTAssertEqual(before.state, "failed")
-        XCTAssertEqual(after.state, "queued")
+        XCTAssertEqual(before.state, .failed)
+        XCTAssertEqual(after.state, .queued)
         XCTAssertEqual([after.attempts], [0], "a retry starts a fresh count")
         XCTAssertNil(after.lastError)
         XCTAssertNil(after.retryAt)
@@ -127,7 +167,7 @@ final class QueueStoreChangeTests: XCTestCase {
             XCTAssertEqual(($0 as? StoreError)?.errorDescription, "#\(id) is paused; it cannot be paused.")
         }
         try store.apply(.cancel, to: id)
-        XCTAssertEqual(try store.download(id: id)?.state, "cancelled")
+        XCTAssertEqual(try store.download(id: id)?.state, .cancelled)
         XCTAssertThrowsError(try store.apply(.cancel, to: 999)) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(999)) }
     }
 

@@ -1,0 +1,18 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "PodqSystem.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const char *newName) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, oldDir, oldName, newDir, newName, RENAME_NOREPLACE);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

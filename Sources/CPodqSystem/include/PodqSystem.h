@@ -1,0 +1,11 @@
+#ifndef PODQ_SYSTEM_H
+#define PODQ_SYSTEM_H
+
+/// System calls that Swift's Glibc module does not import.
+
+/// renameat2(2) with RENAME_NOREPLACE: renames `oldName` in `oldDir` to `newName` in `newDir` unless
+/// `newName` exists (then -1 and errno EEXIST). -1 and errno EINVAL or ENOSYS where the file system or
+/// the kernel cannot do it atomically.
+int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const char *newName);
+
+#endif

@@ -1,0 +1,97 @@
+import Foundation
+import PodqCore
+
+/// One thing to put on the queue, as a command hands it over.
+struct DownloadItem: Sendable {
+    var url: URL
+    /// The title to show; the file name when nil.
+    var title: String?
+    /// The file name to use; the URL's last path segment when nil.
+    var fileName: String?
+    var podcast: String?
+
+    init(url: URL, title: String?, fileName: String? = nil, podcast: String? = nil) {
+        self.url = url
+        self.title = title
+        self.fileName = fileName
+        self.podcast = podcast
+    }
+}
+
+/// Where new rows go: straight to the store, or, in a process that runs the queue (the TUI), through
+/// its ``QueueRunner``, the one writer of rows there.
+enum QueueWriter: Sendable {
+    case store(QueueStore)
+    case runner(QueueRunner)
+
+    /// Adds `items` in one transaction and returns the rows made.
+    @discardableResult
+    func add(_ items: [NewDownload]) async throws -> [DownloadRecord] {
+        guard !items.isEmpty else { return [] }
+        switch self {
+        case .store(let store): return try store.add(items)
+        case .runner(let runner): return try await runner.add(items)
+        }
+    }
+}
+
+/// What new downloads are called and where they go: safe, unique names in the download folder.
+struct QueuePlanning {
+    let context: QueueContext
+
+    /// The rows to add for `items`; a URL already waiting in the queue is skipped (returned apart).
+    func downloads(for items: [DownloadItem]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
+        do {
+            let existing = try context.store.downloads()
+            var reserved = Set(existing.map(\.destination))
+            var new: [NewDownload] = []
+            var skipped: [DownloadRecord] = []
+            for item in items {
+                if let same = existing.first(where: { $0.url == item.url.absoluteString && $0.state != .completed && $0.state != .cancelled }) {
+                    skipped.append(same)
+                    continue
+                }
+                let folder = context.paths.downloadFolder
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let path = try DestinationPlanner.destination(for: item.url, fileName: item.fileName, in: folder, reserved: reserved)
+                reserved.insert(path)
+                let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
+                new.append(NewDownload(url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path,
+                                       folder: Self.folder(of: path, in: folder)))
+            }
+            return (new, skipped)
+        } catch {
+            throw CommandError(error)
+        }
+    }
+
+    /// The rows to add for feed episodes, with their product names; an episode already queued (and not
+    /// cancelled) is skipped.
+    func downloads(forEpisodes episodeIds: [Int64]) throws -> [NewDownload] {
+        do {
+            var reserved = try context.store.destinations()
+            var new: [NewDownload] = []
+            for id in episodeIds {
+                let (episode, podcast) = try context.store.episode(id: id)
+                if let downloadId = episode.downloadId, let existing = try context.store.download(id: downloadId), existing.state != .cancelled {
+                    continue
+                }
+                let folder = context.paths.downloadFolder
+                let path = try DestinationPlanner.destination(forEpisode: episode, podcastTitle: podcast.title, in: folder, reserved: reserved)
+                reserved.insert(path)
+                new.append(NewDownload(url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
+                                       destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,
+                                       bytesExpected: episode.length))
+            }
+            return new
+        } catch {
+            throw CommandError(error)
+        }
+    }
+
+    /// The download folder as the row keeps it: the one `path` was planned in, resolved as
+    /// ``FileNamer/contained(_:in:)`` resolved it.
+    static func folder(of path: String, in folder: String) -> String {
+        URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// An `OutputStream` over an open file descriptor: what a download writes through, on its claimed
+/// partial file (``PartialFile/makeOutputStream()``). Foundation's file streams open a path; this one
+/// never names the file, so nothing can be swapped in between.
+///
+/// One `write(2)` per call, at the descriptor's position. Closing the stream leaves the descriptor
+/// to its owner, the ``PartialFile``. A failed write returns -1 and keeps the `errno` in
+/// ``errorNumber``.
+final class DescriptorOutputStream: OutputStream {
+    private let descriptor: Int32
+    private var status: Stream.Status = .notOpen
+    /// The `errno` of the last failed write; 0 when none failed.
+    private(set) var errorNumber: Int32 = 0
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        super.init(toMemory: ())
+    }
+
+    /// Foundation requires it of subclasses; such a stream has no file and fails every write.
+    required init(toMemory: ()) {
+        self.descriptor = -1
+        super.init(toMemory: ())
+    }
+
+    override func open() { if status == .notOpen { status = .open } }
+    override func close() { status = .closed }
+    override var streamStatus: Stream.Status { status }
+    override var hasSpaceAvailable: Bool { status == .open }
+    override var streamError: (any Error)? {
+        errorNumber == 0 ? nil : POSIXError(POSIXErrorCode(rawValue: errorNumber) ?? .EIO)
+    }
+
+    override func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
+        guard status == .open, descriptor >= 0 else {
+            errorNumber = EBADF
+            return -1
+        }
+        let written = Glibc.write(descriptor, buffer, length)
+        if written < 0 {
+            errorNumber = errno
+            status = .error
+        }
+        return written
+    }
+}

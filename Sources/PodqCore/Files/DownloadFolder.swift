@@ -1,0 +1,190 @@
+import CPodqSystem
+import Foundation
+
+/// The download folder, opened once: the one owner of every file podq creates, claims, writes,
+/// commits or deletes under it.
+///
+/// Everything below the folder happens relative to its descriptor (`openat`, `mkdirat`, `renameat2`,
+/// `unlinkat`) with `O_NOFOLLOW` on every component podq creates or enters, so a symbolic link where
+/// podq expects a file or folder of its own is refused with an error naming it, and a podcast folder
+/// swapped for a link after a download was queued cannot lead a write outside. The folder itself is the
+/// user's choice and may be a link (to a shared disk, say): it is resolved once, when opened.
+public final class DownloadFolder: Sendable {
+    /// The folder, absolute and standardized.
+    public let path: String
+    private let descriptor: Int32
+
+    /// Opens `path`, creating it (and its parents) when missing.
+    /// - Throws: ``DownloadError/fileSystem(path:reason:)`` when it cannot be created or opened.
+    public init(path: String) throws(DownloadError) {
+        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+        do {
+            try FileManager.default.createDirectory(atPath: standard, withIntermediateDirectories: true)
+        } catch {
+            throw .fileSystem(path: standard, reason: "cannot create the folder")
+        }
+        let fd = open(standard, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileSystem(path: standard, reason: Self.describe(errno)) }
+        self.path = standard
+        self.descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// The path of `relative` inside this folder.
+    public func absolute(_ relative: String) -> String {
+        path == "/" ? "/" + relative : path + "/" + relative
+    }
+
+    /// `path` as a path relative to this folder.
+    /// - Throws: ``DownloadError/outsideDownloadFolder(path:)`` when it is not below the folder.
+    public func relativePath(of path: String) throws(DownloadError) -> String {
+        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+        let prefix = self.path.hasSuffix("/") ? self.path : self.path + "/"
+        guard standard.hasPrefix(prefix), standard.count > prefix.count else { throw .outsideDownloadFolder(path: path) }
+        return String(standard.dropFirst(prefix.count))
+    }
+
+    // MARK: - Claiming
+
+    /// Claims `<relative>.part` for one transfer: creates the folders on the way and the file when
+    /// missing, never through a link, and takes an exclusive `flock` on it that lasts until the claim
+    /// is committed, deleted or closed. Returns nil when another process holds it.
+    /// - Parameter exclusive: only a new file will do (`O_EXCL`): nil when the name is taken.
+    /// - Throws: ``DownloadError/symlinkRefused(path:)``, ``DownloadError/fileSystem(path:reason:)``.
+    public func claim(_ relative: String, exclusive: Bool = false) throws(DownloadError) -> PartialFile? {
+        guard case let (parent, name)? = try openParent(of: relative, create: true) else {
+            throw .fileSystem(path: absolute(relative), reason: "its folder is missing")  // not with create: true
+        }
+        let partName = name + ".part"
+        let partPath = absolute(relative) + ".part"
+        // A name can change hands between the open and the lock (its owner committing): try again.
+        for _ in 0..<5 {
+            let fd = openat(parent.descriptor, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0o644)
+            if fd < 0 {
+                let code = errno
+                if code == EEXIST && exclusive { return nil }
+                if code == ELOOP { throw .symlinkRefused(path: partPath) }
+                throw Self.error(code, path: partPath)
+            }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+                close(fd)
+                let reason = (info.st_mode & S_IFMT) == S_IFREG ? "it has other names (hard links)" : "it is not a regular file"
+                throw .fileSystem(path: partPath, reason: reason + "; podq will not write into it")
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                close(fd)
+                return nil
+            }
+            var now = stat()
+            if fstatat(parent.descriptor, partName, &now, AT_SYMLINK_NOFOLLOW) == 0,
+                now.st_dev == info.st_dev, now.st_ino == info.st_ino
+            {
+                return PartialFile(folder: self, parent: parent, relative: relative, name: name, descriptor: fd, info: info)
+            }
+            close(fd)
+            if exclusive { return nil }
+        }
+        throw .fileSystem(path: partPath, reason: "it keeps changing hands")
+    }
+
+    /// Deletes `<relative>.part` when no process holds it (the runner of a cancelled or removed
+    /// download). Leaves a link, or a partial another process writes, alone.
+    /// - Returns: true when there is no partial file left.
+    @discardableResult
+    public func removePartial(_ relative: String) -> Bool {
+        let found: (folder: Handle, name: String)
+        do {
+            guard let parent = try openParent(of: relative, create: false) else { return true }
+            found = parent
+        } catch {
+            return false
+        }
+        let fd = openat(found.folder.descriptor, found.name + ".part", O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT }
+        defer { close(fd) }
+        var info = stat()
+        var now = stat()
+        guard fstat(fd, &info) == 0, flock(fd, LOCK_EX | LOCK_NB) == 0,
+            fstatat(found.folder.descriptor, found.name + ".part", &now, AT_SYMLINK_NOFOLLOW) == 0,
+            now.st_dev == info.st_dev, now.st_ino == info.st_ino
+        else { return false }
+        return unlinkat(found.folder.descriptor, found.name + ".part", 0) == 0
+    }
+
+    /// Deletes the file `relative` (a removed download's, or one the cleanup rules select): only a
+    /// regular file reached without a link.
+    /// - Returns: true when it is gone (or was never there).
+    @discardableResult
+    public func removeFile(_ relative: String) throws(DownloadError) -> Bool {
+        guard case let (parent, name)? = try openParent(of: relative, create: false) else { return true }
+        var info = stat()
+        guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
+        if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkRefused(path: absolute(relative)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return unlinkat(parent.descriptor, name, 0) == 0 || errno == ENOENT
+    }
+
+    /// The identity of the file `relative`, reached without a link; nil when there is none.
+    public func identity(of relative: String) -> FileIdentity? {
+        guard case let (parent, name)? = try? openParent(of: relative, create: false) else { return nil }
+        var info = stat()
+        guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileIdentity(info)
+    }
+
+    /// The size of `<relative>.part`, reached without a link; 0 when there is none.
+    public func partialSize(_ relative: String) -> Int64 {
+        guard case let (parent, name)? = try? openParent(of: relative, create: false) else { return 0 }
+        var info = stat()
+        guard fstatat(parent.descriptor, name + ".part", &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    // MARK: - Folders below
+
+    /// Opens the folder that holds `relative`, entering (and with `create`, making) each folder on the
+    /// way without following a link. Nil when a folder is missing and `create` is false.
+    func openParent(of relative: String, create: Bool) throws(DownloadError) -> (folder: Handle, name: String)? {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard !relative.hasPrefix("/"), let name = parts.last, !parts.contains(where: { $0 == "." || $0 == ".." }) else {
+            throw .outsideDownloadFolder(path: relative)
+        }
+        var current = Handle(dup(descriptor))
+        var walked = path
+        for part in parts.dropLast() {
+            walked = walked == "/" ? "/" + part : walked + "/" + part
+            if create && mkdirat(current.descriptor, part, 0o755) != 0 && errno != EEXIST {
+                throw Self.error(errno, path: walked)
+            }
+            let fd = openat(current.descriptor, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else {
+                let code = errno
+                if code == ENOENT && !create { return nil }
+                var info = stat()
+                if code == ELOOP || (fstatat(current.descriptor, part, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK) {
+                    throw .symlinkRefused(path: walked)
+                }
+                if code == ENOTDIR { throw .fileSystem(path: walked, reason: "it is a file, not a folder") }
+                throw Self.error(code, path: walked)
+            }
+            current = Handle(fd)
+        }
+        return (current, name)
+    }
+
+    /// An open folder, closed when released.
+    final class Handle: Sendable {
+        let descriptor: Int32
+        init(_ descriptor: Int32) { self.descriptor = descriptor }
+        deinit { if descriptor >= 0 { close(descriptor) } }
+    }
+
+    static func error(_ code: Int32, path: String) -> DownloadError {
+        if code == ENOSPC || code == EDQUOT { return .diskFull(path: path) }
+        return .fileSystem(path: path, reason: describe(code))
+    }
+
+    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

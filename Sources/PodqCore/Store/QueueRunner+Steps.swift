@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+
+/// The loop's steps: read the store and carry out the plan, save what operations report, and turn an
+/// operation's end into its row's next state.
+extension QueueRunner {
+    /// Reads the store, stops what the rows say must stop, starts what the plan allows, and saves the
+    /// running downloads' progress at most once a second.
+    func replan() async throws(StoreError) {
+        let rows = try await store.loadDownloads()
+        observers.onSync(rows)
+        let now = Date().timeIntervalSince1970
+        let plan = QueuePlanner.plan(QueuePlanner.Input(
+            rows: rows, running: running.mapValues(\.host), limit: limit, perHost: settings.perHostDownloads,
+            now: now, holding: hold != .none))
+        lastPlan = plan
+        for (id, stop) in plan.stop {
+            switch stop {
+            case .cancel: running[id]?.operation.cancel()
+            case .pause: running[id]?.operation.pause()
+            }
+        }
+        let byID = Dictionary(rows.compactMap { row in row.id.map { ($0, row) } }, uniquingKeysWith: { a, _ in a })
+        for id in plan.start {
+            if let row = byID[id] { try await start(row, now: now) }
+        }
+        updateStatus()
+        if let due = plan.nextDue, due < 0.5 {
+            let mailbox = self.mailbox
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(max(0.01, due) * 1000)))
+                mailbox.yield(.wake)
+            }
+        }
+        if now - lastCheckpoint >= 1 {
+            lastCheckpoint = now
+            try await checkpoint()
+        }
+    }
+
+    /// Marks the row `downloading` (only if it is still queued and due: another process may have
+    /// paused it since the read) and starts its operation.
+    private func start(_ row: DownloadRecord, now: Double) async throws(StoreError) {
+        guard let id = row.id else { return }
+        guard let url = URL(string: row.url) else {
+            let reason = DownloadError.invalidURL(row.url).localizedDescription
+            try await store.modify(id: id) { row in
+                guard row.state == .queued else { return nil }
+                var failed = row
+                failed.state = .failed
+                failed.lastError = reason
+                return failed
+            }
+            logger.error("download failed", metadata: ["id": "\(id)", "url": "\(row.url)", "cause": "invalid URL"])
+            return
+        }
+        let claimed = try await store.modify(id: id) { row in
+            guard row.state == .queued, (row.retryAt ?? 0) <= now else { return nil }
+            var started = row
+            started.state = .downloading
+            started.attempts += 1
+            started.retryAt = nil
+            started.committedFile = nil
+            return started
+        }
+        guard let saved = claimed?.after else { return }
+        var log = logger
+        log[metadataKey: "id"] = "\(id)"
+        let mailbox = self.mailbox
+        let hooks = DownloadHooks(
+            save: { [weak self] event in await self?.save(event, of: id) },
+            willCommit: { [weak self] identity, path in await self?.recordCommit(id: id, identity: identity, path: path) })
+        let op = DownloadOperation(id: Int(id), request: saved.request(url: url), transport: transport,
+                                   folder: folder(saved.folderPath), configuration: DownloadConfiguration(logger: log), hooks: hooks)
+        observers.onOperation(op)
+        emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
+        let task = Task {
+            await op.start()
+            mailbox.yield(.finished(id))
+        }
+        running[id] = Running(operation: op, host: QueuePlanner.host(of: saved.url), task: task)
+    }
+
+    /// The download folder at `path`, opened once; nil when it cannot be (the operation then says why).
+    private func folder(_ path: String) -> DownloadFolder? {
+        if let open = folders[path] { return open }
+        let opened = try? DownloadFolder(path: path)
+        folders[path] = opened
+        return opened
+    }
+
+    /// Saves the running downloads' bytes (and validators) in one transaction.
+    func checkpoint() async throws(StoreError) {
+        var items: [Int64: (progress: DownloadProgress, validators: ResourceValidators?)] = [:]
+        for (id, run) in running { items[id] = (run.operation.progress, run.operation.validators) }
+        try await store.saveProgress(items)
+    }
+
+    /// Saves what an operation reported, before it writes on (``DownloadHooks/save``): a crash right
+    /// after still resumes exactly.
+    func save(_ event: DownloadOperation.Event, of id: Int64) async {
+        await exclusively {
+            guard let op = running[id]?.operation else { return }
+            switch event {
+            case .claimed(let destination):
+                _ = try? await store.modify(id: id) { row in
+                    guard row.state == .downloading else { return nil }
+                    var moved = row
+                    moved.destination = destination
+                    return moved
+                }
+            case .responded(let validators, let resumedAt):
+                let progress = op.progress
+                _ = try? await store.modify(id: id) { row in
+                    guard row.state == .downloading else { return nil }
+                    var saved = row
+                    saved.validators = validators
+                    saved.bytesReceived = progress.downloadedLength
+                    saved.bytesExpected = progress.expectedLength ?? saved.bytesExpected
+                    return saved
+                }
+                if let resumedAt { emit(.resumed(id: id, title: op.request.title, at: resumedAt), op: op, attempts: nil) }
+            }
+        }
+    }
+
+    /// Records the file a download is about to commit, before the rename (``DownloadHooks/willCommit``).
+    func recordCommit(id: Int64, identity: FileIdentity, path: String) async {
+        await exclusively {
+            _ = try? await self.store.modify(id: id) { row in
+                guard row.state == .downloading else { return nil }
+                var saved = row
+                saved.committedFile = (path, identity)
+                return saved
+            }
+        }
+    }
+
+    /// Turns the end of the operation `id` into its row's next state (``OutcomeDecision``), saves it,
+    /// and says what happened.
+    func finish(_ id: Int64) async throws(StoreError) {
+        guard let run = running.removeValue(forKey: id) else { return }
+        updateStatus()
+        let op = run.operation
+        let ended = op.state, error = op.error, progress = op.progress, validators = op.validators, path = op.finalPath
+        let settings = self.settings
+        let holding = self.hold
+        let now = Date().timeIntervalSince1970
+        let policy = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
+        let jitter = Double.random(in: 0.5...1.5)
+        let decided = try await store.modify(id: id) { row in
+            let decision = OutcomeDecision.decide(OutcomeDecision.Input(
+                row: row, ended: ended, error: error, progress: progress, validators: validators,
+                finalPath: path, maxAttempts: settings.maxAttempts, hold: holding, now: now)
+            ) { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter, jitter: jitter) }
+            return (decision.row, decision.outcome)
+        }
+        let title = op.request.title
+        let attempts = decided?.before.attempts ?? 0
+        // No row: it was removed while it ran.
+        switch decided?.result ?? .cancelled {
+        case .completed:
+            summary.completed += 1
+            emit(.completed(id: id, title: title, path: path, bytes: progress.downloadedLength), op: op, attempts: attempts)
+        case .stopped:
+            emit(.stopped(id: id, title: title, bytes: progress.downloadedLength), op: op, attempts: attempts)
+        case .cancelled:
+            emit(.cancelled(id: id, title: title), op: op, attempts: attempts)
+        case .retrying(let delay, let reason):
+            emit(.retrying(id: id, title: title, in: delay, reason: reason), op: op, attempts: attempts)
+        case .failed(let reason):
+            summary.failed += 1
+            emit(.failed(id: id, title: title, reason: reason), op: op, attempts: attempts)
+        case .diskFull(let reason):
+            hold = .diskFull
+            summary.diskFull = true
+            for other in running.values { other.operation.pause() }
+            emit(.diskFull(message: reason + " The queue is paused; `podq queue resume` continues it."), op: op, attempts: attempts)
+        }
+    }
+
+    /// Logs `event` and tells the observers.
+    func emit(_ event: Event, op: DownloadOperation, attempts: Int?) {
+        log(event, op: op, attempts: attempts ?? 0)
+        observers.onEvent(event)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// The queue runner's reads and writes: GRDB's async ones, so the runner's actor never blocks a
+/// thread on the database, and each change a read-modify-write in one transaction, so a change made
+/// meanwhile by another process (`podq queue pause 3`) is seen, never overwritten.
+extension QueueStore {
+    /// Every download, in queue order.
+    public func loadDownloads() async throws(StoreError) -> [DownloadRecord] {
+        try await readAsync { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
+    }
+
+    /// Reads the row `id`, lets `decide` say what it becomes (nil: leave it as it is), and saves that,
+    /// in one transaction.
+    /// - Returns: the row before and after (nil after: unchanged), or nil when there is no such row.
+    @discardableResult
+    public func modify(id: Int64, _ decide: @escaping @Sendable (DownloadRecord) -> DownloadRecord?) async throws(StoreError)
+        -> (before: DownloadRecord, after: DownloadRecord?)?
+    {
+        try await modify(id: id) { row in (decide(row), ()) }.map { ($0.before, $0.after) }
+    }
+
+    /// ``modify(id:_:)`` where `decide` also returns what it decided.
+    public func modify<T: Sendable>(id: Int64, _ decide: @escaping @Sendable (DownloadRecord) -> (DownloadRecord?, T)) async throws(StoreError)
+        -> (before: DownloadRecord, after: DownloadRecord?, result: T)?
+    {
+        try await writeAsync { db in
+            guard let record = try DownloadRecord.fetchOne(db, key: id) else { return nil }
+            let (change, result) = decide(record)
+            guard var changed = change else { return (record, nil, result) }
+            changed.updatedAt = Date().timeIntervalSince1970
+            try changed.update(db)
+            return (record, changed, result)
+        }
+    }
+
+    /// Saves the bytes received (and validators, when they changed) of running downloads, in one
+    /// transaction; rows no longer `downloading` are left alone.
+    public func saveProgress(_ items: [Int64: (progress: DownloadProgress, validators: ResourceValidators?)]) async throws(StoreError) {
+        guard !items.isEmpty else { return }
+        let now = Date().timeIntervalSince1970
+        try await writeAsync { db in
+            for (id, item) in items {
+                guard var record = try DownloadRecord.fetchOne(db, key: id), record.state == .downloading else { continue }
+                record.bytesReceived = item.progress.downloadedLength
+                record.bytesExpected = item.progress.expectedLength ?? record.bytesExpected
+                if let validators = item.validators { record.validators = validators }
+                record.updatedAt = now
+                try record.update(db)
+            }
+        }
+    }
+
+    /// ``apply(_:to:)`` without blocking a thread.
+    @discardableResult
+    public func applyAsync(_ event: DownloadEvent, to id: Int64) async throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
+        try await writeAsync { db in
+            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard let changed = try Self.apply(event, to: record, db: db) else {
+                throw StoreError.cannotChange(id: id, state: record.state.rawValue, action: event.verb)
+            }
+            return (record, changed)
+        }
+    }
+
+    /// ``applyToAll(_:)`` without blocking a thread.
+    public func applyToAllAsync(_ event: DownloadEvent) async throws(StoreError) -> [DownloadRecord] {
+        try await writeAsync { db in try Self.applyToAll(event, db: db) }
+    }
+
+    /// ``move(id:by:)`` without blocking a thread.
+    public func moveAsync(id: Int64, by offset: Int) async throws(StoreError) -> Bool {
+        try await writeAsync { db in try Self.move(id: id, by: offset, db: db) }
+    }
+
+    /// ``moveToFront(id:)`` without blocking a thread.
+    public func moveToFrontAsync(id: Int64) async throws(StoreError) {
+        try await writeAsync { db in try Self.moveToFront(id: id, db: db) }
+    }
+
+    /// Deletes a download's row; returns it as it was (not its files).
+    public func removeAsync(id: Int64) async throws(StoreError) -> DownloadRecord {
+        try await writeAsync { db in
+            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            try record.delete(db)
+            return record
+        }
+    }
+}
