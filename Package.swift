@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
-            dependencies: ["PodqCommands", "PodqTestSupport"],
+            dependencies: ["PodqCommands", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
     ]

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PodqCore
+import Synchronization
 import PodqUI
 
 /// What `podq download` prints.
@@ -8,15 +9,19 @@ import PodqUI
 /// Not on a terminal: one plain line per event (`started`, `resumed`, `completed`, `failed`,
 /// `retrying`, `stopped`, `cancelled`), never an escape sequence. On a terminal: the same lines, with
 /// live progress lines of the running downloads redrawn below them ten times a second.
-final class DownloadReporter: @unchecked Sendable {
+final class DownloadReporter: Sendable {
+    private struct Output {
+        var started: Set<Int64> = []
+        var pending: [String] = []
+        var liveLineCount = 0
+        var timer: DispatchSourceTimer?
+        var tick = 0
+    }
+
     private let live: Bool
     private let model = DownloadsViewModel()
-    private let lock = NSLock()
-    private var started: Set<Int64> = []
-    private var pending: [String] = []
-    private var liveLineCount = 0
-    private var timer: DispatchSourceTimer?
-    private var tick = 0
+    /// Held while writing, so lines from the runner and the redraw never interleave.
+    private let output = Mutex(Output())
 
     init(live: Bool) {
         self.live = live
@@ -25,11 +30,13 @@ final class DownloadReporter: @unchecked Sendable {
     /// Starts the live redraw (on a terminal).
     func begin() {
         guard live else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now(), repeating: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.redraw() }
-        timer.resume()
-        self.timer = timer
+        output.withLock { output in
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now(), repeating: .milliseconds(100))
+            timer.setEventHandler { [weak self] in self?.redraw() }
+            timer.resume()
+            output.timer = timer
+        }
     }
 
     /// Shows a new operation's live line.
@@ -63,14 +70,16 @@ final class DownloadReporter: @unchecked Sendable {
 
     /// Prints the summary and erases the live lines.
     func end(_ summary: String) {
-        timer?.cancel()
-        timer = nil
+        output.withLock {
+            $0.timer?.cancel()
+            $0.timer = nil
+        }
         emit(summary)
         redraw(final: true)
     }
 
     private func markStarted(_ id: Int64, _ title: String) {
-        let first = lock.withLock { started.insert(id).inserted }
+        let first = output.withLock { $0.started.insert(id).inserted }
         if first { emit("started   #\(id) \(title)") }
     }
 
@@ -78,9 +87,9 @@ final class DownloadReporter: @unchecked Sendable {
         // Titles and reasons were cleaned of control characters where they were made.
         let text = line + "\n"
         if live {
-            lock.withLock { pending.append(text) }
+            output.withLock { $0.pending.append(text) }
         } else {
-            lock.withLock { FileHandle.standardOutput.write(Data(text.utf8)) }
+            output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
         }
     }
 
@@ -89,15 +98,15 @@ final class DownloadReporter: @unchecked Sendable {
         guard live else { return }
         let width = Self.terminalWidth()
         let rows = final ? [] : model.snapshot().filter { $0.state == .downloading }
-        lock.withLock {
-            tick += 1
+        output.withLock { output in
+            output.tick += 1
             var out = ""
-            if liveLineCount > 0 { out += "\u{1B}[\(liveLineCount)A\r\u{1B}[J" }
-            out += pending.joined()
-            pending = []
-            let lines = DownloadTableRenderer(tick: tick).lines(rows, width: max(20, width - 1))
+            if output.liveLineCount > 0 { out += "\u{1B}[\(output.liveLineCount)A\r\u{1B}[J" }
+            out += output.pending.joined()
+            output.pending = []
+            let lines = DownloadTableRenderer(tick: output.tick).lines(rows, width: max(20, width - 1))
             for line in lines { out += line + "\n" }
-            liveLineCount = lines.count
+            output.liveLineCount = lines.count
             FileHandle.standardOutput.write(Data(out.utf8))
         }
     }

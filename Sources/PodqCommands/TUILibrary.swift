@@ -1,37 +1,41 @@
 import Foundation
+import Synchronization
 import PodqCore
 import PodqUI
 
 /// The Episodes and Podcasts views' rows, read from the store when something changed, and the
 /// feeds' stated lengths by download id (the estimates of downloads whose length is unknown).
-/// Shared between the session (main actor) and the runner's callbacks, under a lock.
-final class TUILibrary: @unchecked Sendable {
+/// Shared between the session (main actor) and the runner's callbacks, behind a `Mutex`.
+final class TUILibrary: Sendable {
+    private struct Rows {
+        var episodes: [EpisodeRow] = []
+        var podcasts: [PodcastRow] = []
+        var estimates: [Int64: Int64] = [:]
+        var stale = true
+        var loadedAt = 0.0
+    }
+
     private let store: QueueStore
-    private let lock = NSLock()
-    private var _episodes: [EpisodeRow] = []
-    private var _podcasts: [PodcastRow] = []
-    private var _estimates: [Int64: Int64] = [:]
-    private var stale = true
-    private var loadedAt = 0.0
+    private let rows = Mutex(Rows())
 
     init(store: QueueStore) {
         self.store = store
     }
 
-    var episodes: [EpisodeRow] { lock.withLock { _episodes } }
-    var podcasts: [PodcastRow] { lock.withLock { _podcasts } }
-    var estimates: [Int64: Int64] { lock.withLock { _estimates } }
+    var episodes: [EpisodeRow] { rows.withLock { $0.episodes } }
+    var podcasts: [PodcastRow] { rows.withLock { $0.podcasts } }
+    var estimates: [Int64: Int64] { rows.withLock { $0.estimates } }
 
     /// Asks for a reload (a download changed state, a feed was added or refreshed).
     func markStale() {
-        lock.withLock { stale = true }
+        rows.withLock { $0.stale = true }
     }
 
     /// Reloads when marked stale, at most once per `interval` seconds unless `now`. Returns true when
     /// it reloaded.
     @discardableResult
     func reloadIfNeeded(at time: Double, interval: Double = 1, force: Bool = false) throws(StoreError) -> Bool {
-        let due = lock.withLock { stale && (force || time - loadedAt >= interval) }
+        let due = rows.withLock { $0.stale && (force || time - $0.loadedAt >= interval) }
         guard due else { return false }
         let listings = try store.episodes()
         let podcasts = try store.podcasts()
@@ -47,12 +51,12 @@ final class TUILibrary: @unchecked Sendable {
             PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
                        lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue)
         }
-        lock.withLock {
-            _episodes = episodes
-            _podcasts = podcastRows
-            _estimates = estimates
-            stale = false
-            loadedAt = time
+        rows.withLock {
+            $0.episodes = episodes
+            $0.podcasts = podcastRows
+            $0.estimates = estimates
+            $0.stale = false
+            $0.loadedAt = time
         }
         return true
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port 0 by default), answering every request with a route
 /// closure and injecting the faults the response asks for (throttling, stalls, drops, lying lengths).
@@ -76,19 +77,17 @@ public final class HTTPServer: Sendable {
 }
 
 /// The open connections, so ``HTTPServer/stop()`` can close them.
-final class ConnectionSet: @unchecked Sendable {
-    private let lock = NSLock()
-    private var channels: [Int: any Channel] = [:]
-    private var next = 0
+final class ConnectionSet: Sendable {
+    private let channels = Mutex<(open: [Int: any Channel], next: Int)>(([:], 0))
 
     func insert(_ channel: any Channel) -> Int {
-        lock.withLock {
-            next += 1
-            channels[next] = channel
-            return next
+        channels.withLock {
+            $0.next += 1
+            $0.open[$0.next] = channel
+            return $0.next
         }
     }
 
-    func remove(_ id: Int) { lock.withLock { _ = channels.removeValue(forKey: id) } }
-    var all: [any Channel] { lock.withLock { Array(channels.values) } }
+    func remove(_ id: Int) { channels.withLock { _ = $0.open.removeValue(forKey: id) } }
+    var all: [any Channel] { channels.withLock { Array($0.open.values) } }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import Synchronization
 
 /// What the server saw: every request, how many were in flight at once, and how each response ended.
-public final class ServerLog: @unchecked Sendable {
+public final class ServerLog: Sendable {
     /// How one response ended.
     public struct Outcome: Sendable, Equatable {
         /// The request's sequence number.
@@ -12,51 +13,54 @@ public final class ServerLog: @unchecked Sendable {
         public var completed: Bool
     }
 
-    private let lock = NSLock()
-    private var _requests: [ServerRequest] = []
-    private var _outcomes: [Int: Outcome] = [:]
-    private var inFlight = 0
-    private var _maxInFlight = 0
-    private var sequence = 0
+    private struct Record {
+        var requests: [ServerRequest] = []
+        var outcomes: [Int: Outcome] = [:]
+        var inFlight = 0
+        var maxInFlight = 0
+        var sequence = 0
+    }
+
+    private let record = Mutex(Record())
 
     public init() {}
 
     /// Every request so far, in arrival order.
-    public var requests: [ServerRequest] { lock.withLock { _requests } }
+    public var requests: [ServerRequest] { record.withLock { $0.requests } }
     /// The most requests that were being answered at the same moment.
-    public var maxInFlight: Int { lock.withLock { _maxInFlight } }
+    public var maxInFlight: Int { record.withLock { $0.maxInFlight } }
     /// Requests being answered now.
-    public var currentInFlight: Int { lock.withLock { inFlight } }
+    public var currentInFlight: Int { record.withLock { $0.inFlight } }
     /// How each finished response ended, by sequence number.
-    public var outcomes: [Int: Outcome] { lock.withLock { _outcomes } }
+    public var outcomes: [Int: Outcome] { record.withLock { $0.outcomes } }
 
     /// Body bytes sent over all responses.
-    public var totalBytesSent: Int64 { lock.withLock { _outcomes.values.reduce(0) { $0 + $1.bytesSent } } }
+    public var totalBytesSent: Int64 { record.withLock { $0.outcomes.values.reduce(0) { $0 + $1.bytesSent } } }
 
     /// Forgets everything recorded (between phases of a test).
     public func reset() {
-        lock.withLock {
-            _requests = []
-            _outcomes = [:]
-            _maxInFlight = inFlight
+        record.withLock {
+            $0.requests = []
+            $0.outcomes = [:]
+            $0.maxInFlight = $0.inFlight
         }
     }
 
     func begin(_ make: (Int) -> ServerRequest) -> ServerRequest {
-        lock.withLock {
-            sequence += 1
-            let request = make(sequence)
-            _requests.append(request)
-            inFlight += 1
-            _maxInFlight = max(_maxInFlight, inFlight)
+        record.withLock {
+            $0.sequence += 1
+            let request = make($0.sequence)
+            $0.requests.append(request)
+            $0.inFlight += 1
+            $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
             return request
         }
     }
 
     func end(sequence: Int, bytesSent: Int64, completed: Bool) {
-        lock.withLock {
-            inFlight -= 1
-            _outcomes[sequence] = Outcome(sequence: sequence, bytesSent: bytesSent, completed: completed)
+        record.withLock {
+            $0.inFlight -= 1
+            $0.outcomes[sequence] = Outcome(sequence: sequence, bytesSent: bytesSent, completed: completed)
         }
     }
 }

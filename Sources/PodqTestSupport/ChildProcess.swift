@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 import PodqCore
 
 /// A child process started with `posix_spawn` (not `Foundation.Process`, which hangs around tmux;
 /// see docs/DECISIONS.md), with its output in files and its resource usage on exit.
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
     /// How the child ended.
     public struct Exit: Sendable, Equatable {
         /// The exit code, when it exited.
@@ -19,7 +20,7 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let stdoutPath: String
     public let stderrPath: String
-    private var exited: Exit?
+    private let exited = Mutex<Exit?>(nil)
 
     /// Starts `executable` with `arguments`; its standard output and error go to files in `directory`.
     public init(executable: String, arguments: [String], environment: [String: String] = [:],
@@ -59,7 +60,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the child to end; kills it with SIGKILL after `timeout` seconds.
     @discardableResult
     public func wait(timeout: Double = 60) -> Exit {
-        if let exited { return exited }
+        if let exited = exited.withLock({ $0 }) { return exited }
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         var usage = rusage()
@@ -81,7 +82,7 @@ public final class ChildProcess: @unchecked Sendable {
             maxRSS: Int64(usage.ru_maxrss) * 1024,
             cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
                 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6)
-        exited = exit
+        exited.withLock { $0 = exit }
         return exit
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import NIOCore
 import PodqServer
 
@@ -57,10 +58,9 @@ public struct PatternSource: ServerBodySource {
     }
 
     /// One table per seed, shared.
-    final class Table: @unchecked Sendable {
+    final class Table: Sendable {
         let bytes: [UInt8]
-        private static let lock = NSLock()
-        nonisolated(unsafe) private static var cache: [UInt64: Table] = [:]
+        private static let cache = Mutex<[UInt64: Table]>([:])
 
         private init(seed: UInt64) {
             var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
@@ -75,7 +75,7 @@ public struct PatternSource: ServerBodySource {
         }
 
         static func `for`(seed: UInt64) -> Table {
-            lock.withLock {
+            cache.withLock { cache in
                 if let table = cache[seed] { return table }
                 let table = Table(seed: seed)
                 cache[seed] = table

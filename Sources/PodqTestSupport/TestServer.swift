@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PodqServer
 
 /// The in-process HTTP/1.1 server of the tests, on 127.0.0.1 and a free port, with a route for each
@@ -70,18 +71,21 @@ public final class TestServer: Sendable {
     public func stop() async { await http.stop() }
 
     /// Mutable route state: content versions and first-request faults.
-    final class State: @unchecked Sendable {
-        private let lock = NSLock()
-        private var versions: [String: Int] = [:]
-        private var seen: Set<String> = []
-        private var statics: [String: (bytes: [UInt8], type: String)] = [:]
+    final class State: Sendable {
+        private struct Contents {
+            var versions: [String: Int] = [:]
+            var seen: Set<String> = []
+            var statics: [String: (bytes: [UInt8], type: String)] = [:]
+        }
 
-        func setStatic(_ name: String, bytes: [UInt8], type: String) { lock.withLock { statics[name] = (bytes, type) } }
-        func staticFile(_ name: String) -> (bytes: [UInt8], type: String)? { lock.withLock { statics[name] } }
+        private let contents = Mutex(Contents())
 
-        func setVersion(_ name: String, _ v: Int) { lock.withLock { versions[name] = v } }
-        func version(_ name: String) -> Int { lock.withLock { versions[name] ?? 1 } }
+        func setStatic(_ name: String, bytes: [UInt8], type: String) { contents.withLock { $0.statics[name] = (bytes, type) } }
+        func staticFile(_ name: String) -> (bytes: [UInt8], type: String)? { contents.withLock { $0.statics[name] } }
+
+        func setVersion(_ name: String, _ v: Int) { contents.withLock { $0.versions[name] = v } }
+        func version(_ name: String) -> Int { contents.withLock { $0.versions[name] ?? 1 } }
         /// True the first time `key` is asked about.
-        func first(_ key: String) -> Bool { lock.withLock { seen.insert(key).inserted } }
+        func first(_ key: String) -> Bool { contents.withLock { $0.seen.insert(key).inserted } }
     }
 }

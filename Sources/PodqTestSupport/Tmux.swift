@@ -2,7 +2,7 @@ import Foundation
 
 /// A private tmux server running one command in a real terminal, for end-to-end tests of what podq
 /// draws. Spawned with `posix_spawn` (see ``ChildProcess``); each instance has its own socket name.
-public final class Tmux: @unchecked Sendable {
+public final class Tmux: Sendable {
     public let socket: String
     private let directory: TemporaryDirectory
 

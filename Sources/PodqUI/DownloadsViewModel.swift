@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PodqCore
+import Synchronization
 
 /// Observes ``DownloadOperation``s and hands out value snapshots of their rows.
 ///
@@ -8,7 +9,11 @@ import PodqCore
 /// The render loop calls ``snapshot()`` at its frame rate. Given the stored queue
 /// (``update(records:estimates:)``, the TUI), the rows are every stored download in queue order, with
 /// the live figures of the ones running; otherwise (`podq download`) the tracked operations.
-public final class DownloadsViewModel: @unchecked Sendable {
+///
+/// Where its methods run: ``track(_:title:)``'s observers on the thread that delivers an operation's
+/// changes (a network thread, coalesced), ``update(records:estimates:)`` on the queue runner's step,
+/// ``snapshot()`` on the render loop. None touches the database; all meet behind one `Mutex`.
+public final class DownloadsViewModel: Sendable {
     private struct Tracked {
         let operation: DownloadOperation
         let title: String
@@ -21,13 +26,16 @@ public final class DownloadsViewModel: @unchecked Sendable {
         var error: String?
     }
 
-    private let lock = NSLock()
-    private var tracked: [Int: Tracked] = [:]
-    private var meters: [Int: SpeedMeter] = [:]
-    private var order: [Int] = []
-    private var stored: [Stored]?
-    private var estimates: [Int64: Int64] = [:]
-    private var dirty = true
+    private struct Rows {
+        var tracked: [Int: Tracked] = [:]
+        var meters: [Int: SpeedMeter] = [:]
+        var order: [Int] = []
+        var stored: [Stored]?
+        var estimates: [Int64: Int64] = [:]
+        var dirty = true
+    }
+
+    private let rows = Mutex(Rows())
     private let clock: @Sendable () -> Double
 
     /// - Parameter clock: monotonic seconds; tests may inject their own.
@@ -39,34 +47,35 @@ public final class DownloadsViewModel: @unchecked Sendable {
     /// with the id of one already shown (a retry) takes its place in the list.
     public func track(_ operation: DownloadOperation, title: String? = nil) {
         let id = operation.id
-        let replaced = lock.withLock {
-            if tracked[id] == nil && stored == nil { order.append(id) }
-            dirty = true
-            return tracked.updateValue(Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title)), forKey: id)
+        let row = Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title))
+        let replaced = rows.withLock { rows in
+            if rows.tracked[id] == nil && rows.stored == nil { rows.order.append(id) }
+            rows.dirty = true
+            return rows.tracked.updateValue(row, forKey: id)
         }
         replaced?.tokens.forEach { $0.cancel() }
         let progress = operation.observe(\.progress, options: [.initial, .new]) { [weak self] _, change in
             guard let self, let value = change.newValue else { return }
             let now = self.clock()
-            self.lock.withLock {
-                self.meters[id, default: SpeedMeter()].record(bytes: value.downloadedLength, at: now)
-                self.dirty = true
+            self.rows.withLock {
+                $0.meters[id, default: SpeedMeter()].record(bytes: value.downloadedLength, at: now)
+                $0.dirty = true
             }
         }
         let state = operation.observe(\.state, options: [.new]) { [weak self] _, _ in
             guard let self else { return }
-            self.lock.withLock { self.dirty = true }
+            self.rows.withLock { $0.dirty = true }
         }
-        lock.withLock { tracked[id]?.tokens = [progress, state] }
+        rows.withLock { $0.tracked[id]?.tokens = [progress, state] }
     }
 
     /// Stops showing the download `id`.
     public func untrack(id: Int) {
-        let removed = lock.withLock {
-            order.removeAll { $0 == id }
-            meters[id] = nil
-            dirty = true
-            return tracked.removeValue(forKey: id)
+        let removed = rows.withLock { rows in
+            rows.order.removeAll { $0 == id }
+            rows.meters[id] = nil
+            rows.dirty = true
+            return rows.tracked.removeValue(forKey: id)
         }
         removed?.tokens.forEach { $0.cancel() }
     }
@@ -75,37 +84,37 @@ public final class DownloadsViewModel: @unchecked Sendable {
     /// lengths by download id, shown while the server has not told the real length. Operations whose
     /// outcome the store now holds stop being tracked.
     public func update(records: [DownloadRecord], estimates: [Int64: Int64] = [:]) {
-        let ended: [Tracked] = lock.withLock {
-            let previous = stored
-            stored = records.map { r in
-                let state = r.state
-                var error: String?
-                if let lastError = r.lastError, !lastError.isEmpty {
-                    switch state {
-                    case .failed: error = lastError
-                    case .queued where r.retryAt != nil: error = "retrying soon after: " + lastError
-                    case .paused: error = "paused after: " + lastError
-                    default: break
-                    }
+        let stored = records.map { r in
+            var error: String?
+            if let lastError = r.lastError, !lastError.isEmpty {
+                switch r.state {
+                case .failed: error = lastError
+                case .queued where r.retryAt != nil: error = "retrying soon after: " + lastError
+                case .paused: error = "paused after: " + lastError
+                default: break
                 }
-                // Titles were cleaned when stored; cleaning again costs little and guards old rows.
-                return Stored(record: r, title: SafeText.clean(r.title), error: error)
             }
-            self.estimates = estimates
-            if previous?.map(\.record) != records { dirty = true }
+            // Titles were cleaned when stored; cleaning again costs little and guards old rows.
+            return Stored(record: r, title: SafeText.clean(r.title), error: error)
+        }
+        let ended: [Tracked] = rows.withLock { rows in
+            let previous = rows.stored
+            rows.stored = stored
+            rows.estimates = estimates
+            if previous?.map(\.record) != records { rows.dirty = true }
             var ended: [Tracked] = []
             for r in records {
-                guard let id = r.id.map(Int.init), let t = tracked[id], r.state != .downloading else { continue }
+                guard let id = r.id.map(Int.init), let t = rows.tracked[id], r.state != .downloading else { continue }
                 let live = t.operation.state
                 if live != .downloading && live != .queued {
                     ended.append(t)
-                    tracked[id] = nil
+                    rows.tracked[id] = nil
                 }
             }
             let known = Set(records.compactMap { $0.id.map(Int.init) })
-            for (id, t) in tracked where !known.contains(id) {
+            for (id, t) in rows.tracked where !known.contains(id) {
                 ended.append(t)
-                tracked[id] = nil
+                rows.tracked[id] = nil
             }
             return ended
         }
@@ -113,29 +122,29 @@ public final class DownloadsViewModel: @unchecked Sendable {
     }
 
     /// True when something changed since the last ``snapshot()``.
-    public var needsDisplay: Bool { lock.withLock { dirty } }
+    public var needsDisplay: Bool { rows.withLock { $0.dirty } }
 
     /// The rows now, in order; clears ``needsDisplay``.
     public func snapshot() -> [DownloadRow] {
         let now = clock()
-        return lock.withLock {
-            dirty = false
-            if let stored {
+        return rows.withLock { rows in
+            rows.dirty = false
+            if let stored = rows.stored {
                 return stored.map { s in
                     let id = Int(s.record.id ?? 0)
-                    if let t = tracked[id] { return liveRow(t, id: id, now: now, stored: s) }
-                    return storedRow(s, id: id)
+                    if let t = rows.tracked[id] { return Self.liveRow(t, id: id, now: now, stored: s, in: rows) }
+                    return Self.storedRow(s, id: id, in: rows)
                 }
             }
-            return order.compactMap { id in tracked[id].map { liveRow($0, id: id, now: now, stored: nil) } }
+            return rows.order.compactMap { id in rows.tracked[id].map { Self.liveRow($0, id: id, now: now, stored: nil, in: rows) } }
         }
     }
 
-    private func liveRow(_ t: Tracked, id: Int, now: Double, stored: Stored?) -> DownloadRow {
+    private static func liveRow(_ t: Tracked, id: Int, now: Double, stored: Stored?, in rows: Rows) -> DownloadRow {
         let op = t.operation
         let progress = op.progress
         let state = op.state
-        let speed = state == .downloading ? meters[id]?.rate(at: now) ?? 0 : 0
+        let speed = state == .downloading ? rows.meters[id]?.rate(at: now) ?? 0 : 0
         var eta: Double?
         if let expected = progress.expectedLength, speed > 0, state == .downloading {
             eta = Double(max(0, expected - progress.downloadedLength)) / speed
@@ -145,16 +154,16 @@ public final class DownloadsViewModel: @unchecked Sendable {
         return DownloadRow(id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
                            received: progress.downloadedLength, expected: progress.expectedLength,
                            speed: speed, eta: eta, error: error ?? stored?.error,
-                           estimate: progress.expectedLength == nil ? estimates[Int64(id)] : nil)
+                           estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
     }
 
-    private func storedRow(_ s: Stored, id: Int) -> DownloadRow {
+    private static func storedRow(_ s: Stored, id: Int, in rows: Rows) -> DownloadRow {
         let r = s.record
         let state = r.state.state(reason: s.error ?? "")
         let fraction: Double? = state == .completed ? 1
             : r.bytesExpected.map { $0 > 0 ? min(1, Double(r.bytesReceived) / Double($0)) : 0 }
         return DownloadRow(id: id, title: s.title, state: state, fraction: fraction, received: r.bytesReceived,
                            expected: r.bytesExpected, speed: 0, eta: nil, error: s.error,
-                           estimate: r.bytesExpected == nil ? estimates[Int64(id)] : nil)
+                           estimate: r.bytesExpected == nil ? rows.estimates[Int64(id)] : nil)
     }
 }

@@ -1,20 +1,24 @@
 import Foundation
+import Synchronization
 
 /// The global speed limit (`rate-limit`, `--limit-rate`, `<`/`>` in the TUI), shared by every running
 /// download: a schedule of when the next byte may arrive. Each chunk a download receives books its
 /// bytes on the shared schedule, and the download reads its next chunk only when the schedule reaches
 /// the end of its booking; downloads take turns at booking, so they share the limit about evenly.
 /// Unlimited (nil) costs one lock and a nil check per chunk.
-public final class RateLimiter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var rate: Int?
-    /// When (monotonic nanoseconds) the bytes booked so far have all been allowed through.
-    private var bookedUntil: UInt64 = 0
+public final class RateLimiter: Sendable {
+    private struct Schedule {
+        var rate: Int?
+        /// When (monotonic nanoseconds) the bytes booked so far have all been allowed through.
+        var bookedUntil: UInt64 = 0
+    }
+
+    private let schedule: Mutex<Schedule>
     private let clock: @Sendable () -> UInt64
 
     /// - Parameter bytesPerSecond: the limit; nil for none.
     public init(bytesPerSecond: Int? = nil, clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
-        self.rate = bytesPerSecond.map { max(1, $0) }
+        self.schedule = Mutex(Schedule(rate: bytesPerSecond.map { max(1, $0) }))
         self.clock = clock
     }
 
@@ -23,20 +27,20 @@ public final class RateLimiter: @unchecked Sendable {
 
     /// The limit in bytes a second; nil for none. Changing it applies to the next chunk of every download.
     public var bytesPerSecond: Int? {
-        get { lock.withLock { rate } }
-        set { lock.withLock { rate = newValue.map { max(1, $0) } } }
+        get { schedule.withLock { $0.rate } }
+        set { schedule.withLock { $0.rate = newValue.map { max(1, $0) } } }
     }
 
     /// Books `bytes` just received; returns how many nanoseconds the download waits before it reads
     /// on (0 when there is no limit or the schedule has room).
     func delay(afterReceiving bytes: Int) -> UInt64 {
-        lock.withLock {
-            guard let rate else { return 0 }
+        schedule.withLock { schedule in
+            guard let rate = schedule.rate else { return 0 }
             let now = clock()
             // No credit for idle time: a pause does not buy a burst afterwards.
-            let start = max(bookedUntil, now)
-            bookedUntil = start + UInt64(Double(bytes) / Double(rate) * 1e9)
-            return bookedUntil > now ? bookedUntil - now : 0
+            let start = max(schedule.bookedUntil, now)
+            schedule.bookedUntil = start + UInt64(Double(bytes) / Double(rate) * 1e9)
+            return schedule.bookedUntil > now ? schedule.bookedUntil - now : 0
         }
     }
 

@@ -2,38 +2,32 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// AsyncHTTPClient's delegate for one request: hands the response head to an `async` caller, then
 /// delivers the body either to a sink on the network thread (``ResponseBody/forEach(_:)``: no thread
 /// hop per chunk, as curl's single loop) or chunk by chunk to an async iterator.
 ///
+/// Its states are a ``StreamingStateMachine`` behind a `Mutex`: every callback and every call feeds
+/// the machine an event and carries out the actions it returns after the lock is released.
+///
 /// Backpressure: the client reads nothing of the body until a consumer attaches; a sink runs before
 /// the next read, and an iterator's chunk is released when the next one is asked for. A body dropped
 /// without being read to the end cancels the request, so a connection is never left half read.
-final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecked Sendable {
+final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {
     typealias Response = Void
     typealias Sink = @Sendable (inout ByteBuffer) throws -> Void
+    typealias Machine = StreamingStateMachine<CheckedContinuation<HTTPResponseHead, any Error>, CheckedContinuation<ByteBuffer?, any Error>,
+                                              CheckedContinuation<Void, any Error>, EventLoopPromise<Void>, ByteBuffer, Sink>
 
-    private enum Consumer {
-        case none
-        case sink(Sink, CheckedContinuation<Void, any Error>?)
-        case iterator
+    private struct Shared {
+        var machine = Machine()
+        var task: HTTPClient.Task<Void>?
+        /// The head, kept from `didReceiveHead` until its waiter is resumed.
+        var head: HTTPResponseHead?
     }
 
-    private let lock = NSLock()
-    private var task: HTTPClient.Task<Void>?
-    private var cancelRequested = false
-    private var head: CheckedContinuation<HTTPResponseHead, any Error>?
-    /// Completed when a consumer attaches; the client reads the body only after that.
-    private var attached: EventLoopPromise<Void>?
-    private var consumer = Consumer.none
-    /// The end of the body: nil while it streams.
-    private var ended: Result<Void, any Error>?
-    /// The iterator's chunk waiting to be taken, and the promise that releases the client's next read.
-    private var pending: ByteBuffer?
-    private var release: EventLoopPromise<Void>?
-    private var waiter: CheckedContinuation<ByteBuffer?, any Error>?
-    private var sinkError: (any Error)?
+    private let shared = Mutex(Shared())
     private let mapError: @Sendable (any Error, Bool) -> any Error
     private let rateLimiter: RateLimiter?
 
@@ -46,11 +40,11 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
     func start(_ request: HTTPClient.Request, on client: HTTPClient) async throws -> HTTPResponseHead {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
-                lock.withLock { head = continuation }
+                run(shared.withLock { $0.machine.request(headWaiter: continuation) })
                 let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
-                let cancel = lock.withLock {
-                    self.task = task
-                    return cancelRequested
+                let cancel = shared.withLock { shared in
+                    shared.task = task
+                    return shared.machine.cancelRequested
                 }
                 if cancel { task.cancel() }
             }
@@ -61,17 +55,12 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
 
     /// Cancels the request; a waiting consumer gets `CancellationError`.
     func cancel() {
-        let task: HTTPClient.Task<Void>? = lock.withLock {
-            cancelRequested = true
-            return self.task
-        }
-        task?.cancel()
+        run(shared.withLock { $0.machine.cancel() })
     }
 
     /// Called when the body is dropped: cancels the request unless it ended.
     func abandon() {
-        let open = lock.withLock { ended == nil }
-        if open { cancel() }
+        run(shared.withLock { $0.machine.abandon() })
     }
 
     // MARK: BodySource
@@ -79,14 +68,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
     func forEach(_ sink: @escaping Sink) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (start, end): (EventLoopPromise<Void>?, Result<Void, any Error>?) = lock.withLock {
-                    if let ended { return (nil, ended) }
-                    guard case .none = consumer else { return (nil, .failure(DownloadError.network("the body was read twice"))) }
-                    consumer = .sink(sink, continuation)
-                    defer { attached = nil }
-                    return (attached, nil)
-                }
-                if let end { continuation.resume(with: end) } else { start?.succeed() }
+                run(shared.withLock { $0.machine.attachSink(sink, done: continuation) })
             }
         } onCancel: {
             cancel()
@@ -96,31 +78,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
     func next() async throws -> ByteBuffer? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
-                enum Step { case chunk(ByteBuffer), end(Result<Void, any Error>), wait }
-                var promises: [EventLoopPromise<Void>] = []
-                let step: Step = lock.withLock {
-                    if case .none = consumer {
-                        consumer = .iterator
-                        if let attached { promises.append(attached) }
-                        attached = nil
-                    }
-                    // Asking for the next chunk lets the client read the one after.
-                    if let release { promises.append(release) }
-                    release = nil
-                    if let chunk = pending {
-                        pending = nil
-                        return .chunk(chunk)
-                    }
-                    if let ended { return .end(ended) }
-                    waiter = continuation
-                    return .wait
-                }
-                promises.forEach { $0.succeed() }
-                switch step {
-                case .chunk(let chunk): continuation.resume(returning: chunk)
-                case .end(let result): continuation.resume(with: result.map { nil })
-                case .wait: break
-                }
+                run(shared.withLock { $0.machine.askForChunk(continuation) })
             }
         } onCancel: {
             cancel()
@@ -130,90 +88,73 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, @unchecke
     // MARK: HTTPClientResponseDelegate (called on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let promise = task.eventLoop.makePromise(of: Void.self)
-        let continuation = lock.withLock {
-            attached = promise
-            defer { self.head = nil }
-            return self.head
+        let gate = task.eventLoop.makePromise(of: Void.self)
+        let actions = shared.withLock { shared in
+            shared.head = head
+            return shared.machine.head(gate: gate)
         }
-        continuation?.resume(returning: head)
-        return promise.futureResult
+        run(actions)
+        return gate.futureResult
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let sink: Sink? = lock.withLock {
-            if case .sink(let sink, _) = consumer { return sink }
-            return nil
-        }
-        if let sink {
+        let gate = task.eventLoop.makePromise(of: Void.self)
+        let actions = shared.withLock { $0.machine.bodyPart(buffer, gate: gate) }
+        for action in actions {
+            guard case .runSink(let sink) = action else { continue }
+            // The sink path: the chunk is written here, and the client reads on when this returns.
+            gate.succeed()
             var chunk = buffer
             do {
                 try sink(&chunk)
-                // The speed limit: the next read waits for this chunk's turn on the shared schedule.
-                if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
-                    return task.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
-                }
-                return task.eventLoop.makeSucceededVoidFuture()
             } catch {
-                lock.withLock { sinkError = error }
-                task.cancel()
+                run(shared.withLock { $0.machine.sinkFailed(error) })
                 return task.eventLoop.makeFailedFuture(error)
             }
-        }
-        let promise = task.eventLoop.makePromise(of: Void.self)
-        let waiting: CheckedContinuation<ByteBuffer?, any Error>? = lock.withLock {
-            release = promise
-            guard let waiter else {
-                pending = buffer
-                return nil
+            // The speed limit: the next read waits for this chunk's turn on the shared schedule.
+            if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
+                return task.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
             }
-            self.waiter = nil
-            return waiter
+            return task.eventLoop.makeSucceededVoidFuture()
         }
-        waiting?.resume(returning: buffer)
-        return promise.futureResult
+        run(actions)
+        return gate.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        finish(.failure(error))
+        let map = mapError
+        run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        finish(.success(()))
+        let map = mapError
+        run(shared.withLock { $0.machine.end(.success(()), map: map) })
     }
 
-    /// Records the end and wakes whoever waits: the head's caller, the sink's or the iterator's.
-    private func finish(_ result: Result<Void, any Error>) {
-        var promises: [EventLoopPromise<Void>] = []
-        let (head, sink, waiter, end): (CheckedContinuation<HTTPResponseHead, any Error>?, CheckedContinuation<Void, any Error>?,
-                                        CheckedContinuation<ByteBuffer?, any Error>?, Result<Void, any Error>) = lock.withLock {
-            let beforeHead = self.head != nil
-            let end: Result<Void, any Error> = result.mapError { error in
-                if let sinkError { return sinkError }
-                if cancelRequested, case .none = consumer, !beforeHead { return CancellationError() }
-                return mapError(error, !beforeHead)
+    /// Carries out the machine's actions, outside the lock. Promises are completed, never leaked; the
+    /// client ignores them once the request ended.
+    private func run(_ actions: [Machine.Action]) {
+        for action in actions {
+            switch action {
+            case .resumeHead(let waiter):
+                guard let head = shared.withLock({ shared in defer { shared.head = nil }; return shared.head }) else { continue }
+                waiter.resume(returning: head)
+            case .failHead(let waiter, let error):
+                waiter.resume(throwing: error)
+            case .open(let gate):
+                gate.succeed()
+            case .deliver(let chunk, let waiter):
+                waiter.resume(returning: chunk)
+            case .endIterator(let waiter, let result):
+                waiter.resume(with: result.map { nil })
+            case .endSink(let waiter, let result):
+                waiter.resume(with: result)
+            case .runSink:
+                break  // only from didReceiveBodyPart, which runs it itself
+            case .cancelRequest:
+                shared.withLock { $0.task }?.cancel()
             }
-            ended = end
-            if let attached { promises.append(attached) }
-            if let release { promises.append(release) }
-            attached = nil
-            release = nil
-            var sink: CheckedContinuation<Void, any Error>?
-            if case .sink(let s, let continuation) = consumer {
-                sink = continuation
-                consumer = .sink(s, nil)
-            }
-            defer {
-                self.head = nil
-                self.waiter = nil
-            }
-            return (self.head, sink, self.waiter, end)
         }
-        // Promises are completed, never leaked; the client ignores them once the request ended.
-        promises.forEach { $0.succeed() }
-        if case .failure(let error) = end { head?.resume(throwing: error) }
-        sink?.resume(with: end)
-        waiter?.resume(with: end.map { nil })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// KVO-style observation for Linux, where Foundation's `observe(_:options:changeHandler:)` is missing.
 ///
@@ -24,7 +25,7 @@ extension KeyValueObservable {
     ///     at most one call per ``ObservationCenter/interval`` except for flushes.
     /// - Returns: a token; the observation lasts until it is cancelled or released.
     public func observe<Value: Equatable & Sendable>(
-        _ keyPath: KeyPath<Self, Value>,
+        _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.new],
         changeHandler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
@@ -33,38 +34,40 @@ extension KeyValueObservable {
     }
 }
 
-/// One observer of one key path. Its mutable state is only touched under the center's delivery lock.
-private final class KeyPathEntry<Object: AnyObject & Sendable, Value: Equatable & Sendable>: ObservationEntry,
-    @unchecked Sendable
-{
-    private weak var object: Object?
-    private let keyPath: KeyPath<Object, Value>
+/// One observer of one key path. Its last value is only touched under the center's delivery lock;
+/// the `Mutex` around it is never contended and keeps the type plainly `Sendable`.
+private final class KeyPathEntry<Object: AnyObject & Sendable, Value: Equatable & Sendable>: ObservationEntry, Sendable {
+    private weak let object: Object?
+    private let keyPath: KeyPath<Object, Value> & Sendable
     private let options: ObservationOptions
     private let handler: @Sendable (Object, ObservedChange<Value>) -> Void
-    private var last: Value
+    private let last: Mutex<Value>
 
-    init(object: Object, keyPath: KeyPath<Object, Value>, options: ObservationOptions,
+    init(object: Object, keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
          handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void) {
         self.object = object
         self.keyPath = keyPath
         self.options = options
         self.handler = handler
-        self.last = object[keyPath: keyPath]
+        self.last = Mutex(object[keyPath: keyPath])
     }
 
     func deliverInitial() {
         guard let object else { return }
         let value = object[keyPath: keyPath]
-        last = value
+        last.withLock { $0 = value }
         handler(object, ObservedChange(oldValue: nil, newValue: value, isInitial: true))
     }
 
     func deliverIfChanged() {
         guard let object else { return }
         let value = object[keyPath: keyPath]
-        guard value != last else { return }
-        let old = last
-        last = value
+        let old: Value? = last.withLock { last in
+            guard value != last else { return nil }
+            defer { last = value }
+            return last
+        }
+        guard let old else { return }
         handler(object, ObservedChange(
             oldValue: options.contains(.old) ? old : nil,
             newValue: options.contains(.new) ? value : nil,

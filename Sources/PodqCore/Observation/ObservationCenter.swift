@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The observer registry of one object, with coalesced delivery.
 ///
@@ -9,16 +10,21 @@ import Foundation
 ///
 /// Each observer is only called when its own value differs from the one it was last given. Handlers
 /// run on the thread that delivers, never two at a time for one center; they may cancel tokens.
-public final class ObservationCenter: @unchecked Sendable {
+public final class ObservationCenter: Sendable {
     /// The shortest time between two coalesced deliveries.
     public let interval: UInt64
     private let scheduler: any ObservationScheduler
-    private let lock = NSLock()
+    private struct Registry {
+        /// In the order they were added: a delivery calls them in that order.
+        var entries: [(id: UInt64, entry: any ObservationEntry)] = []
+        var nextID: UInt64 = 0
+        var lastDelivery: UInt64?
+        var trailingScheduled = false
+    }
+    private let registry = Mutex(Registry())
+    /// Held while handlers run: never two deliveries at once. Recursive, because a handler may cause
+    /// a change that delivers on the same thread (cancelling an operation flushes).
     private let deliveryLock = NSRecursiveLock()
-    private var entries: [UInt64: any ObservationEntry] = [:]
-    private var nextID: UInt64 = 0
-    private var lastDelivery: UInt64?
-    private var trailingScheduled = false
 
     /// - Parameters:
     ///   - interval: the shortest time between deliveries, 50 ms (20 a second) by default.
@@ -33,10 +39,10 @@ public final class ObservationCenter: @unchecked Sendable {
     func add(_ entry: any ObservationEntry, initial: Bool) -> ObservationToken {
         // Under the delivery lock, so no change can reach the entry before its initial value.
         let id: UInt64 = deliveryLock.withLock {
-            let id: UInt64 = lock.withLock {
-                nextID += 1
-                entries[nextID] = entry
-                return nextID
+            let id: UInt64 = registry.withLock {
+                $0.nextID += 1
+                $0.entries.append(($0.nextID, entry))
+                return $0.nextID
             }
             if initial { entry.deliverInitial() }
             return id
@@ -45,22 +51,23 @@ public final class ObservationCenter: @unchecked Sendable {
     }
 
     func remove(_ id: UInt64) {
-        lock.withLock { _ = entries.removeValue(forKey: id) }
+        registry.withLock { $0.entries.removeAll { $0.id == id } }
     }
 
     /// The number of live observations.
-    public var count: Int { lock.withLock { entries.count } }
+    public var count: Int { registry.withLock { $0.entries.count } }
 
     /// Notes that an observed value may have changed; delivers now or soon, coalesced.
     public func valueDidChange() {
         let now = scheduler.now()
-        let action: (deliverNow: Bool, scheduleIn: UInt64?) = lock.withLock {
-            if let last = lastDelivery, now &- last < interval {
-                if trailingScheduled { return (false, nil) }
-                trailingScheduled = true
+        let interval = self.interval
+        let action: (deliverNow: Bool, scheduleIn: UInt64?) = registry.withLock { registry in
+            if let last = registry.lastDelivery, now &- last < interval {
+                if registry.trailingScheduled { return (false, nil) }
+                registry.trailingScheduled = true
                 return (false, interval - (now &- last))
             }
-            lastDelivery = now
+            registry.lastDelivery = now
             return (true, nil)
         }
         if action.deliverNow {
@@ -68,9 +75,10 @@ public final class ObservationCenter: @unchecked Sendable {
         } else if let delay = action.scheduleIn {
             scheduler.schedule(afterNanoseconds: delay) { [weak self] in
                 guard let self else { return }
-                self.lock.withLock {
-                    self.trailingScheduled = false
-                    self.lastDelivery = self.scheduler.now()
+                let now = self.scheduler.now()
+                self.registry.withLock {
+                    $0.trailingScheduled = false
+                    $0.lastDelivery = now
                 }
                 self.deliver()
             }
@@ -79,12 +87,13 @@ public final class ObservationCenter: @unchecked Sendable {
 
     /// Delivers every pending change now, whatever the interval. Call it on a final state.
     public func flush() {
-        lock.withLock { lastDelivery = scheduler.now() }
+        let now = scheduler.now()
+        registry.withLock { $0.lastDelivery = now }
         deliver()
     }
 
     private func deliver() {
-        let current = lock.withLock { Array(entries.values) }
+        let current = registry.withLock { $0.entries.map(\.entry) }
         guard !current.isEmpty else { return }
         deliveryLock.withLock {
             for entry in current { entry.deliverIfChanged() }
@@ -93,11 +102,10 @@ public final class ObservationCenter: @unchecked Sendable {
 }
 
 /// Ends an observation when cancelled or released.
-public final class ObservationToken: @unchecked Sendable {
-    private weak var center: ObservationCenter?
+public final class ObservationToken: Sendable {
+    private weak let center: ObservationCenter?
     private let id: UInt64
-    private let lock = NSLock()
-    private var cancelled = false
+    private let cancelled = Mutex(false)
 
     init(center: ObservationCenter, id: UInt64) {
         self.center = center
@@ -106,7 +114,7 @@ public final class ObservationToken: @unchecked Sendable {
 
     /// Ends the observation; no handler call starts after this returns. Safe to call twice.
     public func cancel() {
-        let first = lock.withLock {
+        let first = cancelled.withLock { cancelled in
             defer { cancelled = true }
             return !cancelled
         }

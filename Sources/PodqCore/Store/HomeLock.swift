@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// The one-runner lock: an exclusive `flock` on `<home>/lock`, holding the owner's pid and command.
 ///
 /// The kernel drops the lock when the process ends however it ends (`kill -9` included), so a stale
 /// lock file never blocks the next start.
-public final class HomeLock: @unchecked Sendable {
+public final class HomeLock: Sendable {
     /// Who holds the lock, as written in the lock file.
     public struct Holder: Sendable, Equatable {
         public var pid: Int32?
@@ -12,7 +13,8 @@ public final class HomeLock: @unchecked Sendable {
     }
 
     public let path: String
-    private var fd: Int32 = -1
+    /// The locked file while held; -1 otherwise.
+    private let held = Mutex<Int32>(-1)
 
     public init(home: String) {
         path = (home as NSString).appendingPathComponent("lock")
@@ -29,7 +31,7 @@ public final class HomeLock: @unchecked Sendable {
             close(fd)
             return holder
         }
-        self.fd = fd
+        held.withLock { $0 = fd }
         let text = "\(getpid())\n\(command)\n"
         _ = ftruncate(fd, 0)
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
@@ -49,14 +51,17 @@ public final class HomeLock: @unchecked Sendable {
     }
 
     /// True while this object holds the lock.
-    public var isHeld: Bool { fd >= 0 }
+    public var isHeld: Bool { held.withLock { $0 >= 0 } }
 
     /// Releases the lock.
     public func release() {
+        let fd = held.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
         guard fd >= 0 else { return }
         flock(fd, LOCK_UN)
         close(fd)
-        fd = -1
     }
 
     deinit { release() }

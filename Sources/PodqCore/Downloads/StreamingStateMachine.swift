@@ -1,0 +1,177 @@
+/// The states of one streamed response, as ``StreamingDelegate`` drives it: each event returns the
+/// actions to carry out, which the delegate runs outside its lock (resuming continuations, opening the
+/// client's next read, calling the sink, cancelling the request).
+///
+/// Generic over who waits and what flows, so tests drive it with plain values: the delegate uses
+/// continuations for the waiters, `EventLoopPromise`s for the gates and `ByteBuffer`s for chunks.
+///
+/// ```
+/// idle ─request─► awaitingHead ─head─► awaitingConsumer ─attach sink──► toSink ──────────┐
+///                     │                      └─ask for a chunk─► toIterator ─────────────┤
+///                     └──────────────────── end (success, error, cancel) ───────────────► finished
+/// ```
+struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Sink> {
+    enum State {
+        /// Nothing sent yet. Valid events: `request`, `cancel`.
+        case idle
+        /// The request is out; `waiter` wants the head. Valid: `head`, `end`, `cancel`.
+        case awaitingHead(HeadWaiter)
+        /// The head was handed over; the client reads no body until a consumer opens `gate`.
+        /// Valid: `attachSink`, `askForChunk`, `end`, `cancel`, `abandon`.
+        case awaitingConsumer(Gate)
+        /// Every chunk goes to `sink` on the network thread; `done` waits for the end.
+        /// Valid: `bodyPart`, `sinkFailed`, `end`, `cancel`.
+        case toSink(Sink, done: EndWaiter)
+        /// Chunks are pulled one at a time: `waiter` wants the next chunk, `gate` opens the client's next
+        /// read at the next ask. The client reads only through an open gate, so a chunk comes when
+        /// somebody waits; one that comes otherwise is kept as `pending`, never dropped.
+        /// Valid: `bodyPart`, `askForChunk`, `end`, `cancel`, `abandon`.
+        case toIterator(pending: Chunk?, gate: Gate?, waiter: ChunkWaiter?)
+        /// The response ended with `result`; a chunk the iterator had not taken yet is still handed over.
+        case finished(Result<Void, any Error>, leftover: Chunk?)
+    }
+
+    enum Action {
+        case resumeHead(HeadWaiter)
+        case failHead(HeadWaiter, any Error)
+        /// Let the client read on.
+        case open(Gate)
+        case deliver(Chunk, to: ChunkWaiter)
+        case endIterator(ChunkWaiter, Result<Void, any Error>)
+        case endSink(EndWaiter, Result<Void, any Error>)
+        /// Hand the chunk to the sink, on this thread, before the client reads on.
+        case runSink(Sink)
+        /// Cancel the request (if it exists yet).
+        case cancelRequest
+    }
+
+    /// Read twice, or in two ways: a programming error, reported as an error, not a crash.
+    struct ReadTwice: Error {}
+
+    private(set) var state: State
+    /// A cancel was asked for: a request made later is cancelled at once.
+    private(set) var cancelRequested = false
+    private var sinkError: (any Error)?
+
+    /// A machine in `state` (`idle` for a new request; tests start elsewhere).
+    init(state: State = .idle) {
+        self.state = state
+    }
+
+    /// True once the response ended.
+    var isFinished: Bool {
+        if case .finished = state { true } else { false }
+    }
+
+    mutating func request(headWaiter: HeadWaiter) -> [Action] {
+        guard case .idle = state else { return [.failHead(headWaiter, ReadTwice())] }
+        state = .awaitingHead(headWaiter)
+        return cancelRequested ? [.cancelRequest] : []
+    }
+
+    mutating func head(gate: Gate) -> [Action] {
+        guard case .awaitingHead(let waiter) = state else { return [.open(gate)] }
+        state = .awaitingConsumer(gate)
+        return [.resumeHead(waiter)]
+    }
+
+    mutating func attachSink(_ sink: Sink, done: EndWaiter) -> [Action] {
+        switch state {
+        case .awaitingConsumer(let gate):
+            state = .toSink(sink, done: done)
+            return [.open(gate)]
+        case .finished(let result, _):
+            return [.endSink(done, result)]
+        case .idle, .awaitingHead, .toSink, .toIterator:
+            return [.endSink(done, .failure(ReadTwice()))]
+        }
+    }
+
+    mutating func askForChunk(_ waiter: ChunkWaiter) -> [Action] {
+        switch state {
+        case .awaitingConsumer(let gate):
+            state = .toIterator(pending: nil, gate: nil, waiter: waiter)
+            return [.open(gate)]
+        case .toIterator(let pending?, let gate, nil):
+            state = .toIterator(pending: nil, gate: nil, waiter: nil)
+            return (gate.map { [Action.open($0)] } ?? []) + [.deliver(pending, to: waiter)]
+        case .toIterator(nil, let gate, nil):
+            state = .toIterator(pending: nil, gate: nil, waiter: waiter)
+            return gate.map { [.open($0)] } ?? []
+        case .finished(let result, let leftover?):
+            state = .finished(result, leftover: nil)
+            return [.deliver(leftover, to: waiter)]
+        case .finished(let result, nil):
+            return [.endIterator(waiter, result)]
+        case .idle, .awaitingHead, .toSink, .toIterator(_, _, .some):
+            return [.endIterator(waiter, .failure(ReadTwice()))]
+        }
+    }
+
+    mutating func bodyPart(_ chunk: Chunk, gate: Gate) -> [Action] {
+        switch state {
+        case .toSink(let sink, _):
+            return [.runSink(sink)]
+        case .toIterator(nil, nil, let waiter?):
+            state = .toIterator(pending: nil, gate: gate, waiter: nil)
+            return [.deliver(chunk, to: waiter)]
+        case .toIterator(nil, nil, nil):
+            state = .toIterator(pending: chunk, gate: gate, waiter: nil)
+            return []
+        case .idle, .awaitingHead, .awaitingConsumer, .toIterator, .finished:
+            return [.open(gate)]  // not expected: let the client go on to its end
+        }
+    }
+
+    /// The sink threw: the request is cancelled and its end reports this error.
+    mutating func sinkFailed(_ error: any Error) -> [Action] {
+        guard case .toSink = state else { return [] }
+        sinkError = error
+        return [.cancelRequest]
+    }
+
+    mutating func cancel() -> [Action] {
+        if isFinished { return [] }
+        cancelRequested = true
+        return [.cancelRequest]
+    }
+
+    /// The body was dropped before its end: cancel, so a connection is never left half read.
+    mutating func abandon() -> [Action] {
+        cancel()
+    }
+
+    /// The response ended. `map` turns a failure into the error to report, knowing whether the body
+    /// had started (a cancel after the head with no consumer yet is a plain cancellation).
+    mutating func end(_ result: Result<Void, any Error>, map: (any Error, _ duringBody: Bool) -> any Error) -> [Action] {
+        let beforeHead: Bool
+        if case .awaitingHead = state { beforeHead = true } else { beforeHead = false }
+        var noConsumer = false
+        if case .awaitingConsumer = state { noConsumer = true }
+        let end: Result<Void, any Error> = result.mapError { error in
+            if let sinkError { return sinkError }
+            if cancelRequested && noConsumer { return CancellationError() }
+            return map(error, !beforeHead)
+        }
+        switch state {
+        case .idle:
+            state = .finished(end, leftover: nil)
+            return []
+        case .awaitingHead(let waiter):
+            state = .finished(end, leftover: nil)
+            if case .failure(let error) = end { return [.failHead(waiter, error)] }
+            return [.failHead(waiter, ReadTwice())]
+        case .awaitingConsumer(let gate):
+            state = .finished(end, leftover: nil)
+            return [.open(gate)]
+        case .toSink(_, let done):
+            state = .finished(end, leftover: nil)
+            return [.endSink(done, end)]
+        case .toIterator(let pending, let gate, let waiter):
+            state = .finished(end, leftover: pending)
+            return (gate.map { [Action.open($0)] } ?? []) + (waiter.map { [Action.endIterator($0, end)] } ?? [])
+        case .finished:
+            return []
+        }
+    }
+}

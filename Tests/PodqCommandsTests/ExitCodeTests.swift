@@ -1,0 +1,74 @@
+import GRDB
+import PodqTestSupport
+import XCTest
+
+/// The one table from an error to an exit code (ExitCodes.swift), through the real binary: each code
+/// for what it stands for, and the table in `--help` (and so in the man page).
+final class ExitCodeTests: CLITestCase {
+    private func exitCode(_ arguments: [String]) async throws -> (Int32?, String) {
+        let (exit, out, err) = try await cli.run(arguments)
+        return (exit.code, out + err)
+    }
+
+    func testUsageIs2() async throws {
+        var (code, text) = try await exitCode(["download", "--nope"])
+        XCTAssertEqual(code, 2, text)
+        (code, text) = try await exitCode(["queue", "pause", "999"])
+        XCTAssertEqual(code, 2, "no such download is bad input: \(text)")
+        XCTAssertTrue(text.contains("There is no download #999"), text)
+    }
+
+    func testAFailedDownloadOrFeedIs1() async throws {
+        var (code, text) = try await exitCode(["download", "--download-dir", dir.file("out"), server.url("/status/404").absoluteString])
+        XCTAssertEqual(code, 1, text)
+        (code, text) = try await exitCode(["add", server.url("/status/500").absoluteString])
+        XCTAssertEqual(code, 1, "a feed that cannot be fetched: \(text)")
+    }
+
+    func testTheLockIs3() async throws {
+        let runner = try cli.start(["download", server.dataURL(size: 2_000_000, name: "slow.mp3", ["rate": "500000"]).absoluteString])
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let (code, text) = try await exitCode(["download"])
+        XCTAssertEqual(code, 3, text)
+        runner.send(SIGKILL)
+        _ = await runner.finish()
+    }
+
+    func testABadConfigIs4AndAnUnusableDatabaseIs5() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "simultaneous-downloads = lots\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        var (code, text) = try await exitCode(["queue"])
+        XCTAssertEqual(code, 4, text)
+        try FileManager.default.removeItem(atPath: dir.file("home/config"))
+
+        // A row in a state this podq does not know: the database, not the input, is the problem.
+        (code, text) = try await exitCode(["queue", "add", server.dataURL(size: 10, name: "a.mp3").absoluteString])
+        XCTAssertEqual(code, 0, text)
+        try await DatabaseQueue(path: dir.file("home/queue.sqlite")).write { try $0.execute(sql: "UPDATE download SET state = 'frozen'") }
+        (code, text) = try await exitCode(["queue"])
+        XCTAssertEqual(code, 5, text)
+        XCTAssertTrue(text.contains("'frozen'"), text)
+    }
+
+    func testAnInterruptIs130() async throws {
+        let runner = try cli.start(["download", server.dataURL(size: 5_000_000, name: "big.mp3", ["rate": "500000"]).absoluteString])
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/big.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        runner.send(SIGINT)
+        let exit = await runner.finish()
+        XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)
+    }
+
+    func testTheTableIsInTheHelp() async throws {
+        let (code, text) = try await exitCode(["--help"])
+        XCTAssertEqual(code, 0)
+        for part in ["0 success", "1 a download, a feed or the player failed", "2 bad usage", "3 another podq runs the queue",
+                     "4 the config file is invalid", "5 the queue database cannot be used", "130 interrupted"] {
+            XCTAssertTrue(text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ").contains(part), "\(part):\n\(text)")
+        }
+    }
+}
