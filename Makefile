@@ -14,7 +14,7 @@ help:
 	@echo "make bench-quick  the same on small files in under 2 minutes: checks every tool's files are identical"
 	@echo "make install  install podq, its man page and bash/zsh/fish completions under \$$(PREFIX) (PREFIX=$(PREFIX))"
 	@echo "make man      regenerate docs/podq.1 from the commands (swift-argument-parser's manual plugin)"
-	@echo "make lint     build with warnings as errors and check the style config"
+	@echo "make lint     check the sources against the style config (.swift-format); warnings are errors in every build"
 
 build:
 	$(SWIFT) build

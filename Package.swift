@@ -76,7 +76,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Layer 4: the commands (swift-argument-parser), one file per command.
+        // Layer 4: the commands (swift-argument-parser, a file per command or per group: queue, subscriptions)
+        // and their frontends (DownloadRunner, TUISession, FeedRefresh, HTTPSession).
         .target(
             name: "PodqCommands",
             dependencies: [

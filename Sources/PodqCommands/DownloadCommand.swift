@@ -10,8 +10,8 @@ struct DownloadCommand: AsyncParsableCommand {
         discussion: """
             On a terminal it shows live progress lines; otherwise it prints one line per event \
             (started, resumed, completed, failed, retrying). Exit codes: 0 all completed, 1 some failed, \
-            2 bad usage, 3 another podq runs the queue, 130 interrupted (the queue and the partial files \
-            are kept and resume on the next run).
+            2 bad usage, 3 another podq runs the queue, 4 a bad config, 5 an unusable queue database, \
+            130 interrupted (the queue and the partial files are kept and resume on the next run).
             """
     )
 

@@ -46,7 +46,7 @@ struct ParseCommand: AsyncParsableCommand {
     }
 }
 
-/// The JSON of `podq parse --json` (product.md).
+/// The JSON of `podq parse --json` (docs/COMMANDS.md).
 enum FeedJSON {
     static func encode(_ feed: Feed) -> String {
         JSONValue.object([

@@ -3,7 +3,7 @@ import Foundation
 
 /// The entry point: parses the arguments, runs the command, and maps errors to podq's exit codes
 /// through the one table (``ExitCodes/code(for:)``); ArgumentParser's usage errors become 2, as
-/// product.md says, instead of 64.
+/// docs/COMMANDS.md says, instead of 64.
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {

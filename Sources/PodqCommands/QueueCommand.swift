@@ -47,7 +47,7 @@ struct QueueListCommand: ParsableCommand {
     }
 }
 
-/// The JSON of `podq queue --json` (product.md): nulls written out, keys sorted.
+/// The JSON of `podq queue --json` (docs/COMMANDS.md): nulls written out, keys sorted.
 enum QueueJSON {
     struct Item: Encodable {
         let row: DownloadRecord
@@ -141,13 +141,14 @@ struct QueueRemoveCommand: ParsableCommand {
         for id in ids {
             do {
                 guard let row = try context.store.download(id: id) else { throw StoreError.noSuchDownload(id) }
+                let folder = try DownloadFolder(path: row.folderPath)
+                let relative = try folder.relativePath(of: row.destination)
+                // The file first: when it cannot go (a link on the way), the row stays to say so.
+                if deleteFile && row.state == .completed { try folder.removeFile(relative) }
                 try context.store.remove(id: id)
                 // The partial goes unless a running runner holds it: that one cancels its transfer (and
                 // deletes the partial) within a second.
-                let folder = try DownloadFolder(path: row.folderPath)
-                let relative = try folder.relativePath(of: row.destination)
                 folder.removePartial(relative)
-                if deleteFile && row.state == .completed { try folder.removeFile(relative) }
                 Console.out("removed   #\(id) \(row.title)")
             } catch {
                 throw CommandError(error)

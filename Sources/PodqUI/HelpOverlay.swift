@@ -2,7 +2,7 @@ import PodqCore
 
 /// The help overlay (`?`): every key, in a box over the middle of the screen.
 public enum HelpOverlay {
-    /// Each key and what it does, as product.md lists them, with the config's letters.
+    /// Each key and what it does, as the README's key table lists them, with the config's letters.
     public static func keys(_ bindings: KeyBindings = KeyBindings()) -> [(String, String)] {
         func k(_ actions: KeyBindings.Action...) -> String { actions.map { String(bindings.key($0)) }.joined(separator: " ") }
         return [

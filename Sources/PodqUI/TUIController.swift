@@ -1,7 +1,7 @@
 import PodqCore
 
 /// Turns keys into changes of the ``TUIState`` and into ``TUIAction``s for the session to carry out.
-/// Pure: no I/O, so every key of product.md's table is tested without a terminal.
+/// Pure: no I/O, so every key of the README's table is tested without a terminal.
 public enum TUIController {
     /// Handles `key`. `pageSize` is the number of table rows on screen (PgUp/PgDn).
     public static func handle(_ key: Key, state: inout TUIState, snapshot: TUISnapshot, pageSize: Int) -> [TUIAction] {

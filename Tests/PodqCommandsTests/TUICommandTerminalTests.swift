@@ -53,6 +53,27 @@ final class TUICommandTerminalTests: TerminalTestCase {
         _ = await tui.waitFor { $0.contains("[exit 0]") }
     }
 
+    /// `P` with the per-host cap holding rows back: every row says paused and nothing runs, now or a
+    /// moment later; `P` again resumes them.
+    func testPauseAllUnderThePerHostCapStopsEverything() async throws {
+        _ = try await queue(5, size: 20_000_000, rate: 300_000)
+        let tui = try openTUI(["--jobs", "5", "--per-host", "2"])
+        let two = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(two, "the cap lets 2 run, saw \(server.log.currentInFlight)")
+        tui.send("P")
+        let paused = await tui.waitFor { s in (1...5).allSatisfy { self.line(s, containing: "ep\($0).mp3").hasPrefix("paused") } }
+        XCTAssertTrue(paused.ok, paused.screen)
+        try await Task.sleep(for: .milliseconds(1500))
+        XCTAssertEqual(server.log.currentInFlight, 0, "paused all, and nothing runs")
+        let still = tui.capture()
+        XCTAssertTrue((1...5).allSatisfy { line(still, containing: "ep\($0).mp3").hasPrefix("paused") }, still)
+        tui.send("P")
+        let again = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(again, "P resumes them under the cap, saw \(server.log.currentInFlight)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
     func testPlusAndMinusChangeTheNumberInFlight() async throws {
         _ = try await queue(6, size: 20_000_000, rate: 300_000)
         let tui = try openTUI(["--jobs", "2", "--per-host", "3"])

@@ -2,7 +2,7 @@ import PodqCore
 import PodqUI
 import XCTest
 
-/// Every key of product.md's table, without a terminal: keys in, state and actions out.
+/// Every key of the README's table, without a terminal: keys in, state and actions out.
 final class TUIControllerTests: XCTestCase {
     private let snapshot = TUISnapshot(
         downloads: [

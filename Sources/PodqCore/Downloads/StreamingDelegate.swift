@@ -98,27 +98,32 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let gate = task.eventLoop.makePromise(of: Void.self)
-        let actions = shared.withLock { $0.machine.bodyPart(buffer, gate: gate) }
-        for action in actions {
-            guard case .runSink(let sink) = action else { continue }
+        let eventLoop = task.eventLoop
+        let action = shared.withLock { $0.machine.bodyPart(buffer) { eventLoop.makePromise(of: Void.self) } }
+        switch action {
+        case .runSink(let sink):
             // The sink path: the chunk is written here, and the client reads on when this returns.
-            gate.succeed()
             var chunk = buffer
             do {
                 try sink(&chunk)
             } catch {
                 run(shared.withLock { $0.machine.sinkFailed(error) })
-                return task.eventLoop.makeFailedFuture(error)
+                return eventLoop.makeFailedFuture(error)
             }
             // The speed limit: the next read waits for this chunk's turn on the shared schedule.
             if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
-                return task.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
+                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
             }
-            return task.eventLoop.makeSucceededVoidFuture()
+            return eventLoop.makeSucceededVoidFuture()
+        case .deliver(let chunk, let waiter, let gate):
+            waiter.resume(returning: chunk)
+            return gate.futureResult
+        case .hold(let gate):
+            return gate.futureResult
+        case .open(let gate):
+            gate.succeed()
+            return gate.futureResult
         }
-        run(actions)
-        return gate.futureResult
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -149,8 +154,6 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                 waiter.resume(with: result.map { nil })
             case .endSink(let waiter, let result):
                 waiter.resume(with: result)
-            case .runSink:
-                break  // only from didReceiveBodyPart, which runs it itself
             case .cancelRequest:
                 shared.withLock { $0.task }?.cancel()
             }

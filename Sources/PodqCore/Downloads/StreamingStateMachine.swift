@@ -39,8 +39,6 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         case deliver(Chunk, to: ChunkWaiter)
         case endIterator(ChunkWaiter, Result<Void, any Error>)
         case endSink(EndWaiter, Result<Void, any Error>)
-        /// Hand the chunk to the sink, on this thread, before the client reads on.
-        case runSink(Sink)
         /// Cancel the request (if it exists yet).
         case cancelRequest
     }
@@ -108,18 +106,34 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         }
     }
 
-    mutating func bodyPart(_ chunk: Chunk, gate: Gate) -> [Action] {
+    /// What to do with a chunk of the body (one per read: no array, and no gate made for the sink).
+    enum BodyPartAction {
+        /// Hand it to the sink on this thread; the client reads on when the sink returns.
+        case runSink(Sink)
+        /// Give it to the waiting iterator; the client reads on when `gate` opens (the next ask).
+        case deliver(Chunk, to: ChunkWaiter, gate: Gate)
+        /// Keep it (nobody asked yet); the client waits for `gate`.
+        case hold(Gate)
+        /// Not expected now: let the client go on to its end.
+        case open(Gate)
+    }
+
+    /// A chunk arrived; `makeGate` is called only when the client must wait for something other than
+    /// the sink.
+    mutating func bodyPart(_ chunk: Chunk, makeGate: () -> Gate) -> BodyPartAction {
         switch state {
         case .toSink(let sink, _):
-            return [.runSink(sink)]
+            return .runSink(sink)
         case .toIterator(nil, nil, let waiter?):
+            let gate = makeGate()
             state = .toIterator(pending: nil, gate: gate, waiter: nil)
-            return [.deliver(chunk, to: waiter)]
+            return .deliver(chunk, to: waiter, gate: gate)
         case .toIterator(nil, nil, nil):
+            let gate = makeGate()
             state = .toIterator(pending: chunk, gate: gate, waiter: nil)
-            return []
+            return .hold(gate)
         case .idle, .awaitingHead, .awaitingConsumer, .toIterator, .finished:
-            return [.open(gate)]  // not expected: let the client go on to its end
+            return .open(makeGate())
         }
     }
 

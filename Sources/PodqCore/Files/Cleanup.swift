@@ -48,36 +48,28 @@ public enum Cleanup {
     }
 
     /// Applies `policy`: deletes each selected file, then its row. A file already gone just loses
-    /// its row. With `dryRun`, nothing changes and the report says what would go.
+    /// its row. With `dryRun`, nothing changes and the report says what would go. Files are deleted
+    /// through the ``DownloadFolder``: only what lies inside it, reached without a link (a podcast
+    /// folder swapped for a link cannot lead a deletion outside).
     public static func run(store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
                            dryRun: Bool = false) throws(StoreError) -> Report {
         var report = Report()
-        guard policy.isActive else { return report }
-        let folder = resolved(downloadFolder) + "/"
+        guard policy.isActive, let folder = try? DownloadFolder(path: downloadFolder) else { return report }
         for c in select(try store.completedEpisodeDownloads(), policy: policy, now: now) {
-            // The real folder of the file (a podcast folder swapped for a symlink cannot lead outside).
-            let standard = URL(fileURLWithPath: c.download.destination).standardizedFileURL.path
-            let path = resolved((standard as NSString).deletingLastPathComponent) + "/" + (standard as NSString).lastPathComponent
-            guard path.hasPrefix(folder) else {
-                report.keptOutside.append(path)
+            let path = c.download.destination
+            guard let relative = try? folder.relativePath(of: path), case let identity = folder.identity(of: relative),
+                identity != nil || !FileManager.default.fileExists(atPath: path)
+            else {
+                report.keptOutside.append(path)  // outside the folder, or reached only through a link
                 continue
             }
-            var info = stat()
-            let size = lstat(path, &info) == 0 ? Int64(info.st_size) : 0
             if !dryRun {
-                if unlink(path) != 0 && errno != ENOENT { continue }  // could not delete: keep the row
+                guard (try? folder.removeFile(relative)) == true else { continue }  // could not delete: keep the row
                 if let id = c.download.id { try store.remove(id: id) }
             }
             report.removed.append(c.download)
-            report.bytes += size
+            report.bytes += identity?.size ?? 0
         }
         return report
-    }
-
-    /// `path` with every symlink resolved; itself when it does not exist.
-    static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
-        defer { free(real) }
-        return String(decoding: UnsafeRawBufferPointer(start: real, count: strlen(real)), as: UTF8.self)
     }
 }

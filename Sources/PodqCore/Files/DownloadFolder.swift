@@ -10,8 +10,10 @@ import Foundation
 /// swapped for a link after a download was queued cannot lead a write outside. The folder itself is the
 /// user's choice and may be a link (to a shared disk, say): it is resolved once, when opened.
 public final class DownloadFolder: Sendable {
-    /// The folder, absolute and standardized.
+    /// The folder, absolute and standardized, as given.
     public let path: String
+    /// The folder with every link resolved (podq names files under it when they are queued).
+    public let realPath: String
     private let descriptor: Int32
 
     /// Opens `path`, creating it (and its parents) when missing.
@@ -27,6 +29,12 @@ public final class DownloadFolder: Sendable {
         guard fd >= 0 else { throw .fileSystem(path: standard, reason: Self.describe(errno)) }
         self.path = standard
         self.descriptor = fd
+        if let real = realpath(standard, nil) {
+            realPath = String(cString: real)
+            free(real)
+        } else {
+            realPath = standard
+        }
     }
 
     deinit { close(descriptor) }
@@ -36,13 +44,15 @@ public final class DownloadFolder: Sendable {
         path == "/" ? "/" + relative : path + "/" + relative
     }
 
-    /// `path` as a path relative to this folder.
+    /// `path` as a path relative to this folder (named through the folder as given or as resolved).
     /// - Throws: ``DownloadError/outsideDownloadFolder(path:)`` when it is not below the folder.
     public func relativePath(of path: String) throws(DownloadError) -> String {
         let standard = URL(fileURLWithPath: path).standardizedFileURL.path
-        let prefix = self.path.hasSuffix("/") ? self.path : self.path + "/"
-        guard standard.hasPrefix(prefix), standard.count > prefix.count else { throw .outsideDownloadFolder(path: path) }
-        return String(standard.dropFirst(prefix.count))
+        for root in [self.path, realPath] {
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            if standard.hasPrefix(prefix), standard.count > prefix.count { return String(standard.dropFirst(prefix.count)) }
+        }
+        throw .outsideDownloadFolder(path: path)
     }
 
     // MARK: - Claiming

@@ -2,7 +2,7 @@ import Foundation
 
 /// Safe, unique file names inside the download folder.
 ///
-/// Rules (product.md, "Filenames"): no `/`, NUL or control characters, none of `<>:"\|?*`, no leading
+/// Rules (docs/FILES.md, "Names"): no `/`, NUL or control characters, none of `<>:"\|?*`, no leading
 /// dot or trailing dot or space, at most 255 bytes cut on a character boundary with the extension
 /// kept; a taken name gets ` (2)`, ` (3)`, …; a path that would leave the folder is refused.
 public enum FileNamer {

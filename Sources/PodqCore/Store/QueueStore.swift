@@ -61,52 +61,29 @@ public final class QueueStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try pool.write(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw Self.map(error, path: path)
-        } catch {
-            throw .database(String(describing: error))
-        }
+        do { return try pool.write(body) } catch { throw storeError(error) }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw Self.map(error, path: path)
-        } catch {
-            throw .database(String(describing: error))
-        }
+        do { return try pool.read(body) } catch { throw storeError(error) }
     }
 
     /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
     func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw Self.map(error, path: path)
-        } catch {
-            throw .database(String(describing: error))
-        }
+        do { return try await pool.write(body) } catch { throw storeError(error) }
     }
 
     /// ``read(_:)`` without blocking a thread.
     func readAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        do {
-            return try await pool.read(body)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw Self.map(error, path: path)
-        } catch {
-            throw .database(String(describing: error))
+        do { return try await pool.read(body) } catch { throw storeError(error) }
+    }
+
+    /// Any failure of a read or a write as the ``StoreError`` a person can act on.
+    private func storeError(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as DatabaseError: Self.map(error, path: path)
+        default: .database(String(describing: error))
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where podq keeps its files (product.md, "Words").
+/// Where podq keeps its files (docs/FILES.md).
 ///
 /// The home holds the database, config and lock: `--home`, else `PODQ_HOME`, else
 /// `$XDG_DATA_HOME/podq` (default `~/.local/share/podq`). The download folder is `--download-dir`,

@@ -29,6 +29,23 @@ final class DownloadFolderTests: XCTestCase {
         XCTAssertEqual(try file.size(), 0)
     }
 
+    /// The folder itself may be a link (to a shared disk, say): that is the user's choice.
+    func testTheFolderItselfMayBeALink() throws {
+        let real = dir.file("nas/Podcasts")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("Podcasts"), withDestinationPath: real)
+        let linked = try DownloadFolder(path: dir.file("Podcasts"))
+        XCTAssertEqual(linked.realPath, real)
+        XCTAssertEqual(try linked.relativePath(of: dir.file("Podcasts/Show/a.mp3")), "Show/a.mp3")
+        XCTAssertEqual(try linked.relativePath(of: real + "/Show/a.mp3"), "Show/a.mp3", "named either way")
+        let file = try XCTUnwrap(linked.claim("Show/a.mp3"))
+        file.close()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: real + "/Show/a.mp3.part"))
+        XCTAssertThrowsError(try linked.relativePath(of: dir.file("elsewhere/a.mp3"))) {
+            XCTAssertEqual($0 as? DownloadError, .outsideDownloadFolder(path: self.dir.file("elsewhere/a.mp3")))
+        }
+    }
+
     func testLinksWherePodqExpectsItsOwnFilesAreRefusedByName() throws {
         let outside = dir.file("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
