@@ -37,7 +37,8 @@ public enum ExitCodes {
         case is ConfigError: config
         case let error as StoreError: error.isAboutTheDatabase ? store : usage
         case let error as FeedError: if case .fetch = error { failure } else { usage }
-        case is DownloadError, is PlayerError: failure
+        case let error as DownloadError: error.isBadInput ? usage : failure
+        case is PlayerError: failure
         case is CancellationError: interrupted
         default: nil
         }
@@ -49,6 +50,17 @@ public enum ExitCodes {
         or input; 3 another podq runs the queue; 4 the config file is invalid; 5 the queue database cannot be \
         used; 130 interrupted by SIGINT or SIGTERM (the queue and every partial file are kept).
         """
+}
+
+extension DownloadError {
+    /// True for what is wrong with the input itself (a URL, a name that leaves the folder), found
+    /// before anything is fetched.
+    var isBadInput: Bool {
+        switch self {
+        case .invalidURL, .unsupportedScheme, .outsideDownloadFolder: true
+        default: false
+        }
+    }
 }
 
 extension StoreError {

@@ -66,6 +66,24 @@ final class QueueCommandTests: CLITestCase {
         XCTAssertEqual(rows.first?["state"] as? String, "cancelled")
     }
 
+    /// `podq queue pause` with no ids while `podq download` runs under the per-host cap: every row is
+    /// paused in one transaction, the runner stops what runs and starts nothing, and ends.
+    func testPauseAllFromAnotherProcessUnderThePerHostCapStopsEverything() async throws {
+        let urls = (1...4).map { server.dataURL(size: 20_000_000, seed: UInt64($0), name: "c\($0).mp3", ["rate": "300000"]) }
+        let runner = try podq(["download", "--jobs", "4", "--per-host", "2"] + urls.map(\.absoluteString))
+        for _ in 0..<500 where server.log.currentInFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(server.log.currentInFlight, 2, "the cap lets 2 run")
+        let (paused, out, err) = try await runPodq(["queue", "pause"])
+        XCTAssertEqual(paused.code, 0, err)
+        XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("paused") }.count, 4, out)
+        let exit = await runner.finish(timeout: 30)
+        XCTAssertEqual(exit.code, 0, runner.standardOutput + runner.standardError)
+        XCTAssertEqual(server.log.currentInFlight, 0)
+        XCTAssertEqual(server.log.requests.count, 2, "the rows the cap held back never started")
+        let rows = try await queueJSON()
+        XCTAssertEqual(rows.map { $0["state"] as? String }, Array(repeating: "paused", count: 4))
+    }
+
     /// The promise podq is built on: kill -9 at several moments, restart, and every file is right,
     /// with resumes that use Range and fetch nothing valid twice.
     func testKill9AtSeveralPointsLosesNothing() async throws {
