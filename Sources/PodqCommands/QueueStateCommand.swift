@@ -52,11 +52,7 @@ enum QueueStateCommand {
                 guard let id = row.id else { continue }
                 // A running download's partial is its runner's to delete (it holds it, and stops the
                 // transfer first); any other goes now.
-                if event == .cancel, let folder = try? DownloadFolder(path: row.folderPath),
-                    let relative = try? folder.relativePath(of: row.destination)
-                {
-                    folder.removePartial(relative)
-                }
+                if event == .cancel { _ = try? DownloadFolder(path: row.folderPath).removePartial(of: row.destination) }
                 Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) #\(id) \(row.title)")
             }
         } catch {

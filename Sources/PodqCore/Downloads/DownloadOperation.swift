@@ -270,7 +270,7 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
 
     /// Deletes the partial file of a download that is not running, unless another process holds it.
     private func removePartial() {
-        guard let folder = try? downloadFolder(), let relative = try? folder.relativePath(of: fields.withLock({ $0.destination })) else { return }
-        folder.removePartial(relative)
+        let destination = fields.withLock { $0.destination }
+        _ = try? downloadFolder().removePartial(of: destination)
     }
 }

@@ -123,6 +123,14 @@ public final class DownloadFolder: Sendable {
         return unlinkat(found.folder.descriptor, found.name + ".part", 0) == 0
     }
 
+    /// ``removePartial(_:)`` for the partial of the final `path` (a row's destination); false when
+    /// `path` is not below this folder.
+    @discardableResult
+    public func removePartial(of path: String) -> Bool {
+        guard let relative = try? relativePath(of: path) else { return false }
+        return removePartial(relative)
+    }
+
     /// Deletes the file `relative` (a removed download's, or one the cleanup rules select): only a
     /// regular file reached without a link.
     /// - Returns: true when it is gone (or was never there).

@@ -94,7 +94,7 @@ extension QueueRunner {
             let row = try await store.removeAsync(id: id)
             let run = running[id]
             if let run { run.operation.cancel() } else { removePartial(of: row) }
-            if deletingFile && row.state == .completed, let folder = try? DownloadFolder(path: row.folderPath),
+            if deletingFile && row.state == .completed, let folder = folder(row.folderPath),
                 let relative = try? folder.relativePath(of: row.destination)
             {
                 _ = try? folder.removeFile(relative)
@@ -116,7 +116,6 @@ extension QueueRunner {
 
     /// Deletes the partial file of a download that is not running, unless another process holds it.
     func removePartial(of row: DownloadRecord) {
-        guard let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: row.destination) else { return }
-        folder.removePartial(relative)
+        folder(row.folderPath)?.removePartial(of: row.destination)
     }
 }

@@ -82,7 +82,7 @@ extension QueueRunner {
     }
 
     /// The download folder at `path`, opened once; nil when it cannot be (the operation then says why).
-    private func folder(_ path: String) -> DownloadFolder? {
+    func folder(_ path: String) -> DownloadFolder? {
         if let open = folders[path] { return open }
         let opened = try? DownloadFolder(path: path)
         folders[path] = opened
