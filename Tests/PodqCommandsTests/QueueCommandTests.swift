@@ -78,6 +78,8 @@ final class QueueCommandTests: CLITestCase {
         XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("paused") }.count, 4, out)
         let exit = await runner.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0, runner.standardOutput + runner.standardError)
+        // The server notices a closed connection at its next throttled write.
+        for _ in 0..<300 where server.log.currentInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertEqual(server.log.currentInFlight, 0)
         XCTAssertEqual(server.log.requests.count, 2, "the rows the cap held back never started")
         let rows = try await queueJSON()

@@ -11,8 +11,9 @@ import Synchronization
 /// Its states are a ``StreamingStateMachine`` behind a `Mutex`: every callback and every call feeds
 /// the machine an event and carries out the actions it returns after the lock is released.
 ///
-/// Backpressure: the client reads nothing of the body until a consumer attaches; a sink runs before
-/// the next read, and an iterator's chunk is released when the next one is asked for. A body dropped
+/// Backpressure: before a consumer attaches, the client reads one chunk and waits with it held (a body
+/// sent and closed at once is not lost); a sink runs before the next read, and an iterator's chunk is
+/// released when the next one is asked for. A body dropped
 /// without being read to the end cancels the request, so a connection is never left half read.
 final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {
     typealias Response = Void
@@ -139,8 +140,25 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     /// Carries out the machine's actions, outside the lock. Promises are completed, never leaked; the
     /// client ignores them once the request ended.
     private func run(_ actions: [Machine.Action]) {
+        var fedError: (any Error)?
         for action in actions {
             switch action {
+            case .feedSink(let sink, let chunk, let gate):
+                // A chunk that came before the sink: it goes in first, on this thread.
+                var buffer = chunk
+                do {
+                    try sink(&buffer)
+                    guard let gate else { continue }
+                    if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: chunk.readableBytes), wait > 0 {
+                        gate.futureResult.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) { gate.succeed() }
+                    } else {
+                        gate.succeed()
+                    }
+                } catch {
+                    fedError = error
+                    run(shared.withLock { $0.machine.sinkFailed(error) })
+                    gate?.fail(error)
+                }
             case .resumeHead(let waiter):
                 guard let head = shared.withLock({ shared in defer { shared.head = nil }; return shared.head }) else { continue }
                 waiter.resume(returning: head)
@@ -153,7 +171,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             case .endIterator(let waiter, let result):
                 waiter.resume(with: result.map { nil })
             case .endSink(let waiter, let result):
-                waiter.resume(with: result)
+                waiter.resume(with: fedError.map { .failure($0) } ?? result)
             case .cancelRequest:
                 shared.withLock { $0.task }?.cancel()
             }

@@ -16,9 +16,11 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         case idle
         /// The request is out; `waiter` wants the head. Valid: `head`, `end`, `cancel`.
         case awaitingHead(HeadWaiter)
-        /// The head was handed over; the client reads no body until a consumer opens `gate`.
-        /// Valid: `attachSink`, `askForChunk`, `end`, `cancel`, `abandon`.
-        case awaitingConsumer(Gate)
+        /// The head was handed over and the client reads on; the first chunk to arrive before a
+        /// consumer is held as `pending`, and the client waits (`gate`) until a consumer takes it. So a
+        /// body the server sends and closes at once is not lost before anybody reads it.
+        /// Valid: `bodyPart`, `attachSink`, `askForChunk`, `end`, `cancel`, `abandon`.
+        case awaitingConsumer(pending: Chunk?, gate: Gate?)
         /// Every chunk goes to `sink` on the network thread; `done` waits for the end.
         /// Valid: `bodyPart`, `sinkFailed`, `end`, `cancel`.
         case toSink(Sink, done: EndWaiter)
@@ -32,6 +34,8 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
     }
 
     enum Action {
+        /// Hand `chunk` to `sink` now (a chunk held before the sink came), then open `gate` (nil: none).
+        case feedSink(Sink, Chunk, then: Gate?)
         case resumeHead(HeadWaiter)
         case failHead(HeadWaiter, any Error)
         /// Let the client read on.
@@ -69,17 +73,19 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
 
     mutating func head(gate: Gate) -> [Action] {
         guard case .awaitingHead(let waiter) = state else { return [.open(gate)] }
-        state = .awaitingConsumer(gate)
-        return [.resumeHead(waiter)]
+        state = .awaitingConsumer(pending: nil, gate: nil)
+        return [.resumeHead(waiter), .open(gate)]
     }
 
     mutating func attachSink(_ sink: Sink, done: EndWaiter) -> [Action] {
         switch state {
-        case .awaitingConsumer(let gate):
+        case .awaitingConsumer(let pending, let gate):
             state = .toSink(sink, done: done)
-            return [.open(gate)]
-        case .finished(let result, _):
-            return [.endSink(done, result)]
+            if let pending { return [.feedSink(sink, pending, then: gate)] }
+            return gate.map { [.open($0)] } ?? []
+        case .finished(let result, let leftover):
+            state = .finished(result, leftover: nil)
+            return (leftover.map { [Action.feedSink(sink, $0, then: nil)] } ?? []) + [.endSink(done, result)]
         case .idle, .awaitingHead, .toSink, .toIterator:
             return [.endSink(done, .failure(ReadTwice()))]
         }
@@ -87,9 +93,12 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
 
     mutating func askForChunk(_ waiter: ChunkWaiter) -> [Action] {
         switch state {
-        case .awaitingConsumer(let gate):
+        case .awaitingConsumer(let pending?, let gate):
+            state = .toIterator(pending: nil, gate: gate, waiter: nil)
+            return [.deliver(pending, to: waiter)]
+        case .awaitingConsumer(nil, _):
             state = .toIterator(pending: nil, gate: nil, waiter: waiter)
-            return [.open(gate)]
+            return []
         case .toIterator(let pending?, let gate, nil):
             state = .toIterator(pending: nil, gate: nil, waiter: nil)
             return (gate.map { [Action.open($0)] } ?? []) + [.deliver(pending, to: waiter)]
@@ -124,6 +133,10 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         switch state {
         case .toSink(let sink, _):
             return .runSink(sink)
+        case .awaitingConsumer(nil, nil):
+            let gate = makeGate()
+            state = .awaitingConsumer(pending: chunk, gate: gate)
+            return .hold(gate)
         case .toIterator(nil, nil, let waiter?):
             let gate = makeGate()
             state = .toIterator(pending: nil, gate: gate, waiter: nil)
@@ -175,9 +188,9 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
             state = .finished(end, leftover: nil)
             if case .failure(let error) = end { return [.failHead(waiter, error)] }
             return [.failHead(waiter, ReadTwice())]
-        case .awaitingConsumer(let gate):
-            state = .finished(end, leftover: nil)
-            return [.open(gate)]
+        case .awaitingConsumer(let pending, let gate):
+            state = .finished(end, leftover: pending)
+            return gate.map { [.open($0)] } ?? []
         case .toSink(_, let done):
             state = .finished(end, leftover: nil)
             return [.endSink(done, end)]

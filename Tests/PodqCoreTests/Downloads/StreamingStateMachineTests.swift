@@ -12,6 +12,7 @@ final class StreamingStateMachineTests: XCTestCase {
     private func text(_ actions: [Machine.Action]) -> [String] {
         actions.map { action in
             switch action {
+            case .feedSink(let sink, let c, let g): "feedSink \(c) to \(sink) then \(g.map(String.init) ?? "-")"
             case .resumeHead(let w): "resumeHead \(w)"
             case .failHead(let w, let e): "failHead \(w) \(name(e))"
             case .open(let g): "open \(g)"
@@ -66,8 +67,8 @@ final class StreamingStateMachineTests: XCTestCase {
     func testRequestThenHead() {
         var m = Machine()
         XCTAssertEqual(text(m.request(headWaiter: "h")), [])
-        XCTAssertEqual(text(m.head(gate: 1)), ["resumeHead h"], "the caller gets the head; the gate stays shut")
-        guard case .awaitingConsumer(1) = m.state else { return XCTFail("\(m.state)") }
+        XCTAssertEqual(text(m.head(gate: 1)), ["resumeHead h", "open 1"], "the caller gets the head; the client reads on")
+        guard case .awaitingConsumer(nil, nil) = m.state else { return XCTFail("\(m.state)") }
     }
 
     func testACancelBeforeTheRequestCancelsItAtOnce() {
@@ -95,7 +96,7 @@ final class StreamingStateMachineTests: XCTestCase {
 
     func testASinkOpensTheGateAndRunsForEachChunk() {
         var m = atConsumer()
-        XCTAssertEqual(text(m.attachSink("s", done: "d")), ["open 1"])
+        XCTAssertEqual(text(m.attachSink("s", done: "d")), [], "nothing held: the client already reads")
         XCTAssertEqual(part(&m, "a", gate: 2), ["runSink s"])
         XCTAssertEqual(part(&m, "b", gate: 3), ["runSink s"])
         XCTAssertEqual(text(m.end(.success(()), map: map)), ["endSink d success"])
@@ -127,11 +128,39 @@ final class StreamingStateMachineTests: XCTestCase {
         XCTAssertEqual(text(m.end(.failure(Failure(text: "reset")), map: map)), ["endSink d reset@body"])
     }
 
+    // MARK: - Before a consumer
+
+    func testTheFirstChunkBeforeAConsumerIsHeldAndTheClientWaits() {
+        var m = atConsumer()
+        XCTAssertEqual(part(&m, "a", gate: 2), [], "held; the client waits for gate 2")
+        XCTAssertEqual(text(m.attachSink("s", done: "d")), ["feedSink a to s then 2"], "the sink gets it first, then the client reads on")
+        XCTAssertEqual(part(&m, "b", gate: 3), ["runSink s"])
+
+        var n = atConsumer()
+        _ = part(&n, "a", gate: 2)
+        XCTAssertEqual(text(n.askForChunk("w1")), ["deliver a to w1"], "the iterator gets it; gate 2 opens at the next ask")
+        XCTAssertEqual(text(n.askForChunk("w2")), ["open 2"])
+    }
+
+    /// A server that sends a little and closes at once: what came before anybody read is not lost.
+    func testWhatCameBeforeAConsumerSurvivesAnEarlyEnd() {
+        var m = atConsumer()
+        _ = part(&m, "a", gate: 2)
+        XCTAssertEqual(text(m.end(.failure(Failure(text: "closed")), map: map)), ["open 2"])
+        XCTAssertEqual(text(m.attachSink("s", done: "d")), ["feedSink a to s then -", "endSink d closed@body"])
+
+        var n = atConsumer()
+        _ = part(&n, "a", gate: 2)
+        _ = n.end(.failure(Failure(text: "closed")), map: map)
+        XCTAssertEqual(text(n.askForChunk("w1")), ["deliver a to w1"])
+        XCTAssertEqual(text(n.askForChunk("w2")), ["endIterator w2 closed@body"])
+    }
+
     // MARK: - Iterator
 
     func testTheIteratorPullsOneChunkAtATime() {
         var m = atConsumer()
-        XCTAssertEqual(text(m.askForChunk("w1")), ["open 1"], "asking opens the first read")
+        XCTAssertEqual(text(m.askForChunk("w1")), [], "nothing held yet: the iterator waits")
         XCTAssertEqual(part(&m, "a", gate: 2), ["deliver a to w1"], "its gate stays shut until the next ask")
         XCTAssertEqual(text(m.askForChunk("w2")), ["open 2"])
         XCTAssertEqual(part(&m, "b", gate: 3), ["deliver b to w2"])
@@ -169,7 +198,7 @@ final class StreamingStateMachineTests: XCTestCase {
     func testACancelAfterTheHeadWithNoConsumerEndsAsCancelled() {
         var m = atConsumer()
         XCTAssertEqual(text(m.abandon()), ["cancelRequest"], "a dropped body cancels the request")
-        XCTAssertEqual(text(m.end(.failure(Failure(text: "cancelled by client")), map: map)), ["open 1"])
+        XCTAssertEqual(text(m.end(.failure(Failure(text: "cancelled by client")), map: map)), [])
         XCTAssertEqual(text(m.attachSink("s", done: "d")), ["endSink d cancelled"])
     }
 
