@@ -39,6 +39,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case outsideDownloadFolder(path: String)
     /// A symbolic link stands where podq expects a file or folder of its own in the download folder.
     case symlinkRefused(path: String)
+    /// Something that is not podq's stands where podq expects its own file or folder (a file where a
+    /// folder goes, a partial with other names, a pipe): podq will not write into or through it.
+    case notPodqs(path: String, reason: String)
     /// The partial file changed under podq (another program wrote into it or replaced it): it is not
     /// trusted, and the download starts again from zero.
     case partialChanged(path: String, reason: String)
@@ -51,7 +54,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
         case .connectionFailed, .connectionLost, .stalled, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
-            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused:
+            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs:
             false
         }
     }
@@ -99,6 +102,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .symlinkRefused(let path):
             "Refused to write through \(SafeText.clean(path)): it is a symbolic link where podq expects a file or folder of its own. "
                 + "Remove the link, or set download-folder to the real place."
+        case .notPodqs(let path, let reason):
+            "Refused to write \(SafeText.clean(path)): \(reason), where podq expects a file or folder of its own. Move it away, then retry."
         case .partialChanged(let path, let reason):
             "The partial file \(SafeText.clean(path)) changed under podq (\(reason)); another program may be writing to it. "
                 + "podq starts the file again."

@@ -81,7 +81,7 @@ public final class DownloadFolder: Sendable {
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
                 close(fd)
                 let reason = (info.st_mode & S_IFMT) == S_IFREG ? "it has other names (hard links)" : "it is not a regular file"
-                throw .fileSystem(path: partPath, reason: reason + "; podq will not write into it")
+                throw .notPodqs(path: partPath, reason: reason)
             }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 close(fd)
@@ -184,7 +184,7 @@ public final class DownloadFolder: Sendable {
                 if code == ELOOP || (fstatat(current.descriptor, part, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK) {
                     throw .symlinkRefused(path: walked)
                 }
-                if code == ENOTDIR { throw .fileSystem(path: walked, reason: "it is a file, not a folder") }
+                if code == ENOTDIR { throw .notPodqs(path: walked, reason: "it is a file, not a folder") }
                 throw Self.error(code, path: walked)
             }
             current = Handle(fd)

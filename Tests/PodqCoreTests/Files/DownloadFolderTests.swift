@@ -68,12 +68,12 @@ final class DownloadFolderTests: XCTestCase {
         let root = dir.file("downloads")
         _ = FileManager.default.createFile(atPath: root + "/Show", contents: Data())
         XCTAssertThrowsError(try folder.claim("Show/One.mp3")) {
-            XCTAssertEqual($0 as? DownloadError, .fileSystem(path: root + "/Show", reason: "it is a file, not a folder"))
+            XCTAssertEqual($0 as? DownloadError, .notPodqs(path: root + "/Show", reason: "it is a file, not a folder"))
         }
         _ = FileManager.default.createFile(atPath: dir.file("elsewhere"), contents: Data("other".utf8))
         XCTAssertEqual(link(dir.file("elsewhere"), root + "/h.mp3.part"), 0)
         XCTAssertThrowsError(try folder.claim("h.mp3")) {
-            guard case .fileSystem(_, let reason) = $0 as? DownloadError else { return XCTFail("\($0)") }
+            guard case .notPodqs(_, let reason) = $0 as? DownloadError else { return XCTFail("\($0)") }
             XCTAssertTrue(reason.contains("hard links"), reason)
         }
         XCTAssertEqual(mkfifo(root + "/f.mp3.part", 0o644), 0)
