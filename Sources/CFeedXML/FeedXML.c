@@ -31,13 +31,19 @@ static parse_state *state_of(void *ctx) {
     return ctxt ? (parse_state *)ctxt->_private : NULL;
 }
 
+static void stop(void *ctx) {
+    parse_state *s = state_of(ctx);
+    if (s) s->result->stopped = 1;
+    xmlStopParser((xmlParserCtxtPtr)ctx);
+}
+
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
                      int nb_namespaces, const xmlChar **namespaces, int nb_attributes, int nb_defaulted,
                      const xmlChar **attributes) {
     (void)prefix; (void)nb_namespaces; (void)namespaces; (void)nb_defaulted;
     parse_state *s = state_of(ctx);
-    s->handler->start(s->handler->context, (const char *)localname, (const char *)uri,
-                      (const unsigned char **)attributes, nb_attributes);
+    if (s->handler->start(s->handler->context, (const char *)localname, (const char *)uri,
+                          (const unsigned char **)attributes, nb_attributes) != 0) stop(ctx);
 }
 
 static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri) {
@@ -48,7 +54,7 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
 
 static void on_text(void *ctx, const xmlChar *bytes, int length) {
     parse_state *s = state_of(ctx);
-    s->handler->text(s->handler->context, bytes, length);
+    if (s->handler->text(s->handler->context, bytes, length) != 0) stop(ctx);
 }
 
 static void refuse_external(void *ctx) {
@@ -90,7 +96,15 @@ static xmlParserInputPtr on_resolve_entity(void *ctx, const xmlChar *public_id, 
 // leave a usable document, as in every feed reader.
 static void on_error(void *ctx, xmlErrorPtr error) {
     parse_state *s = state_of(ctx);
-    if (s == NULL || error == NULL || error->level != XML_ERR_FATAL || s->result->code != 0) return;
+    if (s == NULL || error == NULL || error->level != XML_ERR_FATAL) return;
+    if (s->result->stopped || s->result->external) return;  // our own stop, not the document's error
+    xmlParserCtxtPtr ctxt = (xmlParserCtxtPtr)ctx;
+    if (error->code == XML_ERR_ENTITY_LOOP) {
+        s->result->entity_loop = 1;
+        xmlStopParser(ctxt);
+    }
+    if (ctxt->recovery) s->result->recovered += 1;
+    if (s->result->code != 0) return;
     s->result->code = error->code != 0 ? error->code : -1;
     s->result->line = error->line;
     s->result->column = error->int2;
@@ -104,7 +118,7 @@ static void on_error(void *ctx, xmlErrorPtr error) {
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_libxml(void) { xmlInitParser(); }
 
-int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *result) {
+int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq_xml_result *result) {
     pthread_once(&init_once, init_libxml);
     memset(result, 0, sizeof *result);
 
@@ -140,7 +154,7 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *
         return result->code;
     }
     ctxt->_private = &state;
-    xmlCtxtUseOptions(ctxt, XML_PARSE_NOENT | XML_PARSE_NONET);
+    xmlCtxtUseOptions(ctxt, XML_PARSE_NOENT | XML_PARSE_NONET | (recover ? XML_PARSE_RECOVER : 0));
     enum { chunk_size = 256 * 1024 };
     char *buffer = malloc(chunk_size);
     for (;;) {
@@ -157,10 +171,11 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *
             break;
         }
         int status = xmlParseChunk(ctxt, buffer, (int)n, n == 0);
-        if (n == 0 || result->external || (status != 0 && !ctxt->wellFormed)) break;
+        if (n == 0 || result->external || result->stopped || ctxt->disableSAX) break;
+        if (status != 0 && !ctxt->wellFormed && !recover) break;
     }
     free(buffer);
-    if (!ctxt->wellFormed && result->code == 0 && !result->external) {
+    if (!ctxt->wellFormed && result->code == 0 && !result->external && !result->stopped) {
         result->code = ctxt->errNo != 0 ? ctxt->errNo : -1;
         result->line = xmlSAX2GetLineNumber(ctxt);
         result->column = xmlSAX2GetColumnNumber(ctxt);
@@ -170,5 +185,6 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *
         ctxt->myDoc = NULL;
     }
     xmlFreeParserCtxt(ctxt);
+    if (result->stopped) return -3;
     return result->external ? -2 : result->code;
 }

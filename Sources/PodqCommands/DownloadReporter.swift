@@ -84,8 +84,7 @@ final class DownloadReporter: Sendable {
     }
 
     private func emit(_ line: String) {
-        // Titles and reasons were cleaned of control characters where they were made.
-        let text = line + "\n"
+        let text = SafeText.terminal(line) + "\n"
         if live {
             output.withLock { $0.pending.append(text) }
         } else {

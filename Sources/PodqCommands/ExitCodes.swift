@@ -36,7 +36,8 @@ public enum ExitCodes {
         case let error as CommandError: error.code
         case is ConfigError: config
         case let error as StoreError: error.isAboutTheDatabase ? store : usage
-        case let error as FeedError: if case .fetch = error { failure } else { usage }
+        case let error as FeedError:
+            if case .fetch(let cause, _) = error { cause.isBadInput ? usage : failure } else { usage }
         case let error as DownloadError: error.isBadInput ? usage : failure
         case is PlayerError: failure
         case is CancellationError: interrupted

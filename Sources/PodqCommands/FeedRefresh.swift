@@ -56,6 +56,7 @@ struct FeedRefresh {
             context.log.info("subscribed", metadata: ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"])
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
+            line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
             return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false)
         } catch {
             throw CommandError(error)
@@ -78,6 +79,7 @@ struct FeedRefresh {
                                                        lastModified: loaded.lastModified)
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
             if loaded.location != p.url { line += "; the feed moved to \(loaded.location)" }
+            line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
             if p.autoQueue || context.settings.autoQueue, !new.isEmpty {
                 let queued = try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: new.compactMap(\.id)))
                 line += ", \(queued.count) queued"
@@ -90,6 +92,13 @@ struct FeedRefresh {
             _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
             return Outcome(line: "\(p.title): \(message)", failed: true)
         }
+    }
+
+    /// Logs what a sloppy feed needed mended, and returns the words for the user's line ("" for a clean feed).
+    private func logRepairs(_ feed: Feed, podcast: Int64, url: String) -> String {
+        guard !feed.repairs.isEmpty else { return "" }
+        context.log.warning("feed read with repairs", metadata: ["podcast": "\(podcast)", "url": "\(url)", "repairs": "\(feed.repairs.summary)"])
+        return "; read with repairs: \(feed.repairs.summary)"
     }
 
     /// Logs a feed that could not be read: the reason shown to the user, the error's case (the

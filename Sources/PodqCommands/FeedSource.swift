@@ -11,27 +11,50 @@ enum FeedSource {
         var lastModified: String?
     }
 
-    /// True for an http(s) URL; anything else is read as a file.
-    static func isURL(_ source: String) -> Bool {
-        guard let url = URL(string: source), let scheme = url.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+    /// What the user gave: an http(s) URL, or a file.
+    enum Resolved: Equatable {
+        case url(String)
+        case file(String)
+    }
+
+    /// Reads what a user pastes: an http(s) URL; a file that exists; a scheme-less address such as
+    /// `example.org/feed.xml` (https, as browsers read it); anything else with `scheme://` is refused
+    /// (`htp://…` is a typo, not a file name); the rest is a file path.
+    /// - Throws: ``FeedError/fetch(_:)`` with ``DownloadError/unsupportedScheme(_:)`` for another scheme.
+    static func resolve(_ source: String) throws(FeedError) -> Resolved {
+        let trimmed = source.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let range = trimmed.range(of: "://") {
+            let scheme = trimmed[..<range.lowerBound].lowercased()
+            guard scheme == "http" || scheme == "https" else { throw .fetch(.unsupportedScheme(trimmed)) }
+            return .url(trimmed)
+        }
+        let path = (trimmed as NSString).expandingTildeInPath
+        if FileManager.default.fileExists(atPath: path) { return .file(URL(fileURLWithPath: path).standardizedFileURL.path) }
+        let host = trimmed.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        let looksLikeHost = !trimmed.hasPrefix("/") && !trimmed.hasPrefix(".") && !trimmed.hasPrefix("~") && host.contains(".")
+            && !host.hasSuffix(".xml") && !host.hasSuffix(".rss") && !host.hasSuffix(".opml") && host.allSatisfy { $0.isLetter || $0.isNumber || ".-:".contains($0) }
+        if looksLikeHost { return .url("https://" + trimmed) }
+        return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
     }
 
     /// The feed at `source`; nil when the server says it has not changed (304).
     static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
                      sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil) async throws(FeedError) -> Loaded? {
-        guard isURL(source), let url = URL(string: source) else {
-            let path = (source as NSString).expandingTildeInPath
-            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let address: String
+        switch try resolve(source) {
+        case .file(let absolute):
             return Loaded(feed: try FeedParser.parse(file: absolute, sizeLimit: sizeLimit), location: absolute)
+        case .url(let text):
+            address = text
         }
+        guard let url = URL(string: address) else { throw .fetch(.invalidURL(address)) }
         switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified, trace: trace) {
         case .notModified:
             return nil
         case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved):
             defer { unlink(file) }
             let feed = try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit)
-            return Loaded(feed: feed, location: moved ? finalURL.absoluteString : source, etag: newETag, lastModified: newLastModified)
+            return Loaded(feed: feed, location: moved ? finalURL.absoluteString : address, etag: newETag, lastModified: newLastModified)
         }
     }
 }

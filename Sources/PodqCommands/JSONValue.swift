@@ -1,3 +1,5 @@
+import PodqCore
+
 /// A JSON value written by hand: corelibs' `JSONSerialization` spent half of `podq parse`'s time
 /// (bridging every value), and this keeps the keys in a fixed, sorted order.
 enum JSONValue {
@@ -45,9 +47,16 @@ enum JSONValue {
     }
 
     /// `s` as a JSON string: runs of plain bytes are copied whole, only `"`, `\\` and controls escaped.
+    /// Characters ``SafeText/isUnsafe(_:)`` names (C1 controls, bidi overrides…) are escaped as
+    /// `\uXXXX`, so the JSON keeps them but a terminal never gets them raw; credentials in URLs are
+    /// redacted.
     static func quote(_ s: String, into out: inout [UInt8]) {
+        var s = SafeText.redactingCredentials(s)
+        if s.utf8.contains(where: { $0 >= 0x7F }) {
+            quoteScalars(s, into: &out)
+            return
+        }
         out.append(UInt8(ascii: "\""))
-        var s = s
         s.withUTF8 { bytes in
             var start = 0
             for i in 0..<bytes.count {
@@ -58,6 +67,23 @@ enum JSONValue {
                 start = i + 1
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func quoteScalars(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let hex = Array("0123456789abcdef".utf8)
+        for scalar in s.unicodeScalars {
+            if scalar.value < 0x80 && scalar.value != 0x7F {
+                let b = UInt8(scalar.value)
+                if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { escape(b, into: &out) } else { out.append(b) }
+            } else if SafeText.isUnsafe(scalar) {
+                let v = Int(scalar.value)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]])
+            } else {
+                out.append(contentsOf: Array(String(scalar).utf8))
+            }
         }
         out.append(UInt8(ascii: "\""))
     }

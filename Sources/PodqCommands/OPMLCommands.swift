@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import PodqCore
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).
 struct ImportCommand: AsyncParsableCommand {
@@ -14,8 +11,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let outlines: [OPML.Outline]
-        do { outlines = try OPML.read(file: file) } catch { throw CommandError(error) }
+        let contents: OPML.Contents
+        do { contents = try OPML.read(file: file) } catch { throw CommandError(error) }
+        let outlines = contents.outlines
+        if !contents.repairs.isEmpty { Console.error("read \(file) with repairs: \(contents.repairs.summary)") }
+        if contents.skipped > 0 { Console.error("skipped \(contents.skipped) outlines whose xmlUrl is not an http(s) URL") }
         let added = try await HTTPSession.with { transport in
             let refresher = FeedRefresh(context: context, transport: transport)
             var added = 0
@@ -41,49 +41,6 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        do { Console.out(OPML.write(try context.store.podcasts())) } catch { throw CommandError(error) }
-    }
-}
-
-/// OPML 2.0 subscription lists.
-enum OPML {
-    struct Outline: Equatable {
-        var title: String
-        var url: String
-    }
-
-    /// Every outline with an `xmlUrl`, at any depth, in document order.
-    static func read(file: String) throws -> [Outline] {
-        guard let stream = InputStream(fileAtPath: file) else { throw FeedError.unreadable(path: file, reason: "cannot open") }
-        let parser = XMLParser(stream: stream)
-        let delegate = Reader()
-        parser.delegate = delegate
-        if !parser.parse() || parser.parserError != nil {
-            throw FeedError.malformed(line: parser.lineNumber, column: parser.columnNumber, reason: "not a valid OPML file")
-        }
-        return delegate.outlines
-    }
-
-    static func write(_ podcasts: [PodcastRecord]) -> String {
-        func esc(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  <head><title>podq subscriptions</title></head>\n  <body>\n"
-        for p in podcasts {
-            out += "    <outline type=\"rss\" text=\"\(esc(p.title))\" title=\"\(esc(p.title))\" xmlUrl=\"\(esc(p.url))\""
-            if let link = p.link { out += " htmlUrl=\"\(esc(link))\"" }
-            out += "/>\n"
-        }
-        return out + "  </body>\n</opml>"
-    }
-
-    private final class Reader: NSObject, XMLParserDelegate {
-        var outlines: [Outline] = []
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            guard name == "outline", let url = attributes["xmlUrl"] ?? attributes["xmlurl"], !url.isEmpty else { return }
-            outlines.append(Outline(title: SafeText.clean(attributes["title"] ?? attributes["text"] ?? ""), url: url.trimmingASCIIWhitespace))
-        }
+        do { Console.out(OPML.write(try context.store.podcasts().map { ($0.title, $0.url, $0.link) })) } catch { throw CommandError(error) }
     }
 }

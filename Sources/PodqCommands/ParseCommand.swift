@@ -38,6 +38,7 @@ struct ParseCommand: AsyncParsableCommand {
             Console.out(FeedJSON.encode(feed))
         } else {
             Console.out("\(feed.title) — \(feed.episodes.count) episodes")
+            if !feed.repairs.isEmpty { Console.out("read with repairs: \(feed.repairs.summary)") }
             for e in feed.episodes {
                 let date = e.published.map(FeedDate.day) ?? "          "
                 Console.out("\(date)  \(e.title)")
@@ -53,6 +54,7 @@ enum FeedJSON {
             "title": .string(feed.title),
             "link": .optional(feed.link),
             "description": .optional(feed.description),
+            "repairs": .optional(feed.repairs.isEmpty ? nil : feed.repairs.summary),
             "episodes": .array(feed.episodes.map { e in
                 .object([
                     "guid": .optional(e.guid),

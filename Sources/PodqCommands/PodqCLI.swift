@@ -7,6 +7,10 @@ import Foundation
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        if let problem = ArgumentCheck.problem(in: arguments) {
+            Console.error("Error: " + problem)
+            exit(ExitCodes.usage)
+        }
         do {
             var command = try Podq.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
@@ -21,7 +25,7 @@ public enum PodqCLI {
             // podq's own errors: their message, and their code from the one table.
             let failure = CommandError(error)
             CommandLog.current?.error("command failed", metadata: ["reason": "\(failure.message)", "exit": "\(failure.code)"])
-            FileHandle.standardError.write(Data("podq: \(failure.message)\n".utf8))
+            Console.error("podq: \(failure.message)")
             exit(failure.code)
         } catch {
             let code = Podq.exitCode(for: error)
@@ -29,7 +33,7 @@ public enum PodqCLI {
                 Podq.exit(withError: error)  // --help, --version
             }
             let message = Podq.fullMessage(for: error)
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Console.error(message)
             exit(code == .validationFailure ? ExitCodes.usage : code.rawValue)
         }
     }

@@ -103,6 +103,12 @@ struct QueueAddCommand: ParsableCommand {
         _ = try URLArguments.parse(items.filter { Int64($0) == nil })
     }
 
+    /// The line for an item not added again: where it already is.
+    static func alreadyThere(_ row: DownloadRecord) -> String {
+        row.state == .completed ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination)"
+            : "already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
+    }
+
     func run() throws {
         let context = try QueueContext.open(global, downloadDir: downloadDir)
         do {
@@ -112,13 +118,15 @@ struct QueueAddCommand: ParsableCommand {
                 episodeIds = try context.store.episodes(podcastId: podcast.id).prefix(latest).compactMap(\.episode.id)
             }
             let planning = QueuePlanning(context: context)
-            for row in try context.store.add(planning.downloads(forEpisodes: episodeIds)) {
+            let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds)
+            for row in try context.store.add(fromEpisodes) {
                 Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)")
             }
+            for row in already { Console.out(Self.alreadyThere(row)) }
             let urls = latest == nil ? try URLArguments.parse(items.filter { Int64($0) == nil }) : []
             let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
             for row in try context.store.add(new) { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
-            for row in skipped { Console.out("already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.url)") }
+            for row in skipped { Console.out(Self.alreadyThere(row)) }
         } catch let error as CommandError {
             throw error
         } catch {

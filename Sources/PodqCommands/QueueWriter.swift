@@ -68,12 +68,20 @@ struct QueuePlanning {
     /// The rows to add for feed episodes, with their product names; an episode already queued (and not
     /// cancelled) is skipped.
     func downloads(forEpisodes episodeIds: [Int64]) throws -> [NewDownload] {
+        try plan(forEpisodes: episodeIds).new
+    }
+
+    /// The rows to add for feed episodes, and the rows of those already queued or downloaded (which
+    /// are not added again: the caller says so).
+    func plan(forEpisodes episodeIds: [Int64]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
             var reserved = try context.store.destinations()
             var new: [NewDownload] = []
+            var skipped: [DownloadRecord] = []
             for id in episodeIds {
                 let (episode, podcast) = try context.store.episode(id: id)
                 if let downloadId = episode.downloadId, let existing = try context.store.download(id: downloadId), existing.state != .cancelled {
+                    skipped.append(existing)
                     continue
                 }
                 let folder = context.paths.downloadFolder
@@ -83,7 +91,7 @@ struct QueuePlanning {
                                        destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,
                                        bytesExpected: episode.length))
             }
-            return new
+            return (new, skipped)
         } catch {
             throw CommandError(error)
         }

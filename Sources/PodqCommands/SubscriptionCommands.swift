@@ -34,7 +34,8 @@ struct FeedsCommand: ParsableCommand {
         if json {
             Console.out(JSONValue.array(podcasts.map { p in
                 .object(["id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
-                         "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error)])
+                         "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error),
+                         "repairs": .optional(p.repairs)])
             }).text)
             return
         }
@@ -42,6 +43,7 @@ struct FeedsCommand: ParsableCommand {
         for p in podcasts {
             var line = "#\(p.id ?? 0)  \(p.title)  (\(counts[p.id ?? 0] ?? 0) episodes\(p.autoQueue ? ", auto" : ""))  \(p.url)"
             if let error = p.error { line += "\n      last refresh failed: \(error)" }
+            if let repairs = p.repairs { line += "\n      read with repairs: \(repairs)" }
             Console.out(line)
         }
     }

@@ -49,7 +49,8 @@ final class TUILibrary: Sendable {
         }
         let podcastRows = podcasts.map { p in
             PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
-                       lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue)
+                       lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
+                       repairs: p.repairs.map(SafeText.clean))
         }
         rows.withLock {
             $0.episodes = episodes

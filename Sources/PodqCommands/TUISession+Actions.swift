@@ -45,9 +45,14 @@ extension TUISession {
         case .queueEpisode(let id):
             let planning = QueuePlanning(context: context), library = self.library
             act {
-                let made = try await runner.add(planning.downloads(forEpisodes: [id]))
+                let (new, skipped) = try planning.plan(forEpisodes: [id])
+                let made = try await runner.add(new)
                 library.markStale()
-                guard let row = made.first else { return "that episode is already in the queue (Downloads view: 1)" }
+                guard let row = made.first else {
+                    guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
+                    return existing.state == .completed ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
+                        : "already in the queue as #\(existing.id ?? 0) (\(existing.state.rawValue))"
+                }
                 return "queued #\(row.id ?? 0) \(row.title)"
             }
         case .addFeed(let url):

@@ -49,6 +49,7 @@ struct Connection {
         let keepAlive = head.isKeepAlive && response.dropAfter == nil && response.announcedLength == nil
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        if let delay = response.headDelay { try await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
         try await outbound.write(.head(responseHead))
 
         let isHead = head.method == .HEAD

@@ -39,6 +39,8 @@ public struct ServerResponse: Sendable {
     public var dropAfter: Int64?
     /// Pause once during the body.
     public var stall: Stall?
+    /// Wait this many seconds before the head (a server slow to answer at all).
+    public var headDelay: Double?
     /// Announce this `Content-Length` instead of the real one (a server that lies).
     public var announcedLength: Int64?
 

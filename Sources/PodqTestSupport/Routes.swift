@@ -96,6 +96,7 @@ enum Routes {
             response.dropAfter = drop
         }
         if let lie = query["lie"].flatMap(Int64.init) { response.announcedLength = lie }
+        if let delay = query["headDelay"].flatMap(Double.init) { response.headDelay = delay }
         let stallFirst = query["stallFirst"].flatMap { state.first("stallFirst " + request.uri) ? $0 : nil }
         if let stall = query["stall"] ?? stallFirst {
             let p = stall.split(separator: ":")

@@ -32,8 +32,9 @@ enum ListRenderer {
             Column(title: "EPISODES", width: 8) { String($0.episodes) },
             Column(title: "REFRESHED", width: 10) { Format.day($0.lastRefresh) },
             Column(title: "AUTO", width: 4) { $0.autoQueue ? "auto" : "" },
+            Column(title: "FEED", width: 8) { $0.error != nil ? "failed" : $0.repairs != nil ? "repaired" : "ok" },
         ]
-        table(rows, columns: columns, title: ("PODCAST", { $0.error == nil ? $0.title : "! " + $0.title }), dropOrder: [2, 1],
+        table(rows, columns: columns, title: ("PODCAST", { $0.title }), dropOrder: [3, 2, 1],
               into: &grid, y: y, selected: selected) { $0.error == nil ? .normal : .failure }
     }
 

@@ -9,10 +9,14 @@ public struct PodcastRow: Sendable, Equatable {
     public var lastRefresh: Double?
     /// Why the last refresh failed.
     public var error: String?
+    /// What the last read had to mend, when it was sloppy (``PodqCore/FeedRepairs/summary``).
+    public var repairs: String?
     /// New episodes are queued on refresh.
     public var autoQueue: Bool
 
-    public init(id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool) {
+    public init(id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool,
+                repairs: String? = nil) {
+        self.repairs = repairs
         self.id = id
         self.title = title
         self.url = url

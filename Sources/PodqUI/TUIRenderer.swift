@@ -121,8 +121,12 @@ public struct TUIRenderer: Sendable {
                     grid.put("#\(id) \(row.state.name): \(error)", x: 0, y: y, style: .failure)
                 }
             case .podcasts:
-                if let row = snapshot.podcasts.first(where: { $0.id == id }), let error = row.error {
-                    grid.put("last refresh failed: \(error)", x: 0, y: y, style: .failure)
+                if let row = snapshot.podcasts.first(where: { $0.id == id }) {
+                    if let error = row.error {
+                        grid.put("last refresh failed: \(error)", x: 0, y: y, style: .failure)
+                    } else if let repairs = row.repairs {
+                        grid.put("read with repairs: \(repairs)", x: 0, y: y, style: .normal)
+                    }
                 }
             case .episodes:
                 break

@@ -16,7 +16,7 @@ final class ParseCommandTests: XCTestCase {
         let (exit, out, err) = try await cli.run(["parse", "--json", server.url("/redirect/2?to=%2Fstatic%2Fpods%2Ffeed.xml").absoluteString])
         XCTAssertEqual(exit.code, 0, err)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
-        XCTAssertEqual(Set(json.keys), ["title", "link", "description", "episodes"])
+        XCTAssertEqual(Set(json.keys), ["title", "link", "description", "repairs", "episodes"])
         XCTAssertEqual(json["title"] as? String, "Relative")
         XCTAssertTrue(json["description"] is NSNull)
         let episodes = try XCTUnwrap(json["episodes"] as? [[String: Any]])
@@ -33,7 +33,7 @@ final class ParseCommandTests: XCTestCase {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
-        let (exit, _, err) = try await cli.run(["parse", Self.fixtures.appendingPathComponent("malformed-unclosed-tag.xml").path])
+        let (exit, _, err) = try await cli.run(["parse", Self.fixtures.appendingPathComponent("malformed-no-channel.xml").path])
         XCTAssertEqual(exit.code, 2)
         XCTAssertTrue(err.contains("line 3, column"), err)
         let (missing, _, err2) = try await cli.run(["parse", "/nonexistent.xml"])

@@ -77,18 +77,18 @@ final class SubscriptionCommandTests: CLITestCase {
         XCTAssertEqual(feeds.first?["episodes"] as? Int, 2, "deduplicated by GUID: the edited one is not new")
     }
 
-    func testLatestNAndDeduplicationByEnclosureWithoutQuery() async throws {
+    func testLatestNAndDeduplicationByEnclosureWithoutTrackingParameters() async throws {
         let text = """
             <?xml version="1.0"?><rss version="2.0"><channel><title>NoGuid</title>
-            <item><title>A</title><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate><enclosure url="/data/a.mp3?size=100&amp;seed=1&amp;t=1" length="100"/></item>
+            <item><title>A</title><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate><enclosure url="/data/a.mp3?size=100&amp;seed=1&amp;utm_source=feed1" length="100"/></item>
             <item><title>B</title><pubDate>Sat, 14 Nov 2026 10:00:00 GMT</pubDate><enclosure url="/data/b.mp3?size=100&amp;seed=2" length="100"/></item>
             <item><title>C</title><pubDate>Sat, 07 Nov 2026 10:00:00 GMT</pubDate><enclosure url="/data/c.mp3?size=100&amp;seed=3" length="100"/></item>
             </channel></rss>
             """
         server.serve(Array(text.utf8), as: "noguid.xml")
         _ = try await cli.run(["add", server.url("/static/noguid.xml").absoluteString])
-        // The same episodes with new tracking parameters are not new.
-        server.serve(Array(text.replacingOccurrences(of: "t=1", with: "t=2").utf8), as: "noguid.xml")
+        // The same episodes with new tracking parameters (utm_*) are not new.
+        server.serve(Array(text.replacingOccurrences(of: "utm_source=feed1", with: "utm_source=feed2").utf8), as: "noguid.xml")
         let (_, out, _) = try await cli.run(["refresh"])
         XCTAssertTrue(out.contains("NoGuid: 0 new"), out)
         let (latest, lout, lerr) = try await cli.run(["queue", "add", "--latest", "2", "NoGuid"])

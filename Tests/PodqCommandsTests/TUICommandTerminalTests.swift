@@ -76,6 +76,9 @@ final class TUICommandTerminalTests: TerminalTestCase {
 
     func testPlusAndMinusChangeTheNumberInFlight() async throws {
         _ = try await queue(6, size: 20_000_000, rate: 300_000)
+        // A config of the user's own, with CRLF line ends: the TUI's edits keep every byte of it.
+        let mine = "# my settings\r\nmax-attempts = 7 # retries\r\n\r\n"
+        try mine.write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
         let tui = try openTUI(["--jobs", "2", "--per-host", "3"])
         let two = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(two, "2 in flight at first, saw \(server.log.currentInFlight)")
@@ -96,7 +99,9 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let limited = await tui.waitFor { $0.contains("speed limit") && $0.contains("(max ") }
         XCTAssertTrue(limited.ok, limited.screen)
         let saved = try String(contentsOfFile: cli.home + "/config", encoding: .utf8)
-        let rate = try XCTUnwrap(saved.split(separator: "\n").first { $0.hasPrefix("rate-limit = ") }.flatMap { Int($0.dropFirst(13)) }, saved)
+        XCTAssertTrue(saved.hasPrefix(mine), "the user's lines are kept byte for byte:\n\(saved.debugDescription)")
+        let rate = try XCTUnwrap(saved.split(separator: "\r\n").first { $0.hasPrefix("rate-limit = ") }.flatMap { Int($0.dropFirst(13)) },
+                                 saved.debugDescription)
         XCTAssertLessThan(rate, 300_000, "below the speed it had")
         tui.send(">")
         let doubled = await tui.waitFor { _ in

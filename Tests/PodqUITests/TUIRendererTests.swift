@@ -78,7 +78,7 @@ final class TUIRendererTests: XCTestCase {
             ],
             podcasts: [
                 PodcastRow(id: 1, title: "Tech Talk", url: "https://example.org/feed", episodes: 2, lastRefresh: 1_763_596_800, error: nil,
-                           autoQueue: true),
+                           autoQueue: true, repairs: "repaired 1 control character"),
                 PodcastRow(id: 2, title: "日本語ラジオ", url: "https://example.jp/rss", episodes: 1, lastRefresh: nil,
                            error: "404: The server has no file at https://example.jp/rss", autoQueue: false),
             ])
@@ -104,13 +104,15 @@ final class TUIRendererTests: XCTestCase {
         state.selectedID[.podcasts] = 2
         XCTAssertEqual(frame(&state, snapshot, width: 90, height: 7), """
              1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
-            EPISODES REFRESHED  AUTO PODCAST
-            2        2025-11-20 auto Tech Talk
-            1                        ! 日本語ラジオ
+            EPISODES REFRESHED  AUTO FEED     PODCAST
+            2        2025-11-20 auto repaired Tech Talk
+            1                        failed   日本語ラジオ
              0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
             last refresh failed: 404: The server has no file at https://example.jp/rss
             ↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit
             """)
+        state.selectedID[.podcasts] = 1
+        XCTAssertTrue(frame(&state, snapshot, width: 90, height: 7).contains("read with repairs: repaired 1 control character"))
     }
 
     func testPromptsAndTheHelpOverlay() {

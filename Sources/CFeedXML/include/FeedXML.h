@@ -7,11 +7,12 @@
 /// The SAX events. `attributes` holds `count` records of five pointers each, as libxml2 gives them:
 /// local name, prefix, namespace URI (NUL-terminated or NULL), value start and value end.
 /// Names and URIs are interned for the whole parse: equal strings have equal pointers.
+/// `start` and `text` return 0 to go on, anything else to stop the parse (`result->stopped` is set).
 typedef struct podq_xml_handler {
     void *context;
-    void (*start)(void *context, const char *localname, const char *uri, const unsigned char **attributes, int count);
+    int (*start)(void *context, const char *localname, const char *uri, const unsigned char **attributes, int count);
     void (*end)(void *context, const char *localname, const char *uri);
-    void (*text)(void *context, const unsigned char *bytes, int length);
+    int (*text)(void *context, const unsigned char *bytes, int length);
 } podq_xml_handler;
 
 /// What a parse ended with.
@@ -22,11 +23,19 @@ typedef struct podq_xml_result {
     int column;
     /// 1 when the document reached for something outside it (an external entity or DTD): refused.
     int external;
+    /// 1 when libxml2 stopped an entity loop or amplification (a billion laughs), even while recovering.
+    int entity_loop;
+    /// 1 when a handler asked to stop.
+    int stopped;
+    /// In recovery mode: how many errors libxml2 recovered from (the first is in code/line/column).
+    int recovered;
     /// libxml2's message for `code`, without its trailing newline.
     char message[240];
 } podq_xml_result;
 
 /// Parses the document read from `fd` (not closed). Returns `result->code`.
-int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, podq_xml_result *result);
+/// With `recover` nonzero, libxml2 goes on after errors (XML_PARSE_RECOVER), as feed readers do with
+/// broken documents; the events then describe what it could make of the rest.
+int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq_xml_result *result);
 
 #endif

@@ -30,6 +30,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // inside the client (found by the TUI benchmark: 50 "running", 8 transferring). podq's own
         // limit decides how many run; the pool must not cap it below.
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.maxConnectionsPerHost
+        // A refused connection fails now, not after the connect timeout: AHC would otherwise retry
+        // inside one request until `connect` runs out (10 s for a port nobody listens on; AHC issue
+        // 743). podq's own retry policy (with backoff, and its count in the row) does the retrying.
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
     }
@@ -70,7 +74,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if let client = error as? HTTPClientError {
             switch client {
             case .cancelled: return CancellationError()
-            case .readTimeout: return DownloadError.stalled(seconds: stallSeconds)
+            case .readTimeout:
+                return duringBody ? DownloadError.stalled(seconds: stallSeconds) : DownloadError.noResponse(seconds: stallSeconds)
             case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
                 return DownloadError.connectionFailed("timed out")
             case .remoteConnectionClosed:

@@ -25,6 +25,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case connectionLost(String)
     /// No byte arrived for the stall time-out.
     case stalled(seconds: Double)
+    /// The server took the request but its answer's head did not come: nothing arrived for `seconds`
+    /// before the status line and headers were complete.
+    case noResponse(seconds: Double)
     /// The body ended before the announced length.
     case shortBody(received: Int64, expected: Int64)
     /// The body went on past the announced length.
@@ -52,7 +55,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
-        case .connectionFailed, .connectionLost, .stalled, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
+        case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs:
             false
@@ -65,12 +68,20 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         return nil
     }
 
+    /// " Did you mean https://…?" for a scheme one typo away from http(s) (`htp://`, `htps://`).
+    static func schemeHint(_ url: String) -> String {
+        guard let range = url.range(of: "://") else { return "" }
+        let scheme = String(url[..<range.lowerBound])
+        guard let near = Suggestion.nearest(to: scheme, in: ["http", "https"]), near != scheme.lowercased() else { return "" }
+        return " Did you mean \(near)://\(SafeText.clean(String(url[range.upperBound...])))?"
+    }
+
     public var errorDescription: String? {
         switch self {
         case .invalidURL(let text):
             "'\(SafeText.clean(text))' is not a valid URL; give a full http:// or https:// address."
         case .unsupportedScheme(let url):
-            "\(SafeText.clean(url)) is not an http or https URL; podq downloads only over HTTP(S)."
+            "\(SafeText.clean(url)) is not an http or https URL; podq downloads only over HTTP(S)." + Self.schemeHint(url)
         case .httpStatus(let code, let url, let retryAfter):
             Self.describe(status: code, url: url, retryAfter: retryAfter)
         case .tooManyRedirects(let limit, let url):
@@ -87,6 +98,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "The connection broke during the download (\(reason)); the partial file is kept for a resume."
         case .stalled(let seconds):
             "No data arrived for \(Self.format(seconds)) s; the partial file is kept for a resume."
+        case .noResponse(let seconds):
+            "The server took the request but sent no complete answer (its headers) for \(Self.format(seconds)) s; it may be overloaded. podq tries again later (raise stall-timeout for a slow server)."
         case .shortBody(let received, let expected):
             "The server sent \(received) of \(expected) bytes and stopped; the partial file is kept."
         case .bodyTooLong(let expected):

@@ -11,6 +11,8 @@ public struct Feed: Sendable, Equatable {
     public var episodes: [FeedEpisode]
     /// Items without any enclosure, which are not episodes.
     public var itemsWithoutEnclosure: Int
+    /// What was mended to read the feed (empty for a clean feed).
+    public var repairs = FeedRepairs()
 
     public init(title: String = "", link: String? = nil, description: String? = nil, author: String? = nil,
                 imageURL: String? = nil, episodes: [FeedEpisode] = [], itemsWithoutEnclosure: Int = 0) {

@@ -8,6 +8,11 @@ final class FeedBuilder: FeedXMLHandler {
     var sawRoot = false
     var isFeed = false
     var rootName = ""
+    /// True once the RSS `channel` (or the Atom `feed` itself) was opened.
+    var sawChannel = false
+    /// The cap that stopped the parse, if one did.
+    private(set) var limitReached: FeedError?
+    var stopRequested: Bool { limitReached != nil }
 
     private var stack: [(ns: String, name: String)] = []
     /// The text of the open elements, as UTF-8 (a String is made only at an end tag). Each open
@@ -25,10 +30,16 @@ final class FeedBuilder: FeedXMLHandler {
     private var atomAuthorDepth = 0
 
     let keepNotes: Bool
+    let limits: FeedLimits
+    /// Text bytes the parse may still deliver (the file's size plus the expansion allowance).
+    private var textBudget: Int64
+    private var items = 0
 
-    init(baseURL: URL?, keepNotes: Bool = true) {
+    init(baseURL: URL?, keepNotes: Bool = true, limits: FeedLimits = .standard, textBudget: Int64 = .max) {
         self.baseURL = baseURL
         self.keepNotes = keepNotes
+        self.limits = limits
+        self.textBudget = textBudget
     }
 
     // MARK: Elements
@@ -39,7 +50,9 @@ final class FeedBuilder: FeedXMLHandler {
             rootName = name
             isFeed = (ns.isEmpty && name == "rss") || (ns == FeedNamespace.atom && name == "feed") || (ns == FeedNamespace.rdf && name == "RDF")
                 || (ns.isEmpty && name == "feed")
+            if name == "feed" { sawChannel = true }
         }
+        if name == "channel" && (ns.isEmpty || ns == FeedNamespace.rss1) { sawChannel = true }
         stack.append((ns, name))
         if !hadChild.isEmpty { hadChild[hadChild.count - 1] = true }
         textStarts.append(text.count)
@@ -48,6 +61,14 @@ final class FeedBuilder: FeedXMLHandler {
         let isAtom = ns == FeedNamespace.atom
 
         if (isRSS && name == "item") || (isAtom && name == "entry") {
+            items += 1
+            if items > limits.items {
+                limitReached = .tooManyItems(limit: limits.items)
+                return
+            }
+            // An item opened inside another happens only in a broken feed read with recovery
+            // (a tag left open): the first one ends here.
+            finishItem()
             item = FeedEpisode()
             itemIsAtom = isAtom
             mediaFallback = []
@@ -73,7 +94,7 @@ final class FeedBuilder: FeedXMLHandler {
             if let url = attributes["url"], item != nil, let resolved = resolve(url) {
                 let medium = attributes["medium"]
                 if medium == nil || medium == "audio" || medium == "video" {
-                    mediaFallback.append(Enclosure(url: resolved, type: attributes["type"], length: Self.length(attributes["fileSize"])))
+                    mediaFallback.append(Enclosure(url: resolved, type: attributes["type"].map(SafeText.clean), length: Self.length(attributes["fileSize"])))
                 }
             }
         default:
@@ -82,9 +103,15 @@ final class FeedBuilder: FeedXMLHandler {
     }
 
     func end(ns: String, name: String) {
+        guard !stack.isEmpty else { return }
         stack.removeLast()
         let start = textStarts.removeLast()
         let parent = hadChild.removeLast()
+        if !parent && text.count - start > limits.fieldBytes {
+            limitReached = .fieldTooLong(element: name, limit: limits.fieldBytes)
+            text.removeSubrange(start...)
+            return
+        }
         let isRSS = ns.isEmpty || ns == FeedNamespace.rss1
         let isAtom = ns == FeedNamespace.atom
         // Items, entries and the channel are read field by field: their whole text is never needed.
@@ -184,8 +211,17 @@ final class FeedBuilder: FeedXMLHandler {
     }
 
     private func addEnclosure(url: String, type: String?, length: String?) {
-        guard item != nil, let resolved = resolve(url) else { return }
+        guard item != nil else { return }
+        guard let resolved = resolve(url) else {
+            if !url.trimmingASCIIWhitespace.isEmpty { feed.repairs.droppedEnclosures += 1 }
+            return
+        }
         item?.enclosures.append(Enclosure(url: resolved, type: type.map(SafeText.clean), length: Self.length(length)))
+    }
+
+    /// Ends the parse: an item still open (a broken feed read with recovery) is kept.
+    func finish() {
+        if limitReached == nil { finishItem() }
     }
 
     private func finishItem() {
@@ -195,13 +231,31 @@ final class FeedBuilder: FeedXMLHandler {
         if episode.enclosures.isEmpty {
             feed.itemsWithoutEnclosure += 1
         } else {
+            if episode.title.isEmpty { episode.title = Self.title(fromFileOf: episode.enclosures[0].url) }
             feed.episodes.append(episode)
         }
+    }
+
+    /// A title for an untitled episode: its enclosure's file name, decoded, without its extension
+    /// ("My Episode_12" for `…/My%20Episode_12.mp3?x=1`).
+    static func title(fromFileOf url: String) -> String {
+        let path = URLComponents(string: url)?.percentEncodedPath ?? ""
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        var name = SafeText.clean(last.removingPercentEncoding ?? last)
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex, name.distance(from: dot, to: name.endIndex) <= 6 {
+            name = String(name[..<dot])
+        }
+        return name.isEmpty ? "Untitled episode" : name
     }
 
     // MARK: Text
 
     func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        textBudget -= Int64(bytes.count)
+        if textBudget < 0 {
+            limitReached = .expansionTooLarge(limit: limits.expansion)
+            return
+        }
         if !textStarts.isEmpty { text.append(contentsOf: bytes) }
     }
 
@@ -214,9 +268,7 @@ final class FeedBuilder: FeedXMLHandler {
         if Self.isPlainAbsoluteHTTP(trimmed) { return trimmed }  // the common case, without Foundation
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
         guard let url = URL(string: escaped, relativeTo: baseURL)?.absoluteURL else { return nil }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return baseURL == nil && url.scheme == nil ? escaped : nil
-        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return nil }
         return url.absoluteString
     }
 

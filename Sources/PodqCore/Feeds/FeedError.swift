@@ -10,10 +10,20 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
     case tooLarge(limit: Int64)
     /// The file could not be read.
     case unreadable(path: String, reason: String)
-    /// Fetching the feed failed.
-    case fetch(DownloadError)
+    /// Fetching the feed at `url` (when known) failed.
+    case fetch(DownloadError, url: String? = nil)
     /// Entities that expand without end, or an external entity: refused.
     case hostileEntities
+    /// Entity expansion added more text than ``FeedLimits/expansion`` allows (quadratic expansion).
+    case expansionTooLarge(limit: Int64)
+    /// One element's text is longer than ``FeedLimits/fieldBytes``.
+    case fieldTooLong(element: String, limit: Int)
+    /// More items than ``FeedLimits/items``.
+    case tooManyItems(limit: Int)
+    /// Well-formed XML, but not OPML.
+    case notOPML(root: String)
+    /// Not XML at all: an audio file, an image, a PDF… (what it looks like).
+    case notXML(kind: String)
 
     public var errorDescription: String? {
         switch self {
@@ -25,10 +35,24 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
             "The feed is larger than \(limit / 1_000_000) MB, the limit; raise feed-size-limit in the config if you trust it."
         case .unreadable(let path, let reason):
             "Cannot read \(path): \(reason)."
-        case .fetch(let error):
+        case .fetch(.httpStatus(let code, let url, _), _) where code == 404 || code == 410:
+            "The server has no feed at \(SafeText.clean(url)) (HTTP \(code)): check the address, or look on the podcast's website for its feed URL."
+        case .fetch(let error, let url?) where !(error.localizedDescription.contains(url)):
+            "Cannot fetch the feed at \(SafeText.clean(url)): \(error.localizedDescription)"
+        case .fetch(let error, _):
             "Cannot fetch the feed: \(error.localizedDescription)"
+        case .notXML(let kind):
+            "This is not a feed: it looks like \(kind). To download a file, use `podq download <url>` or `podq queue add <url>`; to subscribe, give the URL of the podcast's RSS or Atom feed."
         case .hostileEntities:
             "The feed declares entities that expand without end or point outside it; podq refuses it."
+        case .expansionTooLarge(let limit):
+            "The feed's entities expand to more than \(limit >> 20) MiB of text beyond the file itself (one text repeated many times); podq refuses it. If the feed is genuine, tell its publisher."
+        case .fieldTooLong(let element, let limit):
+            "The feed's <\(SafeText.clean(element))> holds more than \(limit >> 20) MiB of text, far beyond any real feed; podq refuses it. If the feed is genuine, tell its publisher."
+        case .notOPML(let root):
+            "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
+        case .tooManyItems(let limit):
+            "The feed has more than \(limit) items, the limit; podq refuses it rather than keep part of it. If the feed is genuine, tell its publisher."
         }
     }
 }

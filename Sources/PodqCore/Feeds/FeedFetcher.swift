@@ -59,10 +59,10 @@ public struct FeedFetcher: Sendable {
             throw error
         } catch let error as DownloadError {
             unlink(path)
-            throw .fetch(error)
+            throw .fetch(error, url: url.absoluteString)
         } catch {
             unlink(path)
-            throw .fetch(.network(String(describing: error)))
+            throw .fetch(.network(String(describing: error)), url: url.absoluteString)
         }
     }
 }

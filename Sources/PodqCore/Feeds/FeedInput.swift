@@ -142,6 +142,8 @@ struct UTF8Repair {
     /// Bytes of a sequence cut at the end of the last chunk.
     private var carry: [UInt8] = []
     private(set) var clean = true
+    /// How many bad sequences were replaced so far.
+    private(set) var invalidCount = 0
 
     /// The chunk with invalid sequences replaced; `final` flushes a cut sequence as invalid.
     mutating func repair(_ chunk: Data, final: Bool) -> [UInt8] {
@@ -192,6 +194,7 @@ struct UTF8Repair {
 
     private mutating func bad(_ out: inout [UInt8]) {
         clean = false
+        invalidCount += 1
         out += [0xEF, 0xBF, 0xBD]
     }
 }

@@ -3,69 +3,137 @@ import Foundation
 /// A streaming (SAX) parser for RSS 2.0, 0.9x and 1.0, Atom 1.0, the iTunes namespace and Media RSS,
 /// fed from a file through libxml2's SAX2 parser (``FeedXMLReader``; never a whole document in memory).
 ///
-/// The document's own entities expand under libxml2's amplification limits (a billion laughs is
-/// refused) and nothing external is ever opened; the declared charset is honoured (``FeedInput``); a
-/// file that claims UTF-8 but is not gets a repaired copy; an undeclared HTML entity such as `&nbsp;`
-/// (common in sloppy feeds) makes the parser repair the file once (see ``EntityRepair``) and try again.
-/// Items without an enclosure are counted, not returned (docs/FEEDS.md).
+/// Hostile input is refused: entities that expand without end (libxml2's limits) or past
+/// ``FeedLimits`` (quadratic expansion), anything external, files over the size cap. Careless input
+/// is read, and what was mended is reported in ``Feed/repairs``: the declared charset is honoured
+/// (``FeedInput``); a feed libxml2 refuses is repaired once (``FeedRepair``: bad bytes, control
+/// characters, HTML entities) and, if it still fails, read with libxml2's recovery. Only a document
+/// in which no RSS or Atom root can be found is refused as malformed. Items without an enclosure are
+/// counted, not returned (docs/FEEDS.md).
 public enum FeedParser {
     /// The default size cap.
-    public static let defaultSizeLimit: Int64 = 50_000_000
+    public static let defaultSizeLimit: Int64 = FeedLimits.standard.fileSize
 
     /// Parses the feed file at `path`; relative URLs resolve against `baseURL` (the feed's URL).
-    /// - Parameter keepNotes: false to skip episode descriptions (saves memory when they are not shown).
+    /// - Parameters:
+    ///   - sizeLimit: the file's size cap (`feed-size-limit`); the other caps come from `limits`.
+    ///   - keepNotes: false to skip episode descriptions (saves memory when they are not shown).
     /// - Throws: ``FeedError``.
     public static func parse(file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit,
-                             keepNotes: Bool = true) throws(FeedError) -> Feed {
+                             limits: FeedLimits = .standard, keepNotes: Bool = true) throws(FeedError) -> Feed {
+        var limits = limits
+        limits.fileSize = sizeLimit
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard Int64(info.st_size) <= sizeLimit else { throw .tooLarge(limit: sizeLimit) }
-        // A UTF-8 file goes to libxml2 as it is; only when it fails is it checked for bad bytes.
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a file") }
+        guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
+        if let kind = sniffNotXML(path) { throw .notXML(kind: kind) }
+        let context = Context(baseURL: baseURL, limits: limits, fileSize: Int64(info.st_size), keepNotes: keepNotes)
+        return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in try parseOnce(path: path, context, recover: recover) }
+            update: { feed, repairs in
+                var all = repairs
+                all.add(feed.repairs)
+                feed.repairs = all
+            }
+    }
+
+    /// Reads an XML document the way feed readers do: as it is; if libxml2 refuses it, from a
+    /// repaired copy (``FeedRepair``); if that fails too, with libxml2's recovery. `parse` is one
+    /// pass (the path, and whether to recover); it throws ``FeedError/malformed(line:column:reason:)``
+    /// for a document it cannot use, and the first such error is what the caller sees. `update`
+    /// records what was mended in the result.
+    static func readRepairing<T>(_ path: String, parse: (String, Bool) throws(FeedError) -> T,
+                                 update: (inout T, FeedRepairs) -> Void) throws(FeedError) -> T {
+        // A UTF-8 file goes to libxml2 as it is; only a file it refuses is repaired.
         let input = try FeedInput.prepare(path, checkUTF8: false)
         defer { if input.isCopy { unlink(input.path) } }
+        let strictError: FeedError
         do {
-            return try parseRepairingEntities(path: input.path, baseURL: baseURL, keepNotes: keepNotes)
+            return try parse(input.path, false)
         } catch {
-            guard case .malformed = error, !input.isCopy else { throw error }
-            let checked = try FeedInput.prepare(path, checkUTF8: true)
-            guard checked.isCopy else { throw error }
-            defer { unlink(checked.path) }
-            return try parseRepairingEntities(path: checked.path, baseURL: baseURL, keepNotes: keepNotes)
+            guard case .malformed = error else { throw error }
+            strictError = error
         }
-    }
-
-    private static func parseRepairingEntities(path: String, baseURL: URL?, keepNotes: Bool) throws(FeedError) -> Feed {
-        do {
-            return try parseOnce(path: path, baseURL: baseURL, keepNotes: keepNotes)
-        } catch {
-            guard case .malformed(let line, let column, let reason) = error, !reason.contains("loop") else { throw error }
-            // A sloppy feed with HTML entities or a bare `&`: repair a copy and try once more.
-            guard let repaired = try EntityRepair.repair(file: path) else { throw error }
-            defer { unlink(repaired) }
+        let repaired = try FeedRepair.repair(file: input.path)
+        defer { if let repaired { unlink(repaired.path) } }
+        let source = repaired?.path ?? input.path
+        let repairs = repaired?.repairs ?? FeedRepairs()
+        if repaired != nil {
             do {
-                return try parseOnce(path: repaired, baseURL: baseURL, keepNotes: keepNotes)
+                var result = try parse(source, false)
+                update(&result, repairs)
+                return result
             } catch {
-                if case .malformed(_, _, let second) = error { throw .malformed(line: line, column: column, reason: second) }
-                throw error
+                guard case .malformed = error else { throw error }
             }
         }
+        // Repair was not enough (a tag left open, markup in the wrong place): libxml2's recovery.
+        do {
+            var result = try parse(source, true)
+            update(&result, repairs)
+            return result
+        } catch {
+            guard case .malformed = error else { throw error }
+            throw strictError
+        }
     }
 
-    private static func parseOnce(path: String, baseURL: URL?, keepNotes: Bool) throws(FeedError) -> Feed {
-        let builder = FeedBuilder(baseURL: baseURL, keepNotes: keepNotes)
-        switch try FeedXMLReader.parse(path: path, handler: builder) {
+    /// What every pass over one feed shares.
+    struct Context {
+        let baseURL: URL?
+        let limits: FeedLimits
+        let fileSize: Int64
+        let keepNotes: Bool
+    }
+
+    private static func parseOnce(path: String, _ context: Context, recover: Bool) throws(FeedError) -> Feed {
+        let builder = FeedBuilder(baseURL: context.baseURL, keepNotes: context.keepNotes, limits: context.limits,
+                                  textBudget: context.fileSize + context.limits.expansion)
+        let outcome = try FeedXMLReader.parse(path: path, handler: builder, recover: recover)
+        builder.finish()
+        switch outcome {
         case .wellFormed:
             break
-        case .external:
+        case .external, .entityLoop:
             throw .hostileEntities
+        case .stopped:
+            throw builder.limitReached ?? .hostileEntities
         case .malformed(let code, let line, let column, let message):
             let reason = describe(code: code, message: message)
             if reason.contains("mplification") || reason.contains("loop") { throw .hostileEntities }
             throw .malformed(line: max(line, 1), column: max(column, 1), reason: reason)
+        case .recovered(let count, let line, let column, let code, let message):
+            let reason = describe(code: code, message: message)
+            if reason.contains("mplification") || reason.contains("loop") { throw .hostileEntities }
+            // Recovery that finds no channel has recovered nothing.
+            guard builder.sawRoot, builder.isFeed, builder.sawChannel else {
+                throw .malformed(line: max(line, 1), column: max(column, 1), reason: reason)
+            }
+            builder.feed.repairs.recoveredErrors = count
+            builder.feed.repairs.firstRecoveredError = "line \(max(line, 1)), column \(max(column, 1)): \(reason)"
         }
         guard builder.sawRoot else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
         guard builder.isFeed else { throw .notAFeed(root: builder.rootName) }
         return builder.feed
+    }
+
+    /// What the file looks like when its first bytes say it is a known binary format, not XML
+    /// (`podq add` given an episode's URL); nil otherwise.
+    static func sniffNotXML(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
+        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool { head.count >= offset + bytes.count && Array(head[offset..<(offset + bytes.count)]) == bytes }
+        if starts(Array("ID3".utf8)) || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] != 0xFE) { return "an audio file (MP3)" }
+        if starts(Array("ftyp".utf8), at: 4) { return "an audio or video file (MP4/M4A)" }
+        if starts(Array("OggS".utf8)) { return "an audio file (Ogg)" }
+        if starts(Array("fLaC".utf8)) { return "an audio file (FLAC)" }
+        if starts(Array("RIFF".utf8)) { return "an audio file (WAV)" }
+        if starts(Array("%PDF".utf8)) { return "a PDF document" }
+        if starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts(Array("GIF8".utf8)) { return "an image" }
+        if starts([0x1F, 0x8B]) { return "a gzip-compressed file" }
+        if starts(Array("PK".utf8) + [3, 4]) { return "a ZIP archive" }
+        return nil
     }
 
     /// libxml2's message, cleaned, or a plain reason for its error number.

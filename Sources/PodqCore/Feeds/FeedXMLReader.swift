@@ -3,10 +3,12 @@ import Foundation
 
 /// Receives the events of ``FeedXMLReader``: elements by namespace URI ("" for none) and local name,
 /// and text (character data and CDATA alike) as UTF-8 bytes, valid only during the call.
+/// After `start` or `text`, a handler that sets `stopRequested` ends the parse (``FeedXMLReader/Outcome/stopped``).
 protocol FeedXMLHandler: AnyObject {
     func start(ns: String, name: String, attributes: FeedXMLAttributes)
     func end(ns: String, name: String)
     func text(_ bytes: UnsafeBufferPointer<UInt8>)
+    var stopRequested: Bool { get }
 }
 
 /// The attributes of one start tag, read in place from libxml2's records (valid only during the call).
@@ -42,10 +44,17 @@ struct FeedXMLReader {
         case malformed(code: Int, line: Int, column: Int, message: String)
         /// The document reached for an external entity or DTD.
         case external
+        /// libxml2 stopped entities that expand without end (a billion laughs).
+        case entityLoop
+        /// The handler asked to stop.
+        case stopped
+        /// Recovery mode only: libxml2 passed over `count` errors, the first one described.
+        case recovered(count: Int, line: Int, column: Int, code: Int, message: String)
     }
 
     /// Parses the file at `path`, sending the events to `handler`.
-    static func parse(path: String, handler: any FeedXMLHandler) throws(FeedError) -> Outcome {
+    /// - Parameter recover: go on after errors, as libxml2's recovery mode does (for broken feeds).
+    static func parse(path: String, handler: any FeedXMLHandler, recover: Bool = false) throws(FeedError) -> Outcome {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -56,6 +65,7 @@ struct FeedXMLReader {
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
                 box.handler.start(ns: box.string(uri), name: box.string(localname),
                                   attributes: FeedXMLAttributes(records: attributes, count: Int(count)))
+                return box.handler.stopRequested ? 1 : 0
             },
             end: { context, localname, uri in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
@@ -64,14 +74,20 @@ struct FeedXMLReader {
             text: { context, bytes, length in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
                 box.handler.text(UnsafeBufferPointer(start: bytes, count: Int(length)))
+                return box.handler.stopRequested ? 1 : 0
             })
         var result = podq_xml_result()
-        let code = podq_xml_parse_fd(fd, &callbacks, &result)
+        let code = podq_xml_parse_fd(fd, &callbacks, recover ? 1 : 0, &result)
         if result.external != 0 { return .external }
-        guard code != 0 else { return .wellFormed }
+        if result.entity_loop != 0 { return .entityLoop }
+        if result.stopped != 0 { return .stopped }
         let message = withUnsafeBytes(of: &result.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
+        if recover && result.recovered > 0 {
+            return .recovered(count: Int(result.recovered), line: Int(result.line), column: Int(result.column), code: Int(result.code), message: message)
+        }
+        guard code != 0 else { return .wellFormed }
         return .malformed(code: Int(code), line: Int(result.line), column: Int(result.column), message: message)
     }
 

@@ -7,7 +7,8 @@ import Logging
 /// A line reads `2026-11-21T10:04:05.123+0100 ERROR [1234] download failed id=3 url=… reason="…"`:
 /// local time with its offset, the level, the process, the message, then the metadata sorted by key.
 /// Messages and values come from feeds and servers, so they pass through ``SafeText/clean(_:)``: no
-/// escape sequence reaches a terminal that shows the log (`tail -f`, `less -R`).
+/// escape sequence reaches a terminal that shows the log (`tail -f`, `less -R`), and through
+/// ``SafeText/redactingCredentials(_:)``: no password in a URL reaches the log.
 public struct PodqLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -39,9 +40,9 @@ public struct PodqLogHandler: LogHandler {
 
     /// One log line, without its newline.
     static func format(level: Logger.Level, message: String, metadata: Logger.Metadata, date: Date) -> String {
-        var line = timestamp(date) + " " + level.rawValue.uppercased() + " [\(getpid())] " + SafeText.clean(message)
+        var line = timestamp(date) + " " + level.rawValue.uppercased() + " [\(getpid())] " + SafeText.clean(SafeText.redactingCredentials(message))
         for key in metadata.keys.sorted() {
-            line += " " + SafeText.clean(key) + "=" + quoted(SafeText.clean("\(metadata[key]!)"))
+            line += " " + SafeText.clean(key) + "=" + quoted(SafeText.clean(SafeText.redactingCredentials("\(metadata[key]!)")))
         }
         return line
     }

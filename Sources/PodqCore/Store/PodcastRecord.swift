@@ -18,6 +18,8 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var lastRefresh: Double?
     /// The last refresh's failure, nil when it worked.
     public var error: String?
+    /// What the last read of the feed had to mend (``FeedRepairs/summary``), nil for a clean feed.
+    public var repairs: String?
     /// Queue new episodes by themselves on refresh.
     public var autoQueue: Bool
     public var createdAt: Double
@@ -38,7 +40,7 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var id: Int64?
     public var podcastId: Int64
     public var guid: String?
-    /// The enclosure URL without its query string: the second key for deduplication.
+    /// The enclosure URL as ``key(for:)`` makes it: the second key for deduplication.
     public var enclosureKey: String
     public var title: String
     public var link: String?
@@ -56,8 +58,20 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    /// The enclosure URL without its query string (and fragment).
+    /// The enclosure URL, whole (its query included: `get.php?id=1` and `?id=2` are two files),
+    /// without its fragment and without well-known tracking parameters (`utm_*`, `fbclid`…), which
+    /// change while the file stays the same.
     public static func key(for url: String) -> String {
-        String(url.prefix { $0 != "?" && $0 != "#" })
+        let noFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
+        guard let question = noFragment.firstIndex(of: "?") else { return noFragment }
+        let kept = noFragment[noFragment.index(after: question)...].split(separator: "&").filter { pair in
+            let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            return !(name.hasPrefix("utm_") || trackingParameters.contains(name))
+        }
+        let base = String(noFragment[..<question])
+        return kept.isEmpty ? base : base + "?" + kept.joined(separator: "&")
     }
+
+    /// Query parameters that mark who sent a listener, not which file.
+    static let trackingParameters: Set<String> = ["fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "_hsenc", "_hsmi", "igshid", "yclid"]
 }

@@ -124,25 +124,41 @@ extension QueueStore {
         podcast.description = feed.description
         podcast.author = feed.author
         podcast.imageURL = feed.imageURL
+        podcast.repairs = feed.repairs.isEmpty ? nil : feed.repairs.summary
     }
 
-    /// Adds the feed's episodes not seen before (by GUID, then by enclosure URL without its query);
-    /// refreshes the fields of those already known. Returns the new ones, in document order.
+    /// Adds the feed's episodes not seen before and refreshes the fields of those already known.
+    /// Returns the new ones, in document order.
+    ///
+    /// An episode is known by its GUID first. Only an item or row without a GUID (or whose GUID the
+    /// feed no longer carries) is matched by its enclosure URL, compared whole, query included (less
+    /// well-known tracking parameters: ``EpisodeRecord/key(for:)``), so `get.php?id=1` and `?id=2` stay
+    /// two episodes. A row is matched by URL at most once per merge, so rows that an older podq merged
+    /// come apart again on the next refresh.
     static func merge(_ feed: Feed, podcastId: Int64, db: Database) throws -> [EpisodeRecord] {
         let known = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
+        let feedGUIDs = Set(feed.episodes.compactMap(\.guid))
         var byGUID: [String: EpisodeRecord] = [:]
         var byKey: [String: EpisodeRecord] = [:]
         for e in known {
             if let guid = e.guid { byGUID[guid] = e }
-            byKey[e.enclosureKey] = e
+            // Only a row no item claims by GUID can be found by its URL.
+            if e.guid.map({ !feedGUIDs.contains($0) }) ?? true { byKey[EpisodeRecord.key(for: e.url)] = byKey[EpisodeRecord.key(for: e.url)] ?? e }
         }
         let now = Date().timeIntervalSince1970
         var added: [EpisodeRecord] = []
         for item in feed.episodes {
             guard let enclosure = item.enclosures.first else { continue }
             let key = EpisodeRecord.key(for: enclosure.url)
-            var record = item.guid.flatMap { byGUID[$0] } ?? byKey[key]
-                ?? EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
+            var record: EpisodeRecord
+            if let guid = item.guid, let found = byGUID[guid] {
+                record = found
+            } else if let found = byKey.removeValue(forKey: key) {
+                record = found
+                if let guid = item.guid { record.guid = guid }
+            } else {
+                record = EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
+            }
             record.title = item.title
             record.link = item.link
             record.description = item.description
@@ -160,8 +176,7 @@ extension QueueStore {
             } else {
                 try record.update(db)
             }
-            if let guid = record.guid { byGUID[guid] = record }
-            byKey[key] = record
+            if let guid = record.guid { byGUID[guid] = record } else { byKey[key] = record }  // the same file twice in one feed
         }
         return added
     }

@@ -203,6 +203,15 @@ public final class QueueStore: Sendable {
                 t.add(column: "commitModified", .integer)
             }
         }
+        migrator.registerMigration("v4: whole enclosure URLs as keys, feed repairs") { db in
+            try db.alter(table: "podcast") { t in t.add(column: "repairs", .text) }
+            // The key was the URL without its query, which merged `get.php?id=1` and `?id=2`.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, url FROM episode")
+            for row in rows {
+                let url: String = row["url"]
+                try db.execute(sql: "UPDATE episode SET enclosureKey = ? WHERE id = ?", arguments: [EpisodeRecord.key(for: url), row["id"] as Int64])
+            }
+        }
         return migrator
     }
 }

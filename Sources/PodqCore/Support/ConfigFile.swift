@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Problems in the config file, naming the line and the key.
 public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
@@ -6,6 +9,10 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
     case badValue(path: String, line: Int, key: String, expected: String)
     case syntax(path: String, line: Int)
     case cannotWrite(path: String, reason: String)
+    /// The file exists but cannot be read (a folder, no permission, an I/O error).
+    case unreadable(path: String, reason: String)
+    /// A line is not UTF-8.
+    case notUTF8(path: String, line: Int)
     case unknownAction(path: String, line: Int, key: String)
     case keyConflict(path: String, line: Int, key: String, character: String, other: String)
 
@@ -22,29 +29,73 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
         case .keyConflict(let path, let line, let key, let character, let other):
             "\(path):\(line): '\(key)' gives \(character) to two actions: it is already the key of \(other); give that one another key (key-\(other) = …)."
         case .cannotWrite(let path, let reason):
-            "Cannot write the config file \(path): \(reason)."
+            "Cannot write the config file \(path): \(reason). It was left as it was."
+        case .unreadable(let path, let reason):
+            "Cannot read the config file \(path): \(reason). Fix it or move it away (podq then uses the defaults); podq will not start on a config it cannot read."
+        case .notUTF8(let path, let line):
+            "\(path):\(line): this line is not UTF-8 text. Save the file as UTF-8 (or retype the line)."
         }
     }
 }
 
-/// The config file: `key = value` lines, `#` comments, strings in double quotes.
+/// The config file: `key = value` lines, `#` comments, strings in double quotes; LF or CRLF line ends.
 ///
-/// ``set(_:to:)`` rewrites one key's line and keeps every other line (and comment) as it was,
-/// through a temporary file and a rename.
+/// Reading is strict: a file that exists but cannot be read, or is not UTF-8, is an error naming the
+/// file (never silently the defaults, which a later edit would then write over the user's settings).
+/// ``set(_:to:)`` changes the bytes of one key's line and keeps every other byte as it was (comments,
+/// blank lines, line ends, the file's mode, a symbolic link to it), through a temporary file and a
+/// rename; it refuses to touch a file it cannot read.
 public struct ConfigFile: Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
 
+    /// The file's bytes; nil when it does not exist.
+    func bytes() throws(ConfigError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .unreadable(path: path, reason: "it is a folder, not a file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is not a regular file") }
+        guard info.st_size <= 1 << 20 else { throw .unreadable(path: path, reason: "it is larger than 1 MB") }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            out += buffer[..<n]
+        }
+        return out
+    }
+
+    /// The file's lines as text, each without its line end (LF or CRLF).
+    func lines(of bytes: [UInt8]) throws(ConfigError) -> [String] {
+        var lines: [String] = []
+        for (index, raw) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let content = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw[...]
+            guard let line = String(validating: content, as: UTF8.self) else { throw .notUTF8(path: path, line: index + 1) }
+            lines.append(line)
+        }
+        return lines
+    }
+
     /// The settings in the file (defaults for missing keys); defaults when the file does not exist.
-    /// - Throws: ``ConfigError`` for an unknown key, a bad value or a line that is not `key = value`.
+    /// - Throws: ``ConfigError`` for a file that cannot be read or is not UTF-8, an unknown key, a bad
+    ///   value or a line that is not `key = value`.
     public func load() throws(ConfigError) -> Settings {
         var settings = Settings()
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return settings }
+        guard let bytes = try bytes() else { return settings }
         var bindingLines: [KeyBindings.Action: Int] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in try lines(of: bytes).enumerated() {
             let line = index + 1
-            guard let (key, value) = try Self.parse(raw, path: path, line: line) else { continue }
+            guard let (key, value) = try Self.parse(Substring(raw), path: path, line: line) else { continue }
             try apply(key: key, value: value, to: &settings, line: line)
             if let action = KeyBindings.Action(rawValue: String(key.dropFirst(4))), key.hasPrefix("key-") { bindingLines[action] = line }
         }
@@ -57,28 +108,69 @@ public struct ConfigFile: Sendable {
         return settings
     }
 
-    /// Sets `key` to `value` in the file, creating it when needed.
+    /// Sets `key` to `value` in the file, creating it when needed: the last line that sets `key` is
+    /// replaced (with the file's own line end), or a line is added; every other byte stays.
+    /// - Throws: ``ConfigError``: the value is invalid, or the file cannot be read or written (then it
+    ///   is left as it was).
     public func set(_ key: String, to value: String) throws(ConfigError) {
         var probe = Settings()
         try apply(key: key, value: value, to: &probe, line: 0)
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? Self.header
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        let rendered = key == "download-folder" || key == "player" ? "\(key) = \"\(value)\"" : "\(key) = \(value)"
-        if let i = lines.firstIndex(where: { (try? Self.parse(Substring($0), path: path, line: 0))??.0 == key }) {
-            lines[i] = rendered
-        } else {
-            lines.append(rendered)
+        let existing = try bytes()
+        var bytes = existing ?? Array((Self.header + "\n").utf8)
+        let lines = try lines(of: bytes)
+        let rendered = Array((key == "download-folder" || key == "player" ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
+        // Where each line starts in `bytes`.
+        var starts: [Int] = [0]
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
+        let index = lines.lastIndex { line in
+            guard let parsed = (try? Self.parse(Substring(line), path: path, line: 0)) ?? nil else { return false }
+            return parsed.0 == key
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        let temp = (folder as NSString).appendingPathComponent(".config.tmp-\(getpid())")
+        if let index {
+            let start = starts[index]
+            let end = start + lines[index].utf8.count
+            bytes.replaceSubrange(start..<end, with: rendered)
+        } else {
+            let crlf = bytes.count >= 2 && bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 > 0 && bytes[$0 - 1] == UInt8(ascii: "\r") } == true
+            let lineEnd: [UInt8] = crlf ? [0x0D, 0x0A] : [0x0A]
+            if let last = bytes.last, last != UInt8(ascii: "\n") { bytes += lineEnd }
+            bytes += rendered + lineEnd
+        }
+        try write(bytes, replacing: existing != nil)
+    }
+
+    /// Writes `bytes` over the file through a temporary file in the same folder and a rename; the
+    /// target of a symbolic link is written, with the old file's mode.
+    private func write(_ bytes: [UInt8], replacing: Bool) throws(ConfigError) {
+        let target = replacing ? (realpath(path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? path) : path
+        let folder = (target as NSString).deletingLastPathComponent
+        let temp = (folder as NSString).appendingPathComponent(".podq-config.tmp-\(getpid())")
+        var mode: mode_t = 0o644
+        var info = stat()
+        if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try (lines.joined(separator: "\n") + "\n").write(toFile: temp, atomically: false, encoding: .utf8)
-            guard rename(temp, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
-            unlink(temp)
             throw .cannotWrite(path: path, reason: String(describing: error))
+        }
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        let written = bytes.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return fsync(fd) == 0
+        }
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        guard written, rename(temp, target) == 0 else {
+            let why = written ? String(cString: strerror(errno)) : reason
+            unlink(temp)
+            throw .cannotWrite(path: path, reason: why)
         }
     }
 
@@ -88,7 +180,7 @@ public struct ConfigFile: Sendable {
 
     /// `(key, value)` of a line, nil for a blank or comment line.
     static func parse(_ raw: Substring, path: String, line: Int) throws(ConfigError) -> (String, String)? {
-        let text = raw.trimmingCharacters(in: .whitespaces)
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.isEmpty || text.hasPrefix("#") { return nil }
         guard let eq = text.firstIndex(of: "=") else { throw .syntax(path: path, line: line) }
         let key = text[..<eq].trimmingCharacters(in: .whitespaces)

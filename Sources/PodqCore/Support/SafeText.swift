@@ -1,40 +1,72 @@
-/// Text from the network, made safe for a terminal, a log line or a file name.
+/// Text from the network or a file, made safe for a terminal, a log line, JSON or a file name: the
+/// one cleaner every such string goes through before any output.
 ///
-/// Feeds and servers are not trusted: a title may carry ANSI escape sequences that would move the
-/// cursor or retitle the window. ``clean(_:)`` removes every C0 and C1 control character (and the
-/// escape sequences they introduce) and folds runs of whitespace into one space.
+/// Feeds, OPML files and servers are not trusted: a title may carry ANSI escape sequences that would
+/// move the cursor or retitle the window, or a bidi override (U+202E) that makes `evil.exe` read as
+/// `exe.live`. What counts as unsafe is defined once (``isUnsafe(_:)``): C0 and C1 controls, DEL,
+/// line and paragraph separators, bidi embeddings, overrides, isolates and marks, and invisible
+/// format characters. ``clean(_:)`` removes them (and the escape sequences they introduce) and folds
+/// whitespace, for one-line fields; ``terminal(_:)`` keeps line breaks, for whole messages;
+/// ``redactingCredentials(_:)`` hides the `user:password@` of URLs.
 public enum SafeText {
     /// `text` without control characters or escape sequences, with whitespace runs folded and trimmed.
     public static func clean(_ text: String) -> String {
         if isAlreadyClean(text) { return text }
-        return slowClean(text)
+        return slowClean(text, keepLines: false)
     }
 
-    /// True when `clean` would return `text` unchanged: no control byte, no C1 or bidi control, no
-    /// no-break space, no whitespace run, nothing to trim. One pass over the UTF-8 bytes.
+    /// `text` for a terminal: every unsafe character and escape sequence removed, line breaks and
+    /// tabs kept, and credentials in URLs redacted.
+    public static func terminal(_ text: String) -> String {
+        let redacted = redactingCredentials(text)
+        let needsWork = redacted.utf8.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
+            || (redacted.utf8.contains { $0 >= 0xC2 } && redacted.unicodeScalars.contains { $0.value > 0x7F && isUnsafe($0) })
+        return needsWork ? slowClean(redacted, keepLines: true) : redacted
+    }
+
+    /// True for a character no output of podq may carry as it is.
+    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1
+        case 0x2028, 0x2029: true  // line and paragraph separators
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks, embeddings, overrides, isolates
+        case 0x200B, 0x206A...0x206F, 0xFEFF, 0xFFF9...0xFFFB: true  // invisible format characters
+        default: false
+        }
+    }
+
+    /// True when `clean` would return `text` unchanged: no unsafe character, no no-break space, no
+    /// whitespace run, nothing to trim. One pass over the UTF-8 bytes.
     static func isAlreadyClean(_ text: String) -> Bool {
         var previousSpace = true  // a leading space is not clean
-        var iterator = text.utf8.makeIterator()
-        var last: UInt8 = 0
-        var beforeLast: UInt8 = 0
-        while let b = iterator.next() {
+        for b in text.utf8 {
             if b < 0x20 || b == 0x7F { return false }
+            if b >= 0xC2 { return isAlreadyCleanScalars(text) }
             if b == 0x20 {
                 if previousSpace { return false }
                 previousSpace = true
             } else {
                 previousSpace = false
             }
-            // C1 controls and U+00A0 (C2 80–C2 A0); line separators and bidi controls (E2 80 A8–AE, E2 81 A6–A9).
-            if beforeLast == 0xE2, (last == 0x80 && (0xA8...0xAE).contains(b)) || (last == 0x81 && (0xA6...0xA9).contains(b)) { return false }
-            if last == 0xC2, (0x80...0xA0).contains(b) { return false }
-            beforeLast = last
-            last = b
         }
         return !previousSpace || text.isEmpty
     }
 
-    static func slowClean(_ text: String) -> String {
+    private static func isAlreadyCleanScalars(_ text: String) -> Bool {
+        var previousSpace = true
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) || scalar.value == 0xA0 { return false }
+            if scalar == " " {
+                if previousSpace { return false }
+                previousSpace = true
+            } else {
+                previousSpace = false
+            }
+        }
+        return !previousSpace || text.isEmpty
+    }
+
+    static func slowClean(_ text: String, keepLines: Bool) -> String {
         var out = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pendingSpace = false
@@ -46,10 +78,16 @@ public enum SafeText {
                 skipUntilFinal(&scalars)
             case 0x90, 0x9D, 0x9E, 0x9F:  // C1 DCS, OSC, PM, APC: string until ST or BEL.
                 skipString(&scalars)
+            case 0x0A where keepLines, 0x09 where keepLines:
+                out.append(scalar)
             case 0x09, 0x0A, 0x0D, 0x20, 0xA0:
-                pendingSpace = !out.isEmpty
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
-                continue  // other controls, line separators and bidi overrides
+                if keepLines {
+                    if scalar.value != 0x0D { out.append(scalar) }
+                } else {
+                    pendingSpace = !out.isEmpty
+                }
+            case _ where isUnsafe(scalar):
+                continue
             default:
                 if pendingSpace {
                     out.append(" ")
@@ -59,6 +97,24 @@ public enum SafeText {
             }
         }
         return String(out)
+    }
+
+    /// `text` with the user information of every URL in it (`https://user:secret@host`) replaced by
+    /// `***`, so no credential reaches a terminal, a log or JSON.
+    public static func redactingCredentials(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")), text.contains("://") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let scheme = rest.range(of: "://") {
+            result += rest[..<scheme.upperBound]
+            rest = rest[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex { "/?#\"' <>\n\t".contains($0) } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                result += "***"
+                rest = rest[at...]
+            }
+        }
+        return result + rest
     }
 
     private static func skipEscapeSequence(_ it: inout String.UnicodeScalarView.Iterator) {

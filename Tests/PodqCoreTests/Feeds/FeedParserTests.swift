@@ -173,8 +173,8 @@ final class FeedParserTests: XCTestCase {
         XCTAssertEqual(feed.episodes.first?.enclosures.first?.url, "https://e.org/1.mp3?a=1&b=2", "entities in attributes are decoded")
     }
 
-    func testMalformedXMLSaysWhere() {
-        guard case .malformed(let line, let column, let reason) = parseError("malformed-unclosed-tag.xml") else {
+    func testMalformedXMLWithNoChannelSaysWhere() {
+        guard case .malformed(let line, let column, let reason) = parseError("malformed-no-channel.xml") else {
             return XCTFail("expected malformed")
         }
         XCTAssertEqual(line, 3)

@@ -103,3 +103,56 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertTrue(ConfigError.unknownAction(path: "c", line: 1, key: "key-cancle").localizedDescription.contains("cancel, pause"))
     }
 }
+
+/// A config podq cannot read is an error that names it, never the defaults; an edit keeps every other byte.
+final class ConfigFileRobustnessTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    override func setUp() { dir = TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    func testANonUTF8LineIsAnErrorNamingTheFileAndTheLine() throws {
+        let path = dir.file("config")
+        _ = FileManager.default.createFile(atPath: path, contents: Data("max-attempts = 3\n# caf\u{E9}\n".utf8.prefix(21) + [0xE9, 0x0A]))
+        XCTAssertThrowsError(try ConfigFile(path: path).load()) { XCTAssertEqual($0 as? ConfigError, .notUTF8(path: path, line: 2)) }
+        XCTAssertThrowsError(try ConfigFile(path: path).set("simultaneous-downloads", to: "3"), "an edit refuses too")
+        XCTAssertEqual(FileManager.default.contents(atPath: path).map([UInt8].init)?.suffix(2), [0xE9, 0x0A], "left as it was")
+    }
+
+    func testAFolderInPlaceOfTheFileIsAnError() throws {
+        let path = dir.file("config")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try ConfigFile(path: path).load()) {
+            guard case .unreadable(let named, let reason)? = $0 as? ConfigError else { return XCTFail("\($0)") }
+            XCTAssertEqual(named, path)
+            XCTAssertTrue(reason.contains("folder"), reason)
+        }
+        XCTAssertThrowsError(try ConfigFile(path: path).set("simultaneous-downloads", to: "3"))
+    }
+
+    func testCRLFLinesReadAndAnEditKeepsEveryOtherByte() throws {
+        let path = dir.file("config")
+        let original = "# mine\r\nsimultaneous-downloads = 2\r\n\r\n  # indented comment  \r\nstall-timeout = 45 # seconds\r\n"
+        try original.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        let file = ConfigFile(path: path)
+        XCTAssertEqual(try file.load().simultaneousDownloads, 2)
+        XCTAssertEqual(try file.load().stallTimeout, 45)
+        try file.set("simultaneous-downloads", to: "5")
+        try file.set("max-attempts", to: "9")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
+                       original.replacingOccurrences(of: "= 2", with: "= 5") + "max-attempts = 9\r\n")
+        var info = stat()
+        stat(path, &info)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600, "the mode stays")
+    }
+
+    func testAnEditWritesThroughASymbolicLinkToTheFile() throws {
+        let real = dir.file("dotfiles/podq.conf")
+        try FileManager.default.createDirectory(atPath: dir.file("dotfiles"), withIntermediateDirectories: true)
+        try "# tracked in git\nmax-attempts = 4\n".write(toFile: real, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("config"), withDestinationPath: real)
+        try ConfigFile(path: dir.file("config")).set("max-attempts", to: "6")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: dir.file("config")), real, "still a link")
+        XCTAssertEqual(try String(contentsOfFile: real, encoding: .utf8), "# tracked in git\nmax-attempts = 6\n")
+    }
+}
