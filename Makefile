@@ -78,9 +78,13 @@ install-files:
 
 # The man page is generated from the commands' help and committed (a test checks it names every
 # command and option): swift-argument-parser's plugin builds the package in debug and writes podq.1.
+# The generated page, with the sections swift-argument-parser cannot know (docs/podq-sections.mdoc:
+# the TUI's keys, ENVIRONMENT, FILES, EXIT STATUS) in place of its bare EXIT STATUS.
 man:
 	$(SWIFT) package plugin generate-manual --configuration debug --authors "the podq authors"
-	cp .build/plugins/GenerateManual/outputs/podq/podq.1 docs/podq.1
+	awk 'FNR == NR { extra = extra $$0 "\n"; next } /^\.Sh "EXIT STATUS"/ { printf "%s", extra; skip = 1; next } \
+	  skip && /^\.Sh / { skip = 0 } !skip { print }' docs/podq-sections.mdoc \
+	  .build/plugins/GenerateManual/outputs/podq/podq.1 > docs/podq.1
 
 clean:
 	rm -rf .build

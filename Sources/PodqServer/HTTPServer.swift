@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port 0 by default), answering every request with a route
@@ -15,27 +16,31 @@ public final class HTTPServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
+    /// `https` when the server speaks TLS, else `http`.
+    public let scheme: String
     /// What the server saw.
     public let log: ServerLog
     private let channel: any Channel
     private let connections: ConnectionSet
     private let serving: Task<Void, Never>
 
-    private init(port: Int, log: ServerLog, channel: any Channel, connections: ConnectionSet, serving: Task<Void, Never>) {
+    private init(port: Int, scheme: String, log: ServerLog, channel: any Channel, connections: ConnectionSet, serving: Task<Void, Never>) {
         self.port = port
+        self.scheme = scheme
         self.log = log
         self.channel = channel
         self.connections = connections
         self.serving = serving
     }
 
-    /// `http://127.0.0.1:<port>` followed by `path`.
+    /// `http://127.0.0.1:<port>` (or `https`) followed by `path`.
     public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
+        URL(string: "\(scheme)://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
     }
 
-    /// Starts a server; it runs until ``stop()``.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, route: @escaping Route) async throws -> HTTPServer {
+    /// Starts a server; it runs until ``stop()``. With `tls`, it speaks HTTPS.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil,
+                             route: @escaping Route) async throws -> HTTPServer {
         let log = ServerLog()
         let connections = ConnectionSet()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -44,6 +49,7 @@ public final class HTTPServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                         wrappingChannelSynchronously: channel)
@@ -64,7 +70,7 @@ public final class HTTPServer: Sendable {
                 }
             }
         }
-        return HTTPServer(port: boundPort, log: log, channel: serverChannel, connections: connections, serving: serving)
+        return HTTPServer(port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
     }
 
     /// Stops listening and closes every open connection.

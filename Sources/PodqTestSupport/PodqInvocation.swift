@@ -20,8 +20,10 @@ public struct PodqInvocation: Sendable {
 
     /// Runs `podq <arguments>` to its end: how it exited, its standard output and error.
     @discardableResult
-    public func run(_ arguments: [String], timeout: Double = 60) async throws -> (exit: ChildProcess.Exit, out: String, err: String) {
-        let child = try start(arguments)
+    public func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws
+        -> (exit: ChildProcess.Exit, out: String, err: String)
+    {
+        let child = try start(arguments, environment: environment)
         let exit = await Task.detached { child.wait(timeout: timeout) }.value
         return (exit, child.standardOutput, child.standardError)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import NIOSSL
 import PodqServer
 
 /// The in-process HTTP/1.1 server of the tests, on 127.0.0.1 and a free port, with a route for each
@@ -27,10 +28,10 @@ public final class TestServer: Sendable {
         self.state = state
     }
 
-    /// Starts a server.
-    public static func start() async throws -> TestServer {
+    /// Starts a server; with `tls` (``TestCertificates/serverContext(_:)``), an HTTPS one.
+    public static func start(tls: NIOSSLContext? = nil) async throws -> TestServer {
         let state = State()
-        let http = try await HTTPServer.start { request in
+        let http = try await HTTPServer.start(tls: tls) { request in
             Routes.answer(request, state: state)
         }
         return TestServer(http: http, state: state)
@@ -41,7 +42,7 @@ public final class TestServer: Sendable {
     /// The port.
     public var port: Int { http.port }
 
-    /// `http://127.0.0.1:<port><path>`.
+    /// `http://127.0.0.1:<port><path>` (`https` for a TLS server).
     public func url(_ path: String) -> URL { http.url(path) }
 
     /// The URL of `/data` with these options (see the type's route list).

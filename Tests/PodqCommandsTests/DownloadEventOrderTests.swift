@@ -6,15 +6,16 @@ final class DownloadEventOrderTests: CLITestCase {
     func testEachRowsLinesComeOutInTheOrderThingsHappened() async throws {
         let out = dir.file("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let size: Int64 = 150_000
-        // Partials that a quick resume finishes within one coalescing window of the observers.
+        let size: Int64 = 1_300_000
+        // Partials that a quick resume finishes within one coalescing window of the observers (over
+        // 1 MiB: a smaller partial with nothing to vouch for it starts again instead).
         for round in 0..<3 {
             var urls: [String] = []
             for i in 1...6 {
                 let seed = UInt64(round * 10 + i)
                 let name = "r\(round)-\(i).mp3"
                 _ = FileManager.default.createFile(atPath: out + "/" + name + ".part",
-                                                   contents: Data(PatternSource(seed: seed, length: size).bytes(count: 100_000)))
+                                                   contents: Data(PatternSource(seed: seed, length: size).bytes(count: 1_200_000)))
                 urls.append(server.dataURL(size: size, seed: seed, name: name).absoluteString)
             }
             let (exit, stdout, err) = try await cli.run(["download", "--jobs", "3", "--per-host", "3", "--download-dir", out] + urls)

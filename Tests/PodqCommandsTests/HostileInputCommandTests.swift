@@ -208,4 +208,31 @@ final class HostileInputCommandTests: CLITestCase {
         let (_, downloaded, _) = try await cli.run(["queue", "add", "1"])
         XCTAssertTrue(downloaded.contains("already downloaded as #1: Show — Only -> "), downloaded)
     }
+
+    func testAHundredAndOneEpisodesWithOneLongTitleAllFitTheirNames() async throws {
+        let title = String(repeating: "Très long épisode ", count: 20)
+        let items = (1...101).map { "<item><title>\(title)</title><guid>l\($0)</guid><enclosure url=\"/data/l\($0).mp3?size=100&amp;seed=\($0)\"/></item>" }
+        server.serve(rss(items.joined(), title: "Long"), as: "long.xml")
+        _ = try await cli.run(["add", server.url("/static/long.xml").absoluteString])
+        let (queued, out, err) = try await cli.run(["queue", "add", "--latest", "101", "Long"])
+        XCTAssertEqual(queued.code, 0, err)
+        XCTAssertEqual(out.components(separatedBy: "added ").count - 1, 101, out)
+        let (done, dout, derr) = try await cli.run(["download", "--jobs", "8", "--per-host", "8"])
+        XCTAssertEqual(done.code, 0, derr)
+        XCTAssertTrue(dout.contains("101 completed"), dout)
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home + "/downloads/Long")
+        XCTAssertEqual(names.count, 101)
+        XCTAssertTrue(names.contains { $0.contains(" (101).mp3") }, "\(names.sorted().suffix(3))")
+        XCTAssertLessThanOrEqual(names.map { $0.utf8.count + 5 }.max() ?? 0, 255)
+    }
+
+    func testAServerSlowToAnswerIsNotReportedAsABodyStall() async throws {
+        let url = server.url("/data/slow.mp3?size=1000&headDelay=3").absoluteString
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
+        try "max-attempts = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["download", "--stall-timeout", "1", url])
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 1 s"), out + err)
+        XCTAssertFalse((out + err).contains("No data arrived"), out + err)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PodqTestSupport
+import PodqUI
 import XCTest
 
 /// What `make install` lays out, and that the man page, the completions and each command's help cover
@@ -62,6 +63,21 @@ final class InstallTests: CLITestCase {
                 XCTAssertTrue(text.contains("-\(option)"), "\(stale) (no --\(option) for \(path.joined(separator: " ")))")
                 for (shell, script) in completions { XCTAssertTrue(script.contains(option), "the \(shell) completion has --\(option)") }
             }
+        }
+    }
+
+    func testTheManPageHasTheTUIKeysTheEnvironmentTheFilesAndEveryExitCode() throws {
+        let page = try String(contentsOfFile: Self.repo + "/docs/podq.1", encoding: .utf8)
+        for section in [".Sh TUI KEYS", ".Sh ENVIRONMENT", ".Sh FILES", ".Sh \"EXIT STATUS\""] {
+            XCTAssertTrue(page.contains(section), "docs/podq.1 lacks \(section): run `make man`")
+        }
+        XCTAssertFalse(page.contains(".Ex -std"), "the generic exit status is replaced by podq's table")
+        for (_, meaning) in HelpOverlay.keys() {
+            XCTAssertTrue(page.contains(meaning.replacingOccurrences(of: " · ", with: "; ")), "the man page's TUI KEYS lists: \(meaning)")
+        }
+        for code in [0, 1, 2, 3, 4, 5, 130] { XCTAssertTrue(page.contains(".It \(code)\n"), "exit code \(code)") }
+        for variable in ["PODQ_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "SSL_CERT_FILE", "SSL_CERT_DIR", "NO_COLOR"] {
+            XCTAssertTrue(page.contains("Ev \(variable)"), variable)
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
 ///
@@ -20,7 +21,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
     ///   - rateLimiter: the global speed limit the downloads share (nil: none).
     public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), rateLimiter: RateLimiter? = nil) {
         self.rateLimiter = rateLimiter
+        var trustError: DownloadError?
+        var tls: TLSConfiguration?
+        do { tls = try TLSTrust.configuration() } catch { trustError = error }
+        self.trustError = trustError
         var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
             redirectConfiguration: .disallow,
             timeout: .init(connect: .nanoseconds(Self.nanos(connectTimeout)), read: .nanoseconds(Self.nanos(stallTimeout))),
             decompression: .disabled
@@ -40,6 +46,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     private let stallSeconds: Double
     private let rateLimiter: RateLimiter?
+    /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
+    private let trustError: DownloadError?
 
     /// The most connections to one host: podq's highest `simultaneous-downloads`.
     public static let maxConnectionsPerHost = 64
@@ -50,6 +58,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if let trustError { throw trustError }
         var headers = request.headers
         if !headers.contains(name: "User-Agent") {
             headers.add(name: "User-Agent", value: Self.userAgent)
@@ -64,13 +73,21 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return TransportResponse(status: Int(head.status.code), headers: head.headers,
                                      body: ResponseBody(source: delegate))
         } catch {
-            throw Self.map(error, stallSeconds: stallSeconds, duringBody: false)
+            let mapped = Self.map(error, stallSeconds: stallSeconds, duringBody: false)
+            // The certificate failed: find out why (a second connection that only reads it).
+            if case DownloadError.untrustedCertificate(_, let raw) = mapped, let host = request.url.host {
+                let port = request.url.port ?? (request.url.scheme?.lowercased() == "http" ? 80 : 443)
+                throw DownloadError.untrustedCertificate(host: host, reason: await TLSTrust.reason(raw: raw, host: host, port: port))
+            }
+            throw mapped
         }
     }
 
     /// Turns AsyncHTTPClient and NIO errors into ``DownloadError``s a person can act on.
     static func map(_ error: any Error, stallSeconds: Double, duringBody: Bool) -> any Error {
         if error is CancellationError || error is DownloadError { return error }
+        // Its reason is found by the caller, which knows the host (``TLSTrust/reason(raw:host:port:)``).
+        if TLSTrust.isCertificateFailure(error) { return DownloadError.untrustedCertificate(host: "", reason: TLSTrust.rawReason(error)) }
         if let client = error as? HTTPClientError {
             switch client {
             case .cancelled: return CancellationError()

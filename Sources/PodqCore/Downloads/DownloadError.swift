@@ -28,6 +28,10 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     /// The server took the request but its answer's head did not come: nothing arrived for `seconds`
     /// before the status line and headers were complete.
     case noResponse(seconds: Double)
+    /// The server's certificate did not verify: permanent, never retried.
+    case untrustedCertificate(host: String, reason: String)
+    /// `SSL_CERT_FILE` or `SSL_CERT_DIR` names something podq cannot use.
+    case badTrustStore(variable: String, path: String, reason: String)
     /// The body ended before the announced length.
     case shortBody(received: Int64, expected: Int64)
     /// The body went on past the announced length.
@@ -57,7 +61,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
-            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs:
+            .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
+            .untrustedCertificate, .badTrustStore:
             false
         }
     }
@@ -98,6 +103,10 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "The connection broke during the download (\(reason)); the partial file is kept for a resume."
         case .stalled(let seconds):
             "No data arrived for \(Self.format(seconds)) s; the partial file is kept for a resume."
+        case .untrustedCertificate(let host, let reason):
+            "The server's certificate is not trusted (\(SafeText.clean(reason))), so podq did not talk to \(SafeText.clean(host)). If you trust it, point SSL_CERT_FILE at its CA certificate (PEM), as for curl, or install the CA: copy it to /usr/local/share/ca-certificates/ and run update-ca-certificates."
+        case .badTrustStore(let variable, let path, let reason):
+            "\(variable)=\(SafeText.clean(path)) cannot be used: \(reason). Point it at a PEM file of CA certificates (SSL_CERT_FILE) or a folder of them (SSL_CERT_DIR), or unset it."
         case .noResponse(let seconds):
             "The server took the request but sent no complete answer (its headers) for \(Self.format(seconds)) s; it may be overloaded. podq tries again later (raise stall-timeout for a slow server)."
         case .shortBody(let received, let expected):

@@ -31,14 +31,23 @@ extension DownloadOperation {
         var headers = HTTPHeaders()
         var requestedStart: Int64 = 0
         var overlap: Int64 = 0
-        if existing > 0 {
+        let vouched = known?.strongETag != nil || known?.lastModified != nil
+        if existing > 0 && !vouched && existing < configuration.restartWithoutValidatorBelow {
+            // Nothing can prove the partial is the server's file, and it is small: start it again.
+            configuration.logger.debug("restart: no validator vouches for the partial", metadata: ["bytes": "\(existing)"])
+        } else if existing > 0 {
             if let tag = known?.strongETag {
                 requestedStart = existing
                 headers.add(name: "If-Range", value: tag)
             } else {
                 overlap = min(configuration.overlapWindow, existing)
                 requestedStart = existing - overlap
-                if let date = known?.lastModified { headers.add(name: "If-Range", value: date) }
+                if let date = known?.lastModified {
+                    headers.add(name: "If-Range", value: date)
+                } else {
+                    // Only the tail would be compared otherwise: compare the head too.
+                    try await compareHead(of: file, count: overlap, known: known)
+                }
             }
             headers.add(name: "Range", value: "bytes=\(requestedStart)-")
         }
@@ -67,9 +76,11 @@ extension DownloadOperation {
             if let tag = known?.strongETag, let now = response.headers.first(name: "ETag"), now != tag {
                 throw RestartFromZero()
             }
+            if known?.weakETagChanged(to: response.headers.first(name: "ETag")) == true { throw RestartFromZero() }
             if existing == 0 && requestedStart != 0 { throw RestartFromZero() }
             var validators = ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL)
             if validators.strongETag == nil { validators.strongETag = known?.strongETag }
+            if validators.strongETag == nil && validators.weakETag == nil { validators.weakETag = known?.weakETag }
             let tail = overlap > 0 ? try file.read(count: Int(overlap), at: existing - overlap) : nil
             try file.truncate(to: existing)
             setProgress(downloaded: existing, expected: .some(total))
@@ -92,6 +103,28 @@ extension DownloadOperation {
         default:
             let retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.parseRetryAfter)
             throw DownloadError.httpStatus(code: response.status, url: finalURL, retryAfter: retryAfter)
+        }
+    }
+
+    /// Fetches the first `count` bytes and compares them with the partial's; a difference (or a server
+    /// that cannot send them, or a changed weak ETag) means the partial is not the server's file.
+    private func compareHead(of file: PartialFile, count: Int64, known: ResourceValidators?) async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "Range", value: "bytes=0-\(count - 1)")
+        let (response, _) = try await fetch(headers: headers)
+        guard response.status == 206, let header = response.headers.first(name: "Content-Range"),
+              ContentRange(header)?.range?.lowerBound == 0,
+              known?.weakETagChanged(to: response.headers.first(name: "ETag")) != true
+        else { throw RestartFromZero() }
+        var received: [UInt8] = []
+        for try await chunk in response.body {
+            received += chunk.readableBytesView
+            if received.count >= count { break }
+        }
+        let local = try file.read(count: Int(count), at: 0)
+        guard received.count >= local.count, received.prefix(local.count).elementsEqual(local) else {
+            configuration.logger.debug("restart: the partial's first bytes differ from the server's")
+            throw RestartFromZero()
         }
     }
 

@@ -53,13 +53,19 @@ public struct DownloadConfiguration: Sendable {
     /// Without a strong validator, a resume re-fetches this many bytes before the partial's end and
     /// compares them with what is on disk.
     public var overlapWindow: Int64 = 64 * 1024
+    /// With no strong ETag and no Last-Modified, nothing the server sends can vouch for the partial's
+    /// bytes: a partial smaller than this starts again from zero rather than resume (it costs little);
+    /// a larger one resumes after its first and last `overlapWindow` bytes are compared.
+    public var restartWithoutValidatorBelow: Int64 = 1 << 20
     /// Receives a debug line per request and response (the URL, the range asked, the status, the
     /// lengths); writes nothing by default.
     public var logger: Logger = .disabled
 
-    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, logger: Logger = .disabled) {
+    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, restartWithoutValidatorBelow: Int64 = 1 << 20,
+                logger: Logger = .disabled) {
         self.maxRedirects = maxRedirects
         self.overlapWindow = overlapWindow
+        self.restartWithoutValidatorBelow = restartWithoutValidatorBelow
         self.logger = logger
     }
 }

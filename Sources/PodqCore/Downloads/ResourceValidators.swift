@@ -5,6 +5,9 @@ import NIOHTTP1
 public struct ResourceValidators: Sendable, Equatable, Codable {
     /// The ETag when it is strong (weak `W/` tags cannot validate byte ranges).
     public var strongETag: String?
+    /// The ETag when it is weak (`W/"…"`, kept whole): it cannot vouch for bytes, but a different
+    /// one proves the file changed.
+    public var weakETag: String?
     /// The `Last-Modified` value, verbatim.
     public var lastModified: String?
     /// The full length of the resource, when known.
@@ -12,8 +15,10 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     /// The URL the redirects ended at.
     public var finalURL: String?
 
-    public init(strongETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil, finalURL: String? = nil) {
+    public init(strongETag: String? = nil, weakETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil,
+                finalURL: String? = nil) {
         self.strongETag = strongETag
+        self.weakETag = weakETag
         self.lastModified = lastModified
         self.totalLength = totalLength
         self.finalURL = finalURL
@@ -21,14 +26,20 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
 
     /// Reads the validators of a `200` or `206` response.
     init(headers: HTTPHeaders, totalLength: Int64?, finalURL: String) {
-        if let tag = headers.first(name: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty,
-            !tag.hasPrefix("W/")
-        {
-            strongETag = tag
+        if let tag = headers.first(name: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
+            if tag.hasPrefix("W/") { weakETag = tag } else { strongETag = tag }
         }
         lastModified = headers.first(name: "Last-Modified")
         self.totalLength = totalLength
         self.finalURL = finalURL
+    }
+
+    /// True when `tag` (an `ETag` header) differs from the known weak ETag by RFC 9110's weak
+    /// comparison: the file changed. False when either is missing.
+    func weakETagChanged(to tag: String?) -> Bool {
+        guard let weakETag, let tag = tag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty else { return false }
+        func opaque(_ t: String) -> Substring { t.hasPrefix("W/") ? t.dropFirst(2) : Substring(t) }
+        return opaque(weakETag) != opaque(tag)
     }
 }
 

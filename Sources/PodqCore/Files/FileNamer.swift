@@ -89,10 +89,25 @@ public enum FileNamer {
         let last = slash.map { String(name[name.index(after: $0)...]) } ?? name
         let ext = (last as NSString).pathExtension
         let stem = ext.isEmpty ? last : String(last.dropLast(ext.count + 1))
+        let dotExt = ext.isEmpty ? "" : "." + ext
         return (1...10_000).lazy.map { n in
-            let numbered = n == 1 ? last : "\(stem) (\(n))" + (ext.isEmpty ? "" : ".\(ext)")
+            // With `.part` and the number, the name must still fit: the stem gives way.
+            let numbered = n == 1 && last.utf8.count + partSuffixBytes <= maxNameBytes ? last
+                : fitted(stem, suffix: (n == 1 ? "" : " (\(n))") + dotExt)
             return folder.isEmpty ? numbered : folder + "/" + numbered
         }
+    }
+
+    /// The bytes `.part` adds to a name.
+    static let partSuffixBytes = 5
+
+    /// `stem` + `suffix`, the stem cut on a character boundary so that the whole, with `.part`, is at
+    /// most ``maxNameBytes``.
+    static func fitted(_ stem: String, suffix: String) -> String {
+        var stem = stem
+        while stem.utf8.count + suffix.utf8.count + partSuffixBytes > maxNameBytes, !stem.isEmpty { stem.removeLast() }
+        while let last = stem.last, last == "." || last == " " { stem.removeLast() }
+        return stem + suffix
     }
 
     /// `relative` inside `folder`, or an error when it would resolve outside (`..`, absolute paths,

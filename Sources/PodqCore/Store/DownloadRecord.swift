@@ -96,10 +96,13 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var validators: ResourceValidators? {
         get {
             if etag == nil && lastModified == nil && totalLength == nil && finalURL == nil { return nil }
-            return ResourceValidators(strongETag: etag, lastModified: lastModified, totalLength: totalLength, finalURL: finalURL)
+            // The one `etag` column holds either kind: a weak one keeps its `W/`.
+            let weak = etag?.hasPrefix("W/") == true
+            return ResourceValidators(strongETag: weak ? nil : etag, weakETag: weak ? etag : nil, lastModified: lastModified,
+                                      totalLength: totalLength, finalURL: finalURL)
         }
         set {
-            etag = newValue?.strongETag
+            etag = newValue?.strongETag ?? newValue?.weakETag
             lastModified = newValue?.lastModified
             totalLength = newValue?.totalLength
             finalURL = newValue?.finalURL

@@ -144,7 +144,7 @@ public struct ConfigFile: Sendable {
     private func write(_ bytes: [UInt8], replacing: Bool) throws(ConfigError) {
         let target = replacing ? (realpath(path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? path) : path
         let folder = (target as NSString).deletingLastPathComponent
-        let temp = (folder as NSString).appendingPathComponent(".podq-config.tmp-\(getpid())")
+        let temp = (folder as NSString).appendingPathComponent(".config.tmp-\(getpid())")
         var mode: mode_t = 0o644
         var info = stat()
         if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }

@@ -114,24 +114,58 @@ final class DownloadOperationTests: XCTestCase {
         XCTAssertEqual(progress.last?.downloadedLength, size)
     }
 
-    func testResumeWithoutValidatorComparesTheOverlap() async throws {
-        let size: Int64 = 600_000
-        writePartial("f.bin", seed: 5, size: size, count: 300_000)
+    func testResumeWithoutValidatorComparesTheHeadAndTheTail() async throws {
+        let size: Int64 = 3_000_000
+        writePartial("f.bin", seed: 5, size: size, count: 1_500_000)
         let (op, _) = await run(server.dataURL(size: size, seed: 5, ["etag": "none", "lastmod": "none"]))
         XCTAssertEqual(op.state, .completed)
-        XCTAssertEqual(server.log.requests.first?.header("Range"), "bytes=\(300_000 - 65_536)-")
-        XCTAssertEqual(op.resumedAt, 300_000)
+        XCTAssertEqual(server.log.requests.map { $0.header("Range") }, ["bytes=0-65535", "bytes=\(1_500_000 - 65_536)-"])
+        XCTAssertEqual(op.resumedAt, 1_500_000)
         XCTAssertEqual(FileHash.sha256(path: dir.file("f.bin")), PatternSource(seed: 5, length: size).sha256)
     }
 
     func testStalePartialWithoutValidatorIsDetectedAndRestarted() async throws {
-        let size: Int64 = 600_000
-        writePartial("f.bin", seed: 99, size: size, count: 300_000)  // same length, other bytes
+        let size: Int64 = 3_000_000
+        writePartial("f.bin", seed: 99, size: size, count: 1_500_000)  // same length, other bytes
         let (op, _) = await run(server.dataURL(size: size, seed: 6, ["etag": "none", "lastmod": "none"]))
         XCTAssertEqual(op.state, .completed)
-        XCTAssertEqual(server.log.requests.count, 2, "the overlap mismatch costs one more request")
+        XCTAssertEqual(server.log.requests.count, 2, "the head mismatch costs one more request")
         XCTAssertNil(server.log.requests.last?.header("Range"))
         XCTAssertEqual(FileHash.sha256(path: dir.file("f.bin")), PatternSource(seed: 6, length: size).sha256)
+    }
+
+    func testAPartialChangedOnlyAtItsStartIsNeverResumedOnAWeakETag() async throws {
+        // The server's file changed in its first bytes since the partial was written; its weak ETag
+        // did not (weak tags stay through changes their server calls equivalent). The tail overlap
+        // alone would pass and the file would be a mix of two versions.
+        let size: Int64 = 3_000_000
+        var bytes = PatternSource(seed: 11, length: size).bytes(count: 1_500_000)
+        for i in 0..<1000 { bytes[i] ^= 0xFF }
+        _ = FileManager.default.createFile(atPath: dir.file("f.bin.part"), contents: Data(bytes))
+        let url = server.dataURL(size: size, seed: 11, ["etag": "weak", "lastmod": "none"])
+        let (op, _) = await run(url, validators: ResourceValidators(weakETag: "W/\"11-\(size)\"", totalLength: size))
+        XCTAssertEqual(op.state, .completed)
+        XCTAssertNil(op.resumedAt)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("f.bin")), PatternSource(seed: 11, length: size).sha256)
+    }
+
+    func testAChangedWeakETagRestartsAndASmallUnvouchedPartialStartsAgain() async throws {
+        let size: Int64 = 3_000_000
+        writePartial("f.bin", seed: 12, size: size, count: 1_500_000)
+        let url = server.dataURL(size: size, seed: 12, ["etag": "weak", "lastmod": "none"])
+        let (op, _) = await run(url, validators: ResourceValidators(weakETag: "W/\"an-older-version\"", totalLength: size))
+        XCTAssertEqual(op.state, .completed)
+        XCTAssertNil(op.resumedAt, "a different weak ETag proves the file changed")
+        XCTAssertNil(server.log.requests.last?.header("Range"))
+
+        writePartial("g.bin", seed: 13, size: 600_000, count: 300_000)
+        let before = server.log.requests.count
+        let (small, _) = await run(server.dataURL(size: 600_000, seed: 13, ["etag": "none", "lastmod": "none"]), name: "g.bin")
+        XCTAssertEqual(small.state, .completed)
+        XCTAssertNil(small.resumedAt)
+        XCTAssertEqual(server.log.requests.count - before, 1)
+        XCTAssertNil(server.log.requests.last?.header("Range"), "300 KB with nothing to vouch for it: fetched again whole")
+        XCTAssertEqual(FileHash.sha256(path: dir.file("g.bin")), PatternSource(seed: 13, length: 600_000).sha256)
     }
 
     func test416WithMatchingLengthCompletesWithoutABody() async throws {

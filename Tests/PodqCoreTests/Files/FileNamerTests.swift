@@ -23,6 +23,20 @@ final class FileNamerTests: XCTestCase {
         XCTAssertEqual(String(decoding: Array(cut.utf8), as: UTF8.self), cut)
     }
 
+    func testEveryNumberedNameFitsWithItsPartSuffix() {
+        for base in [String(repeating: "é", count: 200) + ".mp3", String(repeating: "x", count: 300), FileNamer.safeName(String(repeating: "ポ", count: 120) + ".m4a")] {
+            let name = FileNamer.safeName(base)
+            for (n, numbered) in FileNamer.numberedNames("Show/" + name).enumerated() where [0, 1, 9, 99, 999, 9_999].contains(n) {
+                let last = String(numbered.split(separator: "/").last!)
+                XCTAssertLessThanOrEqual((last + ".part").utf8.count, 255, "name \(n + 1)")
+                XCTAssertTrue(numbered.hasPrefix("Show/"))
+                if n > 0 { XCTAssertTrue(last.contains(" (\(n + 1))"), last) }
+                if base.hasSuffix(".mp3") { XCTAssertTrue(last.hasSuffix(".mp3"), last) }
+                XCTAssertNotNil(String(validating: Array(last.utf8), as: UTF8.self), "cut on a character boundary")
+            }
+        }
+    }
+
     func testCollisionsGetNumberedAndPartialsAreResumed() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
