@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= debug
 
-.PHONY: help build release test demo bench bench-quick bench-deps format lint install install-files man clean
+.PHONY: help build release test demo bench bench-quick bench-deps format lint install install-files man clean fuzz fuzz-build
 
 help:
 	@echo "make demo     open the TUI on the bundled demo podcast served from 127.0.0.1 (no internet needed)"
@@ -14,6 +14,7 @@ help:
 	@echo "make bench-quick  the same on small files in under 2 minutes: checks every tool's files are identical"
 	@echo "make install  install podq, its man page and bash/zsh/fish completions under \$$(PREFIX) (PREFIX=$(PREFIX))"
 	@echo "make man      regenerate docs/podq.1 from the commands (swift-argument-parser's manual plugin)"
+	@echo "make fuzz     build the libFuzzer targets (Fuzz/) with sanitizers and run each for FUZZ_SECONDS (60)"
 	@echo "make lint     check the sources against the style config (.swift-format); warnings are errors in every build"
 
 build:
@@ -85,6 +86,28 @@ man:
 	awk 'FNR == NR { extra = extra $$0 "\n"; next } /^\.Sh "EXIT STATUS"/ { printf "%s", extra; skip = 1; next } \
 	  skip && /^\.Sh / { skip = 0 } !skip { print }' docs/podq-sections.mdoc \
 	  .build/plugins/GenerateManual/outputs/podq/podq.1 > docs/podq.1
+
+# libFuzzer targets for podq's own parsers (Fuzz/), built with -sanitize=fuzzer,address in
+# .build/fuzz, seeded from Fuzz/seeds/ and the feed fixtures, each run for FUZZ_SECONDS; findings go
+# to fuzz/findings/ (a crash, a leak, a slow unit or a broken invariant stops the run).
+FUZZ_TARGETS = FuzzFeed FuzzOPML FuzzConfig FuzzHeaders FuzzNames
+FUZZ_SECONDS ?= 60
+fuzz-build:
+	@for t in $(FUZZ_TARGETS); do \
+	  PODQ_FUZZ=1 $(SWIFT) build --scratch-path .build/fuzz -c debug -Xswiftc -sanitize=fuzzer,address \
+	    -Xswiftc -parse-as-library -Xcc -fsanitize=fuzzer-no-link,address --product $$t || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@mkdir -p fuzz/findings
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  SWIFT_BACKTRACE=enable=no .build/fuzz/debug/$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix=fuzz/findings/$$t- .build/fuzz/corpus/$$t Fuzz/seeds/$$t \
+	    $$( [ $$t = FuzzFeed ] && echo Tests/PodqCoreTests/Fixtures/feeds ) > .build/fuzz/$$t.log 2>&1; rc=$$?; \
+	  tail -n 3 .build/fuzz/$$t.log; [ $$rc -eq 0 ] || { echo "fuzz: $$t found something: fuzz/findings/, .build/fuzz/$$t.log"; exit 1; }; \
+	done
 
 clean:
 	rm -rf .build

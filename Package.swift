@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 /// Settings shared by every target of ours: Swift 6 mode with complete concurrency checking, and no
@@ -127,7 +128,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
@@ -139,3 +140,12 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (`make fuzz`): only when PODQ_FUZZ is set, since they link libFuzzer's own main
+// and build with -sanitize=fuzzer,address in a scratch folder of their own.
+if ProcessInfo.processInfo.environment["PODQ_FUZZ"] != nil {
+    package.targets.append(.target(name: "CFuzzMain", path: "Fuzz/CFuzzMain"))
+    for name in ["FuzzFeed", "FuzzOPML", "FuzzConfig", "FuzzHeaders", "FuzzNames"] {
+        package.targets.append(.executableTarget(name: name, dependencies: ["PodqCore", "CFuzzMain"], path: "Fuzz/\(name)"))
+    }
+}

@@ -86,6 +86,33 @@ static xmlEntityPtr on_get_parameter_entity(void *ctx, const xmlChar *name) {
     return entity;
 }
 
+// An entity whose value refers to another general entity is the shape of every billion-laughs
+// variant (and no real feed needs one): it is refused as it is declared, before libxml2 spends
+// seconds expanding it up to its amplification limit (found by the FuzzFeed target: 665 bytes, 1.3 s).
+// True when `name` starts with one of XML's five predefined entities and its `;`.
+static int is_predefined(const xmlChar *name) {
+    static const char *const predefined[] = {"amp;", "lt;", "gt;", "quot;", "apos;"};
+    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++) {
+        if (strncmp((const char *)name, predefined[i], strlen(predefined[i])) == 0) return 1;
+    }
+    return 0;
+}
+
+static void on_entity_decl(void *ctx, const xmlChar *name, int type, const xmlChar *public_id,
+                           const xmlChar *system_id, xmlChar *content) {
+    if (type == XML_INTERNAL_GENERAL_ENTITY && content != NULL) {
+        for (const xmlChar *p = content; *p; p++) {
+            if (p[0] == '&' && p[1] != '#' && p[1] != 0 && !is_predefined(p + 1)) {
+                parse_state *s = state_of(ctx);
+                if (s) s->result->entity_loop = 1;
+                xmlStopParser((xmlParserCtxtPtr)ctx);
+                return;
+            }
+        }
+    }
+    xmlSAX2EntityDecl(ctx, name, type, public_id, system_id, content);
+}
+
 static xmlParserInputPtr on_resolve_entity(void *ctx, const xmlChar *public_id, const xmlChar *system_id) {
     (void)public_id; (void)system_id;
     refuse_external(ctx);
@@ -138,6 +165,7 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq
     sax.getEntity = on_get_entity;
     sax.getParameterEntity = on_get_parameter_entity;
     sax.resolveEntity = on_resolve_entity;
+    sax.entityDecl = on_entity_decl;
     sax.externalSubset = NULL;
     sax.serror = on_error;
     sax.warning = NULL;

@@ -235,4 +235,17 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 1 s"), out + err)
         XCTAssertFalse((out + err).contains("No data arrived"), out + err)
     }
+
+    func testHeadersThatTrickleInAreReportedAsTheHeadersNotAsABodyStall() async throws {
+        // 200 bytes of head, one every 50 ms: never 1 s without a byte, but no complete head within 1 s.
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nX-Padding: " + String(repeating: "x", count: 140) + "\r\nContent-Length: 10\r\n\r\n0123456789"
+        let trickle = try await TrickleServer.start(response: Array(head.utf8), interval: .milliseconds(50))
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
+        try "max-attempts = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["download", "--stall-timeout", "1", "http://127.0.0.1:\(trickle.port)/slow.mp3"])
+        await trickle.stop()
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 1 s"), out + err)
+        XCTAssertFalse((out + err).contains("No data arrived"), out + err)
+    }
 }

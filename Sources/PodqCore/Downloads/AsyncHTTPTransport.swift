@@ -67,6 +67,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let delegate = StreamingDelegate(rateLimiter: rateLimiter) { error, duringBody in
             Self.map(error, stallSeconds: stall, duringBody: duringBody)
         }
+        // The head is timed apart from the body: AHC's read timeout counts whole parsed parts, so a
+        // head that trickles in a byte at a time, or never comes, ends here as `noResponse`.
         do {
             let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: headers)
             let head = try await delegate.start(outgoing, on: client)

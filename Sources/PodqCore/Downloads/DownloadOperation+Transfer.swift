@@ -188,15 +188,16 @@ extension DownloadOperation {
         return (result.response, result.finalURL.absoluteString)
     }
 
-    /// `Retry-After` as seconds: either a number or an HTTP date.
+    /// `Retry-After` as seconds: digits (RFC 9110's delay-seconds; `inf`, `1e9` or `-3` are not) or an
+    /// HTTP date, read by the feed's date parser (no `DateFormatter`: corelibs leaks one a call, found
+    /// by the FuzzHeaders target). At most a year.
     static func parseRetryAfter(_ value: String) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
+        let trimmed = value.trimmingASCIIWhitespace
+        let year = 365.0 * 86_400
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return trimmed.utf8.count > 9 ? year : min(Double(trimmed) ?? year, year)
+        }
+        guard let date = FeedDate.parse(trimmed) else { return nil }
+        return min(max(0, date.timeIntervalSinceNow), year)
     }
 }

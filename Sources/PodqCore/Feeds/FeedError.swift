@@ -44,7 +44,7 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
         case .notXML(let kind):
             "This is not a feed: it looks like \(kind). To download a file, use `podq download <url>` or `podq queue add <url>`; to subscribe, give the URL of the podcast's RSS or Atom feed."
         case .hostileEntities:
-            "The feed declares entities that expand without end or point outside it; podq refuses it."
+            "The feed declares entities that are built from other entities, expand without end or point outside it (the shape of a \"billion laughs\" attack); podq refuses it."
         case .expansionTooLarge(let limit):
             "The feed's entities expand to more than \(limit >> 20) MiB of text beyond the file itself (one text repeated many times); podq refuses it. If the feed is genuine, tell its publisher."
         case .fieldTooLong(let element, let limit):

@@ -34,7 +34,7 @@ public struct FeedFetcher: Sendable {
             let response = result.response
             if response.status == 304 { return .notModified }
             guard response.status == 200 else {
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
+                let retryAfter = response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter)
                 throw DownloadError.httpStatus(code: response.status, url: result.finalURL.absoluteString, retryAfter: retryAfter)
             }
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {

@@ -130,4 +130,17 @@ final class FeedRepairTests: XCTestCase {
         }
         XCTAssertEqual(episode.enclosures[0].url, "http://h.example/%E2%80%AEx.mp3")
     }
+
+    // MARK: Fuzzing findings (docs/DECISIONS.md)
+
+    func testAnEntityBuiltFromAnotherIsRefusedAsItIsDeclaredEvenUnused() throws {
+        // FuzzFeed: a billion laughs with one bad byte went through repair and took libxml2 1.3 s to refuse.
+        XCTAssertThrowsError(try FeedParser.parse(file: FeedParserTests.fixtures.appendingPathComponent("hostile-nested-entities-with-a-bad-byte.xml").path)) {
+            XCTAssertEqual($0 as? FeedError, .hostileEntities)
+        }
+        let unused = write(rss(item("One", 1), head: "<!DOCTYPE rss [<!ENTITY a \"x\"><!ENTITY b \"&a;&a;\">]>"))
+        XCTAssertThrowsError(try FeedParser.parse(file: unused)) { XCTAssertEqual($0 as? FeedError, .hostileEntities) }
+        let plain = write(rss(item("&a;", 1), head: "<!DOCTYPE rss [<!ENTITY a \"Tom &amp; Jerry &#233;\">]>"))
+        XCTAssertEqual(try FeedParser.parse(file: plain).episodes.first?.title, "Tom & Jerry é", "predefined and character references are fine")
+    }
 }

@@ -146,6 +146,15 @@ final class ConfigFileRobustnessTests: XCTestCase {
         XCTAssertEqual(info.st_mode & 0o777, 0o600, "the mode stays")
     }
 
+    func testAnAddedKeyGetsItsOwnLineAfterALastLineWithoutOne() throws {
+        // FuzzConfig: a last line without a line end, and a line ending in CR CR LF.
+        let path = dir.file("config")
+        _ = FileManager.default.createFile(atPath: path, contents: Data("# crln\r\r\nmax-attempts = 6 # no line end".utf8))
+        try ConfigFile(path: path).set("simultaneous-downloads", to: "7")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "# crln\r\r\nmax-attempts = 6 # no line end\r\nsimultaneous-downloads = 7\r\n")
+        XCTAssertEqual(try ConfigFile(path: path).load().maxAttempts, 6)
+    }
+
     func testAnEditWritesThroughASymbolicLinkToTheFile() throws {
         let real = dir.file("dotfiles/podq.conf")
         try FileManager.default.createDirectory(atPath: dir.file("dotfiles"), withIntermediateDirectories: true)
