@@ -57,11 +57,13 @@ struct DownloadCommand: AsyncParsableCommand {
 /// Checks URL arguments: http or https with a host.
 enum URLArguments {
     static func parse(_ texts: [String]) throws -> [URL] {
-        try texts.map { text in
+        try texts.map { given in
+            // `example.org/ep.mp3` is https, as a browser reads it.
+            let text = FeedSource.schemelessURL(given) ?? given
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
             else {
-                throw ValidationError("'\(SafeText.clean(text))' is not an http:// or https:// URL.")
+                throw ValidationError("'\(SafeText.clean(given))' is not an http:// or https:// URL." + DownloadError.schemeHint(given))
             }
             return url
         }

@@ -30,11 +30,19 @@ enum FeedSource {
         }
         let path = (trimmed as NSString).expandingTildeInPath
         if FileManager.default.fileExists(atPath: path) { return .file(URL(fileURLWithPath: path).standardizedFileURL.path) }
-        let host = trimmed.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
-        let looksLikeHost = !trimmed.hasPrefix("/") && !trimmed.hasPrefix(".") && !trimmed.hasPrefix("~") && host.contains(".")
-            && !host.hasSuffix(".xml") && !host.hasSuffix(".rss") && !host.hasSuffix(".opml") && host.allSatisfy { $0.isLetter || $0.isNumber || ".-:".contains($0) }
-        if looksLikeHost { return .url("https://" + trimmed) }
+        if let url = schemelessURL(trimmed) { return .url(url) }
         return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
+    }
+
+    /// `https://` + `text` when `text` starts with a host name (`example.org/feed.xml`,
+    /// `127.0.0.1:8080/x`), as a browser reads it; nil for anything that looks like a path.
+    static func schemelessURL(_ text: String) -> String? {
+        guard !text.contains("://"), !text.hasPrefix("/"), !text.hasPrefix("."), !text.hasPrefix("~") else { return nil }
+        let host = text.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        guard host.contains("."), !host.hasSuffix(".xml"), !host.hasSuffix(".rss"), !host.hasSuffix(".opml"),
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
+        else { return nil }
+        return "https://" + text
     }
 
     /// The feed at `source`; nil when the server says it has not changed (304).

@@ -131,6 +131,15 @@ final class HostileInputCommandTests: CLITestCase {
         try await run(["download"])
         try await run(["queue", "add", "http://bob:hunter2@127.0.0.1:1/x.mp3"])
         try await run(["download"])
+        try await run(["queue", "retry", "2"])
+        try await run(["queue", "pause", "2"])
+        try await run(["queue", "resume", "2"])
+        try await run(["queue", "cancel", "2"])
+        try await run(["queue", "remove", "2"])
+        try await run(["play", "1"])
+        try await run(["cleanup", "--dry-run"])
+        try await run(["remove", "1"])
+        try await run(["feeds", "--json"])
         outputs.append(("podq.log", try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)))
         for (what, text) in outputs {
             let unsafe = text.unicodeScalars.filter { $0 != "\n" && $0 != "\t" && SafeText.isUnsafe($0) }
@@ -194,6 +203,14 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertFalse(err7.contains("Cannot read"), "not read as a file: \(err7)")
         let (_, _, err8) = try await cli.run(["add", "-v", "127.0.0.1:1/feed.xml"])
         XCTAssertTrue(err8.contains("https://127.0.0.1:1/feed.xml"), "read as https: \(err8)")
+        let (queued, qout, qerr) = try await cli.run(["queue", "add", "example.org/ep.mp3"])
+        XCTAssertEqual(queued.code, 0, qerr)
+        XCTAssertTrue(qout.contains("added"), qout)
+        let (_, list, _) = try await cli.run(["queue", "--json"])
+        XCTAssertTrue(list.contains("https:\\/\\/example.org\\/ep.mp3") || list.contains("https://example.org/ep.mp3"), list)
+        let (badScheme, _, err9) = try await cli.run(["queue", "add", "htps://example.org/ep.mp3"])
+        XCTAssertEqual(badScheme.code, 2)
+        XCTAssertTrue(err9.contains("Did you mean https://example.org/ep.mp3?"), err9)
     }
 
     func testQueueingAnEpisodeAlreadyDownloadedSaysWhereItIs() async throws {

@@ -74,7 +74,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     }
 
     /// " Did you mean https://…?" for a scheme one typo away from http(s) (`htp://`, `htps://`).
-    static func schemeHint(_ url: String) -> String {
+    public static func schemeHint(_ url: String) -> String {
         guard let range = url.range(of: "://") else { return "" }
         let scheme = String(url[..<range.lowerBound])
         guard let near = Suggestion.nearest(to: scheme, in: ["http", "https"]), near != scheme.lowercased() else { return "" }

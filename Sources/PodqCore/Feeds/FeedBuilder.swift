@@ -269,7 +269,10 @@ final class FeedBuilder: FeedXMLHandler {
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
         guard let url = URL(string: escaped, relativeTo: baseURL)?.absoluteURL else { return nil }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return nil }
-        return url.absoluteString
+        // `Https://` is the same scheme: written lowercase, so keys and checks compare alike (FuzzFeed).
+        let absolute = url.absoluteString
+        guard let colon = absolute.firstIndex(of: ":"), absolute[..<colon] != scheme else { return absolute }
+        return scheme + absolute[colon...]
     }
 
     /// True for `http(s)://…` made only of characters a URL may hold as they are.

@@ -133,7 +133,8 @@ public struct ConfigFile: Sendable {
         } else {
             let crlf = bytes.count >= 2 && bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 > 0 && bytes[$0 - 1] == UInt8(ascii: "\r") } == true
             let lineEnd: [UInt8] = crlf ? [0x0D, 0x0A] : [0x0A]
-            if let last = bytes.last, last != UInt8(ascii: "\n") { bytes += lineEnd }
+            // A last line without its line end gets one (a lone CR at the end only needs its LF: FuzzConfig).
+            if let last = bytes.last, last != UInt8(ascii: "\n") { bytes += crlf && last == 0x0D ? [0x0A] : lineEnd }
             bytes += rendered + lineEnd
         }
         try write(bytes, replacing: existing != nil)

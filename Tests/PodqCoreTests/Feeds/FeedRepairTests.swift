@@ -131,6 +131,12 @@ final class FeedRepairTests: XCTestCase {
         XCTAssertEqual(episode.enclosures[0].url, "http://h.example/%E2%80%AEx.mp3")
     }
 
+    func testASchemeInCapitalsIsWrittenLowercase() throws {
+        // FuzzFeed: `Https://` passed as a URL that no `https://` check recognised.
+        let feed = try FeedParser.parse(file: write(rss("<item><title>t</title><enclosure url=\"HTTPS://h.example/A.mp3\"/></item>")))
+        XCTAssertEqual(feed.episodes.first?.enclosures.first?.url, "https://h.example/A.mp3")
+    }
+
     // MARK: Fuzzing findings (docs/DECISIONS.md)
 
     func testAnEntityBuiltFromAnotherIsRefusedAsItIsDeclaredEvenUnused() throws {

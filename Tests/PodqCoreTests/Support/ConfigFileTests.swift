@@ -153,6 +153,10 @@ final class ConfigFileRobustnessTests: XCTestCase {
         try ConfigFile(path: path).set("simultaneous-downloads", to: "7")
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "# crln\r\r\nmax-attempts = 6 # no line end\r\nsimultaneous-downloads = 7\r\n")
         XCTAssertEqual(try ConfigFile(path: path).load().maxAttempts, 6)
+        _ = FileManager.default.createFile(atPath: path, contents: Data("# mine = \"x\"\r\n\r".utf8))
+        try ConfigFile(path: path).set("simultaneous-downloads", to: "7")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "# mine = \"x\"\r\n\r\nsimultaneous-downloads = 7\r\n",
+                       "a lone CR at the end is completed, not doubled")
     }
 
     func testAnEditWritesThroughASymbolicLinkToTheFile() throws {
