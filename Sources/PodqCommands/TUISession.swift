@@ -39,7 +39,8 @@ final class TUISession {
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
-        return try await HTTPSession.with(stallTimeout: settings.stallTimeout, rateLimiter: rateLimiter) { transport in
+        return try await HTTPSession.with(stallTimeout: settings.stallTimeout, responseTimeout: settings.responseTimeout,
+                                          rateLimiter: rateLimiter) { transport in
             try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport).run()
         }
     }

@@ -243,26 +243,43 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertLessThanOrEqual(names.map { $0.utf8.count + 5 }.max() ?? 0, 255)
     }
 
-    func testAServerSlowToAnswerIsNotReportedAsABodyStall() async throws {
-        let url = server.url("/data/slow.mp3?size=1000&headDelay=3").absoluteString
+    func testTheHeadAndTheBodyAreTimedApart() async throws {
+        // The head has response-timeout (1 s here), the body stall-timeout (5 s): each its own message.
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
-        try "max-attempts = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
-        let (exit, out, err) = try await cli.run(["download", "--stall-timeout", "1", url])
+        try "max-attempts = 1\nresponse-timeout = 1\nstall-timeout = 5\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["download", server.url("/data/slow.mp3?size=1000&headDelay=3").absoluteString])
         XCTAssertNotEqual(exit.code, 0)
         XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 1 s"), out + err)
         XCTAssertFalse((out + err).contains("No data arrived"), out + err)
+
+        // A body pause of 3 s is within stall-timeout: it completes.
+        let (paused, pout, perr) = try await cli.run(["download", server.url("/data/pause.mp3?size=200000&stall=100000:3").absoluteString])
+        XCTAssertEqual(paused.code, 0, pout + perr)
+        // With stall-timeout 1 (and response-timeout 30), the same pause is a stall, named as one.
+        try "max-attempts = 1\nstall-timeout = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        let (stalled, sout, serr) = try await cli.run(["download", server.url("/data/pause2.mp3?size=200000&stall=100000:3").absoluteString])
+        XCTAssertNotEqual(stalled.code, 0)
+        XCTAssertTrue((sout + serr).contains("No data arrived for 1 s"), sout + serr)
+        // Waiting on podq's own speed limit (a 64 KiB read every 1.3 s at 50K) is not a stall.
+        let (limited, lout0, lerr0) = try await cli.run(["download", "--limit-rate", "50K",
+                                                         server.url("/data/limited.mp3?size=200000").absoluteString])
+        XCTAssertEqual(limited.code, 0, lout0 + lerr0)
+        // And a head 2 s late is fine under response-timeout 30.
+        let (late, lout, lerr) = try await cli.run(["download", server.url("/data/late.mp3?size=1000&headDelay=2").absoluteString])
+        XCTAssertEqual(late.code, 0, lout + lerr)
     }
 
     func testHeadersThatTrickleInAreReportedAsTheHeadersNotAsABodyStall() async throws {
-        // 200 bytes of head, one every 50 ms: never 1 s without a byte, but no complete head within 1 s.
+        // 200 bytes of head, one every 50 ms: never 1 s without a byte (stall-timeout), but no complete
+        // head within response-timeout (2 s).
         let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nX-Padding: " + String(repeating: "x", count: 140) + "\r\nContent-Length: 10\r\n\r\n0123456789"
         let trickle = try await TrickleServer.start(response: Array(head.utf8), interval: .milliseconds(50))
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
-        try "max-attempts = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        try "max-attempts = 1\nresponse-timeout = 2\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
         let (exit, out, err) = try await cli.run(["download", "--stall-timeout", "1", "http://127.0.0.1:\(trickle.port)/slow.mp3"])
         await trickle.stop()
         XCTAssertNotEqual(exit.code, 0)
-        XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 1 s"), out + err)
+        XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 2 s"), out + err)
         XCTAssertFalse((out + err).contains("No data arrived"), out + err)
     }
 }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
 ///
@@ -17,9 +18,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     /// - Parameters:
     ///   - connectTimeout: how long to wait for a connection.
-    ///   - stallTimeout: how long the body may go without a byte before the attempt fails.
+    ///   - stallTimeout: how long the body may go without a byte, while podq waits for one, before the
+    ///     attempt fails (timed by ``StreamingDelegate``).
+    ///   - responseTimeout: how long the server may take to send a complete head (status and headers)
+    ///     from the request on, however its bytes trickle in (a deadline of podq's own).
     ///   - rateLimiter: the global speed limit the downloads share (nil: none).
-    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), rateLimiter: RateLimiter? = nil) {
+    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
+                rateLimiter: RateLimiter? = nil) {
         self.rateLimiter = rateLimiter
         var trustError: DownloadError?
         var tls: TLSConfiguration?
@@ -28,7 +33,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .nanoseconds(Self.nanos(connectTimeout)), read: .nanoseconds(Self.nanos(stallTimeout))),
+            // No read timeout of AHC's: it would time the head and the body alike (and count a slow
+            // disk or the speed limit as a stall). podq times each phase itself: `send` the head,
+            // StreamingDelegate the body.
+            timeout: .init(connect: .nanoseconds(Self.nanos(connectTimeout)), read: nil),
             decompression: .disabled
         )
         configuration.httpVersion = .automatic
@@ -42,9 +50,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
         configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
+        self.responseSeconds = Double(Self.nanos(responseTimeout)) / 1e9
     }
 
     private let stallSeconds: Double
+    private let responseSeconds: Double
     private let rateLimiter: RateLimiter?
     /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
     private let trustError: DownloadError?
@@ -63,19 +73,29 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if !headers.contains(name: "User-Agent") {
             headers.add(name: "User-Agent", value: Self.userAgent)
         }
-        let stall = stallSeconds
-        let delegate = StreamingDelegate(rateLimiter: rateLimiter) { error, duringBody in
-            Self.map(error, stallSeconds: stall, duringBody: duringBody)
+        let (stall, response) = (stallSeconds, responseSeconds)
+        let delegate = StreamingDelegate(rateLimiter: rateLimiter, stallSeconds: stall) { error, duringBody in
+            Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }
-        // The head is timed apart from the body: AHC's read timeout counts whole parsed parts, so a
-        // head that trickles in a byte at a time, or never comes, ends here as `noResponse`.
+        // The head has a deadline of its own, apart from the body's stall clock: a head that never
+        // comes, or trickles in a byte at a time, ends here as `noResponse`.
+        let timedOut = Atomic<Bool>(false)
+        let deadline = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(responseSeconds * 1e9))) {
+            timedOut.store(true, ordering: .relaxed)
+            delegate.cancel()
+        }
+        defer { deadline.cancel() }
         do {
             let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: headers)
             let head = try await delegate.start(outgoing, on: client)
+            // The deadline fired as the head came: the request is cancelled, so say why.
+            if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
             return TransportResponse(status: Int(head.status.code), headers: head.headers,
                                      body: ResponseBody(source: delegate))
+        } catch where timedOut.load(ordering: .relaxed) {
+            throw DownloadError.noResponse(seconds: responseSeconds)
         } catch {
-            let mapped = Self.map(error, stallSeconds: stallSeconds, duringBody: false)
+            let mapped = Self.map(error, stallSeconds: stallSeconds, responseSeconds: responseSeconds, duringBody: false)
             // The certificate failed: find out why (a second connection that only reads it).
             if case DownloadError.untrustedCertificate(_, let raw) = mapped, let host = request.url.host {
                 let port = request.url.port ?? (request.url.scheme?.lowercased() == "http" ? 80 : 443)
@@ -86,7 +106,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Turns AsyncHTTPClient and NIO errors into ``DownloadError``s a person can act on.
-    static func map(_ error: any Error, stallSeconds: Double, duringBody: Bool) -> any Error {
+    static func map(_ error: any Error, stallSeconds: Double, responseSeconds: Double, duringBody: Bool) -> any Error {
         if error is CancellationError || error is DownloadError { return error }
         // Its reason is found by the caller, which knows the host (``TLSTrust/reason(raw:host:port:)``).
         if TLSTrust.isCertificateFailure(error) { return DownloadError.untrustedCertificate(host: "", reason: TLSTrust.rawReason(error)) }
@@ -94,7 +114,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             switch client {
             case .cancelled: return CancellationError()
             case .readTimeout:
-                return duringBody ? DownloadError.stalled(seconds: stallSeconds) : DownloadError.noResponse(seconds: stallSeconds)
+                return duringBody ? DownloadError.stalled(seconds: responseSeconds) : DownloadError.noResponse(seconds: responseSeconds)
             case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
                 return DownloadError.connectionFailed("timed out")
             case .remoteConnectionClosed:

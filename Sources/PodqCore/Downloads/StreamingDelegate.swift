@@ -15,6 +15,11 @@ import Synchronization
 /// sent and closed at once is not lost); a sink runs before the next read, and an iterator's chunk is
 /// released when the next one is asked for. A body dropped
 /// without being read to the end cancels the request, so a connection is never left half read.
+///
+/// Stalls: the body is timed here, apart from the head (which AsyncHTTPClient's read timeout times,
+/// as `response-timeout`). The clock runs only while the client waits for the server — from the moment
+/// a chunk has been taken (written, and its turn under the speed limit come) to the next chunk — so a
+/// slow disk or a speed limit is never taken for a stalled server.
 final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {
     typealias Response = Void
     typealias Sink = @Sendable (inout ByteBuffer) throws -> Void
@@ -26,15 +31,57 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         var task: HTTPClient.Task<Void>?
         /// The head, kept from `didReceiveHead` until its waiter is resumed.
         var head: HTTPResponseHead?
+        /// The stall check, from the head to the end.
+        var stallCheck: RepeatedTask?
     }
 
     private let shared = Mutex(Shared())
     private let mapError: @Sendable (any Error, Bool) -> any Error
     private let rateLimiter: RateLimiter?
+    /// Seconds the server may leave the body without a byte while the client waits (nil: not timed).
+    private let stallSeconds: Double?
+    /// When the client began waiting for the next chunk (uptime ns), 0 while a chunk is being taken.
+    private let waitingSince = Atomic<UInt64>(0)
+    /// Set when the stall check ended the request: its cancellation is reported as a stall.
+    private let stalled = Atomic<Bool>(false)
 
-    init(rateLimiter: RateLimiter? = nil, mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
+    init(rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
         self.rateLimiter = rateLimiter
+        self.stallSeconds = stallSeconds
         self.mapError = mapError
+    }
+
+    /// The client reads on: the stall clock starts.
+    private func markWaiting() {
+        waitingSince.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// Checks, a few times per stall period, whether the client has waited longer than allowed.
+    private func startStallCheck(on eventLoop: any EventLoop) {
+        guard let stallSeconds else { return }
+        let limit = UInt64(stallSeconds * 1e9)
+        let period = TimeAmount.nanoseconds(Int64(min(max(stallSeconds / 4, 0.05), 1) * 1e9))
+        markWaiting()
+        let check = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] repeated in
+            guard let self else {
+                repeated.cancel()
+                return
+            }
+            let since = self.waitingSince.load(ordering: .relaxed)
+            guard since != 0, DispatchTime.now().uptimeNanoseconds &- since > limit else { return }
+            repeated.cancel()
+            self.stalled.store(true, ordering: .relaxed)
+            self.shared.withLock { $0.task }?.cancel()
+        }
+        let late = shared.withLock { shared -> Bool in
+            shared.stallCheck = check
+            return shared.machine.isFinished
+        }
+        if late { check.cancel() }
+    }
+
+    private func stopStallCheck() {
+        shared.withLock { $0.stallCheck }?.cancel()
     }
 
     /// Starts `request` and returns its head.
@@ -89,6 +136,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     // MARK: HTTPClientResponseDelegate (called on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        startStallCheck(on: task.eventLoop)
         let gate = task.eventLoop.makePromise(of: Void.self)
         let actions = shared.withLock { shared in
             shared.head = head
@@ -100,6 +148,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let eventLoop = task.eventLoop
+        waitingSince.store(0, ordering: .relaxed)
         let action = shared.withLock { $0.machine.bodyPart(buffer) { eventLoop.makePromise(of: Void.self) } }
         switch action {
         case .runSink(let sink):
@@ -113,8 +162,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             }
             // The speed limit: the next read waits for this chunk's turn on the shared schedule.
             if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
-                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {}.futureResult
+                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) { self.markWaiting() }.futureResult
             }
+            markWaiting()
             return eventLoop.makeSucceededVoidFuture()
         case .deliver(let chunk, let waiter, let gate):
             waiter.resume(returning: chunk)
@@ -122,17 +172,22 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         case .hold(let gate):
             return gate.futureResult
         case .open(let gate):
+            markWaiting()
             gate.succeed()
             return gate.futureResult
         }
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        stopStallCheck()
         let map = mapError
+        // The stall check cancelled the request: that is a stall, not a cancellation.
+        let error = stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0) : error
         run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        stopStallCheck()
         let map = mapError
         run(shared.withLock { $0.machine.end(.success(()), map: map) })
     }
@@ -150,8 +205,12 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                     try sink(&buffer)
                     guard let gate else { continue }
                     if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: chunk.readableBytes), wait > 0 {
-                        gate.futureResult.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) { gate.succeed() }
+                        gate.futureResult.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {
+                            self.markWaiting()
+                            gate.succeed()
+                        }
                     } else {
+                        markWaiting()
                         gate.succeed()
                     }
                 } catch {
@@ -165,6 +224,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             case .failHead(let waiter, let error):
                 waiter.resume(throwing: error)
             case .open(let gate):
+                markWaiting()
                 gate.succeed()
             case .deliver(let chunk, let waiter):
                 waiter.resume(returning: chunk)

@@ -19,6 +19,8 @@ public struct Settings: Sendable, Equatable {
     public var retryMaxDelay: Double = 300
     /// Seconds without a byte before an attempt is abandoned (`stall-timeout`).
     public var stallTimeout: Double = 30
+    /// Seconds a server may take to send a complete head (status and headers) once it has the request (`response-timeout`).
+    public var responseTimeout: Double = 30
     /// Queue the new episodes of every podcast on refresh (`auto-queue`), not only of those added with `--auto`.
     public var autoQueue = false
     /// The largest feed podq reads, in bytes (`feed-size-limit`).
@@ -45,6 +47,7 @@ public struct Settings: Sendable, Equatable {
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
         ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
+        ("response-timeout", "seconds a server may take to send its answer's headers once it has the request (default 30)"),
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
