@@ -7,10 +7,6 @@ import Foundation
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
-        if let problem = ArgumentCheck.problem(in: arguments) {
-            Console.error("Error: " + problem)
-            exit(ExitCodes.usage)
-        }
         do {
             var command = try Podq.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
@@ -31,6 +27,12 @@ public enum PodqCLI {
             let code = Podq.exitCode(for: error)
             if code == .success {
                 Podq.exit(withError: error)  // --help, --version
+            }
+            // A typo gets the nearest command or option (worked out only now: building the help
+            // screens it reads costs 2–3 MB, which a command that parses need not pay).
+            if let problem = ArgumentCheck.problem(in: arguments) {
+                Console.error("Error: " + problem)
+                exit(ExitCodes.usage)
             }
             let message = Podq.fullMessage(for: error)
             Console.error(message)

@@ -13,7 +13,13 @@ public enum TLSTrust {
     /// The client TLS configuration for `environment`.
     /// - Throws: ``DownloadError/badTrustStore(variable:path:reason:)`` when a variable names something
     ///   podq cannot use.
-    public static func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws(DownloadError) -> TLSConfiguration {
+    /// Nil when neither variable is set: the client's own default, built only for an https request.
+    public static func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws(DownloadError) -> TLSConfiguration? {
+        let file = environment["SSL_CERT_FILE"] ?? "", folder = environment["SSL_CERT_DIR"] ?? ""
+        guard !file.isEmpty || !folder.isEmpty else { return nil }
+        // Variables that name the system's own store (as some images set them) change nothing: the
+        // default is used, and nothing is read ahead of an https request.
+        if [Self.systemBundle, ""].contains(file) && [Self.systemFolder, ""].contains(folder) { return nil }
         var tls = TLSConfiguration.makeClientConfiguration()
         var certificates: [NIOSSLCertificate] = []
         if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
@@ -48,6 +54,10 @@ public enum TLSTrust {
         tls.trustRoots = .certificates(certificates.filter { seen.insert((try? $0.toDERBytes()) ?? []).inserted })
         return tls
     }
+
+    /// Debian's store, where swift-nio-ssl looks by default.
+    static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"
+    static let systemFolder = "/etc/ssl/certs"
 
     /// True for the errors of a certificate that did not verify (as opposed to a network failure).
     static func isCertificateFailure(_ error: any Error) -> Bool {
