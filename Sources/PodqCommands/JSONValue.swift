@@ -82,7 +82,7 @@ enum JSONValue {
                 let v = Int(scalar.value)
                 out.append(contentsOf: [0x5C, UInt8(ascii: "u"), hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]])
             } else {
-                out.append(contentsOf: Array(String(scalar).utf8))
+                UTF8.encode(scalar) { out.append($0) }
             }
         }
         out.append(UInt8(ascii: "\""))
