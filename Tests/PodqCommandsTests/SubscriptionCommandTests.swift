@@ -124,4 +124,20 @@ final class SubscriptionCommandTests: CLITestCase {
         let roundTrip = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(again.utf8)) as? [[String: Any]])
         XCTAssertEqual(Set(roundTrip.compactMap { $0["url"] as? String }), Set(feeds.compactMap { $0["url"] as? String }))
     }
+
+    func testPodcastAppLinksSubscribeToTheFeedTheyCarry() async throws {
+        server.serve(feed(title: "Linked", episodes: [("l1", "One", "Sat, 14 Nov 2026 10:00:00 GMT", 1)]), as: "linked.xml")
+        let plain = server.url("/static/linked.xml").absoluteString
+        let hostAndPath = String(plain.dropFirst("http://".count))
+        for link in ["feed://" + hostAndPath, "itpc://" + hostAndPath, "pcast://" + hostAndPath, "podcast://" + hostAndPath,
+                     "feed:" + plain, "PODCAST://" + plain] {
+            let (added, out, err) = try await cli.run(["add", link])
+            XCTAssertEqual(added.code, 0, "\(link): \(err)")
+            XCTAssertTrue(out.contains("Linked: 1 episodes"), "\(link): \(out)")
+            let feeds = try await json(["feeds", "--json"])
+            XCTAssertEqual(feeds.first?["url"] as? String, plain, "\(link) is stored as the feed's own URL")
+            let (removed, _, rerr) = try await cli.run(["remove", "Linked"])
+            XCTAssertEqual(removed.code, 0, rerr)
+        }
+    }
 }
