@@ -4,18 +4,41 @@ import PodqCore
 /// Unbuffered output, so lines from the commands and from the reporter keep their order. Every line
 /// passes through ``SafeText/terminal(_:)`` (no control character, escape sequence or bidi override
 /// from a feed or a file, no credential in a URL), whatever the caller cleaned before.
+///
+/// Writes go straight to the descriptor: `FileHandle.write` traps when the reader has gone
+/// (`podq episodes | head` crashed on a broken pipe). Here a closed standard output ends podq the way
+/// SIGPIPE ends other tools (exit 141), with the queue and every partial file kept as after a crash.
 enum Console {
     private static let lock = NSLock()
 
     /// Writes `text` and a newline to standard output.
     static func out(_ text: String) {
         let line = SafeText.terminal(text) + "\n"
-        lock.withLock { FileHandle.standardOutput.write(Data(line.utf8)) }
+        lock.withLock { write(line, to: STDOUT_FILENO) }
     }
 
     /// Writes `text` and a newline to standard error.
     static func error(_ text: String) {
         let line = SafeText.terminal(text) + "\n"
-        lock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+        lock.withLock { write(line, to: STDERR_FILENO) }
+    }
+
+    /// Writes `text` as it is (the live download lines, which carry their own cursor movements).
+    static func raw(_ text: String) {
+        lock.withLock { write(text, to: STDOUT_FILENO) }
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && errno == EPIPE { exit(ExitCodes.brokenPipe) }
+                if n <= 0 { return }  // another error on a terminal: nothing better to do than drop the line
+                offset += n
+            }
+        }
     }
 }

@@ -88,7 +88,7 @@ final class DownloadReporter: Sendable {
         if live {
             output.withLock { $0.pending.append(text) }
         } else {
-            output.withLock { _ in FileHandle.standardOutput.write(Data(text.utf8)) }
+            output.withLock { _ in Console.raw(text) }
         }
     }
 
@@ -106,7 +106,7 @@ final class DownloadReporter: Sendable {
             let lines = DownloadTableRenderer(tick: output.tick).lines(rows, width: max(20, width - 1))
             for line in lines { out += line + "\n" }
             output.liveLineCount = lines.count
-            FileHandle.standardOutput.write(Data(out.utf8))
+            Console.raw(out)
         }
     }
 

@@ -28,6 +28,8 @@ public enum ExitCodes {
     public static let store: Int32 = 5
     /// Stopped by SIGINT or SIGTERM, partial files kept.
     public static let interrupted: Int32 = 130
+    /// The output was closed under podq (`podq episodes | head`), as SIGPIPE would end it.
+    public static let brokenPipe: Int32 = 141
 
     /// The code a command exits with when it fails with `error`: the one table. Nil for errors that
     /// are not podq's own (swift-argument-parser's usage errors, help and version requests).
@@ -49,7 +51,8 @@ public enum ExitCodes {
     static let summary = """
         Exit codes: 0 success; 1 a download, a feed or the player failed (a full disk included); 2 bad usage \
         or input; 3 another podq runs the queue; 4 the config file is invalid; 5 the queue database cannot be \
-        used; 130 interrupted by SIGINT or SIGTERM (the queue and every partial file are kept).
+        used; 130 interrupted by SIGINT or SIGTERM (the queue and every partial file are kept); 141 the output was \
+        closed (podq … | head).
         """
 }
 

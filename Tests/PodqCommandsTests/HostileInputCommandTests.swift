@@ -282,4 +282,18 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 2 s"), out + err)
         XCTAssertFalse((out + err).contains("No data arrived"), out + err)
     }
+
+    func testAReaderThatGoesAwayEndsPodqQuietly() async throws {
+        // `podq parse big.xml | head -1` crashed in FileHandle.write on the broken pipe.
+        let items = (0..<20_000).map { "<item><title>t\($0)</title><enclosure url=\"http://h.example/\($0).mp3\"/></item>" }.joined()
+        let feed = dir.file("many.xml")
+        _ = FileManager.default.createFile(atPath: feed, contents: Data(rss(items)))
+        let script = "\"$0\" parse \"$1\" 2>\"$2\" | head -n 1 >/dev/null; echo \"podq=${PIPESTATUS[0]}\""
+        let shell = try ChildProcess(executable: "/bin/bash", arguments: ["-c", script, ChildProcess.podqExecutable, feed, dir.file("err")],
+                                     environment: ["PODQ_HOME": cli.home], directory: dir.path)
+        _ = await shell.finish()
+        XCTAssertTrue(shell.standardOutput.contains("podq=141"), shell.standardOutput)
+        let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
+        XCTAssertFalse(err.contains("Fatal error") || err.contains("crashed"), err)
+    }
 }

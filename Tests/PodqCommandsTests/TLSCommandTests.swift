@@ -73,4 +73,15 @@ final class TLSCommandTests: XCTestCase {
         XCTAssertTrue(err2.contains("not trusted (it was issued for another name than 127.0.0.1)"), err2)
         await wrong.stop()
     }
+
+    func testHTTPSToAPlainHTTPServerSaysSoInWords() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        let https = server.url("/static/feed.xml").absoluteString.replacingOccurrences(of: "http://", with: "https://")
+        let (exit, _, err) = try await cli.run(["add", https], environment: systemTrust)
+        XCTAssertEqual(exit.code, 1, err)
+        XCTAssertTrue(err.contains("the server does not speak https on that port (try http://)"), err)
+        XCTAssertFalse(err.contains("BoringSSL") || err.contains("handshakeFailed"), err)
+    }
 }

@@ -110,6 +110,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if error is CancellationError || error is DownloadError { return error }
         // Its reason is found by the caller, which knows the host (``TLSTrust/reason(raw:host:port:)``).
         if TLSTrust.isCertificateFailure(error) { return DownloadError.untrustedCertificate(host: "", reason: TLSTrust.rawReason(error)) }
+        // Any other TLS failure, in words rather than BoringSSL's error stack.
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return DownloadError.connectionFailed(TLSTrust.handshakeReason(error))
+        }
         if let client = error as? HTTPClientError {
             switch client {
             case .cancelled: return CancellationError()

@@ -65,6 +65,18 @@ public enum TLSTrust {
         return String(describing: error).contains("CERTIFICATE_VERIFY_FAILED")
     }
 
+    /// A TLS failure other than the certificate's, in a few words.
+    static func handshakeReason(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("WRONG_VERSION_NUMBER") || text.contains("HTTP_REQUEST") {
+            return "the secure (TLS) connection failed: the server does not speak https on that port (try http://)"
+        }
+        if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("NO_SHARED_CIPHER") || text.contains("HANDSHAKE_FAILURE") {
+            return "the secure (TLS) connection failed: the server offers no TLS version or cipher podq accepts"
+        }
+        return "the secure (TLS) connection failed"
+    }
+
     /// The marker ``reason(raw:host:port:)`` reads: which kind of failure it was.
     static func rawReason(_ error: any Error) -> String {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname { return "hostname" }

@@ -44,7 +44,7 @@ public struct FeedRepairs: Sendable, Equatable {
             text += (text.isEmpty ? "" : "; ") + "read past " + count(recoveredErrors, "XML error", "XML errors") + first
         }
         if droppedEnclosures > 0 {
-            text += (text.isEmpty ? "" : "; ") + "dropped " + count(droppedEnclosures, "enclosure", "enclosures") + " that are not http(s)"
+            text += (text.isEmpty ? "" : "; ") + "dropped " + count(droppedEnclosures, "enclosure that is", "enclosures that are") + " not http(s)"
         }
         return text
     }
