@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     /// Subscribes to the demo feed (once per home) and queues its episodes, oldest first.
     private func subscribeAndQueue(_ feed: String, context: QueueContext, quiet: Bool) async throws {
-        let outcome = try await HTTPSession.with { transport in
+        let outcome = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             try await FeedRefresh(context: context, transport: transport).subscribe(feed, autoQueue: false)
         }
         if !quiet { Console.out(outcome.line) }

@@ -40,7 +40,7 @@ final class DownloadRunner: Sendable {
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
         let started = DispatchTime.now().uptimeNanoseconds
         // No limit: no limiter at all, so no lock per chunk.
-        let summary = try await HTTPSession.with(stallTimeout: settings.stallTimeout, responseTimeout: settings.responseTimeout,
+        let summary = try await HTTPSession.with(settings: settings, logger: context.log,
                                                  rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
             let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
                                      observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }))

@@ -3,7 +3,7 @@ import Logging
 import PodqCore
 
 /// Subscribing and refreshing: the one path for `podq add`, `podq import`, `podq refresh` and the
-/// TUI's `a` and `u`. Every feed is read by ``FeedSource/load(_:transport:etag:lastModified:sizeLimit:trace:)``
+/// TUI's `a` and `u`. Every feed is read by ``FeedSource/load(_:transport:etag:lastModified:sizeLimit:trace:allPages:)``
 /// and stored by the store's merge; new episodes of auto podcasts go through the ``QueueWriter``.
 struct FeedRefresh {
     let context: QueueContext
@@ -33,7 +33,8 @@ struct FeedRefresh {
         let chain = URLChain()
         let loaded: FeedSource.Loaded
         do {
-            guard let found = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain) else {
+            guard let found = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain,
+                                                        allPages: true) else {
                 throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure)
             }
             loaded = found
@@ -57,6 +58,7 @@ struct FeedRefresh {
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
             line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
+            line += logNotes(loaded.notes, podcast: podcast.id ?? 0)
             return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false)
         } catch {
             throw CommandError(error)
@@ -75,11 +77,31 @@ struct FeedRefresh {
                 try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
                 return Outcome(line: "\(p.title): not modified", failed: false)
             }
-            let new = try context.store.refreshPodcast(id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
+            var new = try context.store.refreshPodcast(id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                        lastModified: loaded.lastModified)
+            // A paged feed: the next pages, until one adds nothing new.
+            var notes = loaded.notes
+            var (page, pageNew, pages, visited) = (loaded.feed, new, 1, Set<String>())
+            while !pageNew.isEmpty, let next = page.nextPage, let url = URL(string: next), visited.insert(next).inserted {
+                guard pages < FeedSource.pageLimit else {
+                    notes.append("stopped after \(FeedSource.pageLimit) pages of the paged feed")
+                    break
+                }
+                guard let fetched = try await FeedSource.fetch(url, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: nil),
+                      case .feed(let more) = fetched.content else { break }
+                pageNew = try context.store.mergePage(podcastId: id, feed: more)
+                new += pageNew
+                (page, pages) = (more, pages + 1)
+            }
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
-            if loaded.location != p.url { line += "; the feed moved to \(loaded.location)" }
+            if loaded.location != p.url {
+                let stored = (try? context.store.podcast(matching: String(id)))?.url ?? p.url
+                line += stored == loaded.location ? "; the feed moved to \(loaded.location)"
+                    : "; the feed moved to \(loaded.location), which another subscription already has: kept \(stored)"
+                context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(loaded.location)"])
+            }
             line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
+            line += logNotes(notes, podcast: id)
             if p.autoQueue || context.settings.autoQueue, !new.isEmpty {
                 let queued = try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: new.compactMap(\.id)))
                 line += ", \(queued.count) queued"
@@ -99,6 +121,12 @@ struct FeedRefresh {
         guard !feed.repairs.isEmpty else { return "" }
         context.log.warning("feed read with repairs", metadata: ["podcast": "\(podcast)", "url": "\(url)", "repairs": "\(feed.repairs.summary)"])
         return "; read with repairs: \(feed.repairs.summary)"
+    }
+
+    /// Logs the notes of a load (a feed found on a web page, the page cap) and returns them for the user's line.
+    private func logNotes(_ notes: [String], podcast: Int64) -> String {
+        for note in notes { context.log.notice("\(note)", metadata: ["podcast": "\(podcast)"]) }
+        return notes.map { "; " + $0 }.joined()
     }
 
     /// Logs a feed that could not be read: the reason shown to the user, the error's case (the

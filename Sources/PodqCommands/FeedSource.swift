@@ -9,6 +9,8 @@ enum FeedSource {
         var location: String
         var etag: String?
         var lastModified: String?
+        /// What the user should hear besides the count: a feed found on a web page, a move that failed.
+        var notes: [String] = []
     }
 
     /// What the user gave: an http(s) URL, or a file.
@@ -62,9 +64,17 @@ enum FeedSource {
         return "https://" + text
     }
 
+    /// The most pages of a paged feed read at once (RFC 5005).
+    static let pageLimit = 100
+
     /// The feed at `source`; nil when the server says it has not changed (304).
+    ///
+    /// Beyond one GET: a web page leads to the feed it links to (``WebPageFeeds``, the first of
+    /// several, with a note); a feed that says it moved (`itunes:new-feed-url`) is read from its new
+    /// URL, which becomes ``Loaded/location``; with `allPages`, a paged feed (`atom:link rel="next"`)
+    /// is read to its last page, at most ``pageLimit``.
     static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
-                     sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil) async throws(FeedError) -> Loaded? {
+                     sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil, allPages: Bool = false) async throws(FeedError) -> Loaded? {
         let address: String
         switch try resolve(source) {
         case .file(let absolute):
@@ -73,13 +83,83 @@ enum FeedSource {
             address = text
         }
         guard let url = URL(string: address) else { throw .fetch(.invalidURL(address)) }
+        guard var page = try await fetch(url, transport: transport, etag: etag, lastModified: lastModified, sizeLimit: sizeLimit, trace: trace) else {
+            return nil
+        }
+        var notes: [String] = []
+        var location = page.moved ? page.url.absoluteString : address
+        if case .webPage(let candidates) = page.content {
+            guard let first = candidates.first, let feedURL = URL(string: first.url) else { throw .webPageWithoutFeed(url: page.url.absoluteString) }
+            notes.append(candidates.count == 1 ? "found the feed \(first.url) on the page"
+                : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(candidates.dropFirst().map(\.url).joined(separator: ", ")))")
+            guard let found = try await fetch(feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace) else { return nil }
+            page = found
+            location = page.moved ? page.url.absoluteString : first.url
+        }
+        guard case .feed(var feed) = page.content else { throw .notAFeed(root: "html") }
+        var (newETag, newLastModified) = (page.etag, page.lastModified)
+        // The publisher's own word that the feed moved: read it there, and keep the new URL.
+        if let moved = feed.newFeedURL, moved != location, moved != page.url.absoluteString, let movedURL = URL(string: moved) {
+            do {
+                if let there = try await fetch(movedURL, transport: transport, sizeLimit: sizeLimit, trace: nil), case .feed(let newFeed) = there.content {
+                    feed = newFeed
+                    location = there.moved ? there.url.absoluteString : moved
+                    (newETag, newLastModified) = (there.etag, there.lastModified)
+                }
+            } catch {
+                notes.append("the feed says it moved to \(moved), which could not be read (\(error.localizedDescription)); kept \(location)")
+            }
+        }
+        if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit) }
+        return Loaded(feed: feed, location: location, etag: newETag, lastModified: newLastModified, notes: notes)
+    }
+
+    /// Appends the episodes of the pages after `feed` (RFC 5005), not those already in it; returns a
+    /// note when the page cap stopped it.
+    static func readPages(of feed: inout Feed, transport: any HTTPTransport, sizeLimit: Int64) async throws(FeedError) -> [String] {
+        var seen = Set(feed.episodes.map { $0.guid ?? $0.preferredEnclosure?.url ?? "" })
+        var visited: Set<String> = []
+        var pages = 1
+        while let next = feed.nextPage, let url = URL(string: next), visited.insert(next).inserted {
+            guard pages < pageLimit else {
+                return ["stopped after \(pageLimit) pages of the paged feed; the older episodes are not listed"]
+            }
+            guard let page = try await fetch(url, transport: transport, sizeLimit: sizeLimit, trace: nil), case .feed(let more) = page.content else { break }
+            pages += 1
+            feed.episodes += more.episodes.filter { seen.insert($0.guid ?? $0.preferredEnclosure?.url ?? "").inserted }
+            feed.itemsWithoutEnclosure += more.itemsWithoutEnclosure
+            feed.repairs.add(more.repairs)
+            feed.nextPage = more.nextPage
+        }
+        return []
+    }
+
+    /// One GET of a feed or a web page, parsed.
+    struct Page {
+        enum Content {
+            case feed(Feed)
+            /// A web page, with the feeds it links to.
+            case webPage([WebPageFeeds.Candidate])
+        }
+        var content: Content
+        var url: URL
+        var moved: Bool
+        var etag: String?
+        var lastModified: String?
+    }
+
+    /// Fetches `url` and reads what came: a feed, or a web page's feed links. Nil for a 304.
+    static func fetch(_ url: URL, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
+                      sizeLimit: Int64, trace: URLChain?) async throws(FeedError) -> Page? {
         switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified, trace: trace) {
         case .notModified:
             return nil
         case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved):
             defer { unlink(file) }
-            let feed = try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit)
-            return Loaded(feed: feed, location: moved ? finalURL.absoluteString : address, etag: newETag, lastModified: newLastModified)
+            let content: Page.Content = WebPageFeeds.looksLikeHTML(file)
+                ? .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
+                : .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit))
+            return Page(content: content, url: finalURL, moved: moved, etag: newETag, lastModified: newLastModified)
         }
     }
 }

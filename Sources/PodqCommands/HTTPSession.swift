@@ -1,20 +1,24 @@
 import Foundation
+import Logging
 import PodqCore
 
 /// The one place podq makes and shuts down its HTTP client: every command that talks to the network
-/// runs inside ``with(stallTimeout:rateLimiter:_:)``, which shuts the client down on every path.
+/// runs inside ``with(settings:logger:rateLimiter:isolation:_:)``, which shuts the client down on every path.
 enum HTTPSession {
     /// Runs `body` with a new client and shuts it down afterwards, whether `body` returned or threw.
     /// - Parameters:
-    ///   - stallTimeout: seconds without a byte before an attempt is abandoned (the config's `stall-timeout`).
-    ///   - responseTimeout: seconds a server may take to send a complete head (`response-timeout`).
+    ///   - settings: the config: `stall-timeout` (seconds without a byte before an attempt is
+    ///     abandoned), `response-timeout` (seconds a server may take to send a complete head) and
+    ///     `user-agent`.
+    ///   - logger: where the transport says what it changed (a User-Agent a web firewall refused).
     ///   - rateLimiter: the speed limit the downloads share; nil for none (no lock per chunk).
     ///   - isolation: where `body` runs: the caller's actor (the TUI's main actor), or none.
-    static func with<T>(stallTimeout: Double? = nil, responseTimeout: Double? = nil, rateLimiter: RateLimiter? = nil,
+    static func with<T>(settings: Settings = Settings(), logger: Logger = .disabled, rateLimiter: RateLimiter? = nil,
                         isolation: isolated (any Actor)? = #isolation,
                         _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
-        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int((stallTimeout ?? 30) * 1000)),
-                                           responseTimeout: .milliseconds(Int((responseTimeout ?? 30) * 1000)), rateLimiter: rateLimiter)
+        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
+                                           responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)), rateLimiter: rateLimiter,
+                                           userAgent: settings.userAgent, logger: logger)
         let result: T
         do {
             result = try await body(transport)

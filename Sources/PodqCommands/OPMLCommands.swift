@@ -16,7 +16,7 @@ struct ImportCommand: AsyncParsableCommand {
         let outlines = contents.outlines
         if !contents.repairs.isEmpty { Console.error("read \(file) with repairs: \(contents.repairs.summary)") }
         if contents.skipped > 0 { Console.error("skipped \(contents.skipped) outlines whose xmlUrl is not an http(s) URL") }
-        let added = try await HTTPSession.with { transport in
+        let added = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             let refresher = FeedRefresh(context: context, transport: transport)
             var added = 0
             for outline in outlines {

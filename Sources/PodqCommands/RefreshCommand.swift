@@ -16,7 +16,7 @@ struct RefreshCommand: AsyncParsableCommand {
         do {
             podcasts = try podcast.map { [try context.store.podcast(matching: $0)] } ?? context.store.podcasts()
         } catch { throw CommandError(error) }
-        let failed = try await HTTPSession.with { transport in
+        let failed = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             let refresher = FeedRefresh(context: context, transport: transport)
             var failed = 0
             for p in podcasts {

@@ -14,7 +14,7 @@ struct AddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let outcome = try await HTTPSession.with { transport in
+        let outcome = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto)
         }
         Console.out(outcome.line)

@@ -39,7 +39,7 @@ final class TUISession {
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
-        return try await HTTPSession.with(stallTimeout: settings.stallTimeout, responseTimeout: settings.responseTimeout,
+        return try await HTTPSession.with(settings: settings, logger: context.log,
                                           rateLimiter: rateLimiter) { transport in
             try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport).run()
         }

@@ -21,6 +21,20 @@ enum Routes {
                                   type: query["type"] ?? "audio/mpeg")
             apply(query, to: &response, request: request, state: state)
             return response
+        case "prefix":
+            // An analytics prefix, as pdst.fm or OP3: `/prefix/e/<host>/<path>` → `http://<host>/<path>`.
+            let rest = parts.dropFirst(2).joined(separator: "/")
+            let q = request.uri.firstIndex(of: "?").map { String(request.uri[$0...]) } ?? ""
+            return redirect(to: "http://" + rest + q)
+        case "waf":
+            // A web firewall that refuses podq's own User-Agent (Cloudflare's signature) and lets a browser's through.
+            guard request.header("User-Agent")?.hasPrefix("Mozilla/5.0") == true else {
+                return .text(403, "<html><body>Attention Required! | Cloudflare</body></html>\n",
+                             headers: [("Server", "cloudflare"), ("CF-RAY", "8a1b2c3d4e5f-AMS"), ("Content-Type", "text/html")])
+            }
+            let size = Int64(query["size"] ?? "") ?? 1024
+            return ranged(request, source: PatternSource(seed: 9, length: size), etag: "\"waf-\(size)\"", lastModified: nil,
+                          ignoreRanges: false, type: "audio/mpeg")
         case "status":
             let code = Int(parts.dropFirst().first ?? "") ?? 500
             var headers: [(name: String, value: String)] = []
@@ -55,7 +69,7 @@ enum Routes {
             guard let file = state.staticFile(parts.dropFirst().joined(separator: "/")) else { return .text(404, "no such file\n") }
             let etag = "\"s-\(file.bytes.count)-\(file.bytes.reduce(UInt64(5381)) { ($0 << 5) &+ $0 &+ UInt64($1) })\""
             if request.header("If-None-Match") == etag { return ServerResponse(status: 304, headers: [("ETag", etag)]) }
-            var response = ServerResponse(status: 200, headers: [("Content-Type", file.type), ("ETag", etag)], body: .bytes(file.bytes))
+            var response = ServerResponse(status: 200, headers: [("Content-Type", file.type), ("ETag", etag)] + file.headers, body: .bytes(file.bytes))
             apply(query, to: &response, request: request, state: state)
             return response
         default:
@@ -90,6 +104,7 @@ enum Routes {
     /// Applies the fault options of the query to `response`.
     static func apply(_ query: [String: String], to response: inout ServerResponse, request: ServerRequest, state: TestServer.State) {
         if query["chunked"] == "1" { response.chunked = true }
+        if let encoding = query["encoding"] { response.headers.append(("Content-Encoding", encoding)) }
         if let rate = query["rate"].flatMap(Int.init) { response.bytesPerSecond = rate }
         if let drop = query["drop"].flatMap(Int64.init) { response.dropAfter = drop }
         if let drop = query["dropFirst"].flatMap(Int64.init), state.first("dropFirst " + request.uri) {

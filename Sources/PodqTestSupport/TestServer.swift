@@ -18,6 +18,9 @@ import PodqServer
 /// - `/changing/<name>?size=N` content whose ETag and Last-Modified change with ``setVersion(_:_:)``.
 /// - `/static/<name>` bytes registered with ``serve(_:as:type:)``, with an ETag (304 on `If-None-Match`).
 /// - `/moved/<path>` a 301 to `/<path>`.
+/// - `/prefix/<x>/<host>/<path>` an analytics prefix: a 302 to `http://<host>/<path>` (query kept).
+/// - `/waf?size=N` a web firewall: 403 with Cloudflare's headers unless the User-Agent starts with `Mozilla/5.0`.
+/// - `/data` and `/static` take `encoding=E` (a `Content-Encoding: E` header on bytes that are not encoded).
 public final class TestServer: Sendable {
     /// The server underneath.
     public let http: HTTPServer
@@ -55,9 +58,9 @@ public final class TestServer: Sendable {
         return url("/data/\(name)?\(text)")
     }
 
-    /// Serves `bytes` at `/static/<name>` (a 200 with `type`), e.g. a feed fixture.
-    public func serve(_ bytes: [UInt8], as name: String, type: String = "application/rss+xml") {
-        state.setStatic(name, bytes: bytes, type: type)
+    /// Serves `bytes` at `/static/<name>` (a 200 with `type` and `headers`), e.g. a feed fixture.
+    public func serve(_ bytes: [UInt8], as name: String, type: String = "application/rss+xml", headers: [(name: String, value: String)] = []) {
+        state.setStatic(name, bytes: bytes, type: type, headers: headers)
     }
 
     /// Changes the content of `/changing/<name>` (new bytes, ETag and Last-Modified).
@@ -76,13 +79,15 @@ public final class TestServer: Sendable {
         private struct Contents {
             var versions: [String: Int] = [:]
             var seen: Set<String> = []
-            var statics: [String: (bytes: [UInt8], type: String)] = [:]
+            var statics: [String: (bytes: [UInt8], type: String, headers: [(name: String, value: String)])] = [:]
         }
 
         private let contents = Mutex(Contents())
 
-        func setStatic(_ name: String, bytes: [UInt8], type: String) { contents.withLock { $0.statics[name] = (bytes, type) } }
-        func staticFile(_ name: String) -> (bytes: [UInt8], type: String)? { contents.withLock { $0.statics[name] } }
+        func setStatic(_ name: String, bytes: [UInt8], type: String, headers: [(name: String, value: String)]) {
+            contents.withLock { $0.statics[name] = (bytes, type, headers) }
+        }
+        func staticFile(_ name: String) -> (bytes: [UInt8], type: String, headers: [(name: String, value: String)])? { contents.withLock { $0.statics[name] } }
 
         func setVersion(_ name: String, _ v: Int) { contents.withLock { $0.versions[name] = v } }
         func version(_ name: String) -> Int { contents.withLock { $0.versions[name] ?? 1 } }

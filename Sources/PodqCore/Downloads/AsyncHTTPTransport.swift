@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -8,13 +9,27 @@ import Synchronization
 
 /// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
 ///
-/// Redirects are not followed here (see ``HTTPTransport``); decompression is off, since podcast media
-/// is already compressed and a byte count must match `Content-Length`.
+/// Redirects are not followed here (see ``HTTPTransport``). Two clients share the event loops: media
+/// is never decoded (a byte count must match `Content-Length`); feeds go through a second client that
+/// decodes gzip and deflate (``TransportRequest/decompress``).
+///
+/// The `User-Agent` is podq's own (``defaultUserAgent``) unless the config sets one. When a web
+/// firewall (Cloudflare, CloudFront, Akamai…) answers 403 to it, the request is sent once more with
+/// the browser-compatible form (``browserUserAgent``), which keeps podq's name; what worked is
+/// remembered per host for the rest of the run and logged.
 public final class AsyncHTTPTransport: HTTPTransport {
-    /// The `User-Agent` podq sends.
-    public static let userAgent = "podq/\(PodqVersion.current)"
+    /// The `User-Agent` podq sends by default: its name, version and where to read about it.
+    public static let defaultUserAgent = "podq/\(PodqVersion.current) (+\(PodqVersion.projectURL))"
+    /// The form some web firewalls let through, still naming podq.
+    public static let browserUserAgent = "Mozilla/5.0 (compatible; podq/\(PodqVersion.current); +\(PodqVersion.projectURL))"
 
     private let client: HTTPClient
+    private let feedClient: HTTPClient
+    /// The agent of the config (`user-agent`), or nil for podq's own with the firewall fallback.
+    private let configuredAgent: String?
+    /// Hosts whose firewall let the browser-compatible agent through.
+    private let browserHosts = Mutex<Set<String>>([])
+    private let logger: Logger
 
     /// - Parameters:
     ///   - connectTimeout: how long to wait for a connection.
@@ -23,9 +38,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
     ///   - responseTimeout: how long the server may take to send a complete head (status and headers)
     ///     from the request on, however its bytes trickle in (a deadline of podq's own).
     ///   - rateLimiter: the global speed limit the downloads share (nil: none).
+    ///   - userAgent: the config's `user-agent`; nil for ``defaultUserAgent``.
+    ///   - logger: where a change of agent is said.
     public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
-                rateLimiter: RateLimiter? = nil) {
+                rateLimiter: RateLimiter? = nil, userAgent: String? = nil, logger: Logger = .disabled) {
         self.rateLimiter = rateLimiter
+        self.configuredAgent = userAgent.flatMap { $0.isEmpty ? nil : $0 }
+        self.logger = logger
         var trustError: DownloadError?
         var tls: TLSConfiguration?
         do { tls = try TLSTrust.configuration() } catch { trustError = error }
@@ -49,6 +68,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // 743). podq's own retry policy (with backoff, and its count in the row) does the retrying.
         configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        // Feeds: decoded, at most 200 times the bytes sent (a real feed compresses 5 to 20 times; a
+        // gzip bomb stops here, and the feed's size limit counts what is decoded).
+        configuration.decompression = .enabled(limit: .ratio(Self.maxDecompressionRatio))
+        self.feedClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
         self.responseSeconds = Double(Self.nanos(responseTimeout)) / 1e9
     }
@@ -61,18 +84,49 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     /// The most connections to one host: podq's highest `simultaneous-downloads`.
     public static let maxConnectionsPerHost = 64
+    /// How many times its size a compressed feed may grow when decoded.
+    public static let maxDecompressionRatio = 200
 
     /// Closes the connections. Call once no request is running.
     public func shutdown() async {
         try? await client.shutdown()
+        try? await feedClient.shutdown()
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if let trustError { throw trustError }
-        var headers = request.headers
-        if !headers.contains(name: "User-Agent") {
-            headers.add(name: "User-Agent", value: Self.userAgent)
-        }
+        let host = request.url.host?.lowercased() ?? ""
+        if request.headers.contains(name: "User-Agent") { return try await sendOnce(request) }
+        let agent = configuredAgent ?? (browserHosts.withLock { $0.contains(host) } ? Self.browserUserAgent : Self.defaultUserAgent)
+        var first = request
+        first.headers.add(name: "User-Agent", value: agent)
+        let response = try await sendOnce(first)
+        guard response.status == 403, agent == Self.defaultUserAgent, let firewall = Self.firewall(response.headers) else { return response }
+        // A web firewall refused podq's own agent: once more as a browser-compatible client.
+        var second = request
+        second.headers.add(name: "User-Agent", value: Self.browserUserAgent)
+        let retried = try await sendOnce(second)
+        let worked = retried.status != 403
+        if worked { browserHosts.withLock { _ = $0.insert(host) } }
+        logger.notice(worked ? "a web firewall refused podq's User-Agent; the browser-compatible one worked and is used for this host"
+                             : "a web firewall refused podq's User-Agent and the browser-compatible one",
+                      metadata: ["host": "\(host)", "firewall": "\(firewall)", "status": "\(retried.status)", "user-agent": "\(Self.browserUserAgent)"])
+        return retried
+    }
+
+    /// The web firewall a 403's headers name (`Server: cloudflare`, CloudFront's `X-Cache`…), or nil.
+    static func firewall(_ headers: HTTPHeaders) -> String? {
+        let server = headers.first(name: "Server")?.lowercased() ?? ""
+        if server.contains("cloudflare") || headers.contains(name: "CF-RAY") || headers.contains(name: "cf-mitigated") { return "Cloudflare" }
+        if server.contains("cloudfront") || headers.contains(name: "X-Amz-Cf-Id")
+            || headers[canonicalForm: "X-Cache"].contains(where: { $0.lowercased().contains("cloudfront") }) { return "CloudFront" }
+        if server.contains("akamai") { return "Akamai" }
+        if server.contains("sucuri") || headers.contains(name: "X-Sucuri-ID") { return "Sucuri" }
+        if headers.contains(name: "X-Iinfo") || headers[canonicalForm: "X-CDN"].contains(where: { $0.lowercased().contains("imperva") }) { return "Imperva" }
+        return nil
+    }
+
+    private func sendOnce(_ request: TransportRequest) async throws -> TransportResponse {
         let (stall, response) = (stallSeconds, responseSeconds)
         let delegate = StreamingDelegate(rateLimiter: rateLimiter, stallSeconds: stall) { error, duringBody in
             Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
@@ -86,8 +140,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         defer { deadline.cancel() }
         do {
-            let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: headers)
-            let head = try await delegate.start(outgoing, on: client)
+            let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
+            let head = try await delegate.start(outgoing, on: request.decompress ? feedClient : client)
             // The deadline fired as the head came: the request is cancelled, so say why.
             if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
             return TransportResponse(status: Int(head.status.code), headers: head.headers,
@@ -108,6 +162,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// Turns AsyncHTTPClient and NIO errors into ``DownloadError``s a person can act on.
     static func map(_ error: any Error, stallSeconds: Double, responseSeconds: Double, duringBody: Bool) -> any Error {
         if error is CancellationError || error is DownloadError { return error }
+        // NIOHTTPCompression's: a feed that grows past the ratio, or bytes that are not gzip.
+        if String(reflecting: type(of: error)).contains("DecompressionError") {
+            return String(describing: error).contains("limit")
+                ? DownloadError.network("the compressed feed grows more than \(maxDecompressionRatio) times when decoded; it is refused")
+                : DownloadError.network("the server's gzip or deflate body could not be decoded (\(error))")
+        }
         // Its reason is found by the caller, which knows the host (``TLSTrust/reason(raw:host:port:)``).
         if TLSTrust.isCertificateFailure(error) { return DownloadError.untrustedCertificate(host: "", reason: TLSTrust.rawReason(error)) }
         // Any other TLS failure, in words rather than BoringSSL's error stack.

@@ -16,16 +16,32 @@ final class ChunkSink: Sendable {
         var toCompare: [UInt8]
         var compared = 0
         var written: Int64
+        /// The URL, while the body's first bytes are still to be checked for a web page.
+        var sniffWebPage: String?
     }
 
     private let operation: DownloadOperation
     private let expected: Int64?
     private let state: Mutex<State>
 
-    init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64) {
+    init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64,
+         sniffWebPage: String? = nil) {
         self.operation = operation
         self.expected = expected
-        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written))
+        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, sniffWebPage: sniffWebPage))
+    }
+
+    /// True when `bytes` start (after a BOM and white space) like an HTML document.
+    static func looksLikeWebPage(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+        for marker in ["<!doctype html", "<html"] {
+            let m = Array(marker.utf8)
+            guard bytes.count - i >= m.count else { continue }
+            if (0..<m.count).allSatisfy({ bytes[i + $0] | 0x20 == m[$0] | 0x20 }) { return true }
+        }
+        return false
     }
 
     /// Bytes of the file so far, the resumed prefix included.
@@ -55,6 +71,10 @@ final class ChunkSink: Sendable {
                 if chunk.readableBytes == 0 { return 0 }
             }
             let count = chunk.readableBytes
+            if let url = state.sniffWebPage {
+                state.sniffWebPage = nil
+                if chunk.withUnsafeReadableBytes(Self.looksLikeWebPage) { throw DownloadError.webPage(url: url) }
+            }
             if let expected, state.written + Int64(count) > expected {
                 throw DownloadError.bodyTooLong(expected: expected)
             }

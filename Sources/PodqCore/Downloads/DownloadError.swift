@@ -52,6 +52,10 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     /// The partial file changed under podq (another program wrote into it or replaced it): it is not
     /// trusted, and the download starts again from zero.
     case partialChanged(path: String, reason: String)
+    /// The server sent a web page (a login page, a paywall, an error page) where the media file should be.
+    case webPage(url: String)
+    /// The server sent the media file encoded (`Content-Encoding: gzip`) although podq asked for it as it is.
+    case encodedBody(encoding: String, url: String)
     /// Any other failure of the HTTP layer.
     case network(String)
 
@@ -62,7 +66,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .badTrustStore:
+            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody:
             false
         }
     }
@@ -129,6 +133,12 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .partialChanged(let path, let reason):
             "The partial file \(SafeText.clean(path)) changed under podq (\(reason)); another program may be writing to it. "
                 + "podq starts the file again."
+        case .webPage(let url):
+            "The server sent a web page, not audio, for \(SafeText.clean(url)) (a login page, a paywall or an error page); no file was kept. "
+                + "Open the link in a browser to see it; a private feed may need its login (docs/FEEDS.md)."
+        case .encodedBody(let encoding, let url):
+            "The server sent \(SafeText.clean(url)) encoded (Content-Encoding: \(SafeText.clean(encoding))) although podq asked for the file as it is; "
+                + "podq does not store it encoded. The server is misconfigured: tell the podcast's host."
         case .network(let reason):
             "Network error: \(reason)."
         }

@@ -54,6 +54,7 @@ extension DownloadOperation {
 
         let (response, finalURL) = try await fetch(headers: headers)
         record(contentType: response.headers.first(name: "Content-Type"))
+        if response.status == 200 || response.status == 206 { try Self.checkMedia(response.headers, url: finalURL) }
         let contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         switch response.status {
         case 200:
@@ -62,7 +63,8 @@ extension DownloadOperation {
             try file.truncate()
             setProgress(downloaded: 0, expected: .some(total))
             await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: nil)
-            let written = try await stream(response.body, into: file, expected: total, overlapTail: nil)
+            let written = try await stream(response.body, into: file, expected: total, overlapTail: nil,
+                                           sniff: Self.mayBeWebPage(response.headers) ? finalURL : nil)
             try await commit(file, length: written)
 
         case 206:
@@ -135,9 +137,10 @@ extension DownloadOperation {
     /// The chunks are written by ``ResponseBody/forEach(_:)`` on the thread that read them: one
     /// `write(2)` per read, no hop between threads, and the next read waits for the write (a slow disk
     /// slows the connection instead of filling memory).
-    private func stream(_ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?) async throws -> Int64 {
+    private func stream(_ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?,
+                        sniff: String? = nil) async throws -> Int64 {
         let sink = ChunkSink(operation: self, writer: PartialFileWriter(file: file), expected: expected,
-                             overlapTail: overlapTail ?? [], written: downloadedLength)
+                             overlapTail: overlapTail ?? [], written: downloadedLength, sniffWebPage: sniff)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
         } catch is ChunkSink.OverlapMismatch {
@@ -169,14 +172,40 @@ extension DownloadOperation {
         }
     }
 
+    /// Refuses a body that is not the media file: a web page (a login page, a paywall, a CDN's error
+    /// page sent with 200), or a body still encoded (gzip) although podq asked for it as it is.
+    static func checkMedia(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
+        let type = mediaType(headers)
+        if type == "text/html" || type == "application/xhtml+xml" { throw .webPage(url: url) }
+        if let encoding = headers.first(name: "Content-Encoding")?.trimmingASCIIWhitespace.lowercased(), !encoding.isEmpty, encoding != "identity" {
+            throw .encodedBody(encoding: encoding, url: url)
+        }
+    }
+
+    /// The `Content-Type` without its parameters, in lower case ("" when there is none).
+    private static func mediaType(_ headers: HTTPHeaders) -> String {
+        let full = headers.first(name: "Content-Type") ?? ""
+        return String(full.prefix { $0 != ";" }).trimmingASCIIWhitespace.lowercased()
+    }
+
+    /// True when the type does not say what the body is (none, `application/octet-stream`, `text/plain`):
+    /// its first bytes are looked at for a web page.
+    static func mayBeWebPage(_ headers: HTTPHeaders) -> Bool {
+        let type = mediaType(headers)
+        return type.isEmpty || type == "application/octet-stream" || type == "text/plain" || type == "binary/octet-stream"
+    }
+
     /// Sends the request, following redirects (see ``RedirectFollower``); returns the final response and its URL.
     private func fetch(headers: HTTPHeaders) async throws -> (TransportResponse, String) {
+        var headers = headers
+        // The file as it is: a byte count must match the server's, and a range is of the file's bytes.
+        headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
         let chain = URLChain()
         record(redirectChain: chain)
         let log = configuration.logger
         log.debug("request", metadata: ["url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
                                         "if-range": "\(headers.first(name: "If-Range") ?? "none")"])
-        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects)
+        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: log)
             .send(url: request.url, headers: headers, trace: chain)
         let answer = result.response.headers
         log.debug("response", metadata: [

@@ -167,7 +167,10 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
                 } else {
                     let failure = (error as? DownloadError) ?? .network(String(describing: error))
                     fields.withLock { $0.error = failure }
-                    transition(.fail(reason: failure.localizedDescription))
+                    // Where it failed, when the request went through other hosts (a tracking chain).
+                    let chain = fields.withLock { $0.redirectChain }
+                    let via = chain.urls.count > 1 ? " (via \(SafeText.clean(chain.hosts)))" : ""
+                    transition(.fail(reason: (failure.localizedDescription) + via))
                 }
             }
         }

@@ -8,10 +8,14 @@ public struct TransportRequest: Sendable {
     public var url: URL
     /// Extra headers (`Range`, `If-Range`, …).
     public var headers: HTTPHeaders
+    /// True for a feed: a gzip or deflate body is decoded (and may be asked for). Media is never
+    /// decoded: its byte count must match the server's and a range is of the file's bytes.
+    public var decompress: Bool
 
-    public init(url: URL, headers: HTTPHeaders = [:]) {
+    public init(url: URL, headers: HTTPHeaders = [:], decompress: Bool = false) {
         self.url = url
         self.headers = headers
+        self.decompress = decompress
     }
 }
 

@@ -1,9 +1,14 @@
 import Foundation
+import Logging
 import NIOHTTP1
 
 /// Sends a GET and follows redirects itself: at most `maxRedirects`, no loops, http and https only,
 /// remembering the chain and whether every hop was permanent (301/308), so a feed's stored URL can
 /// follow a permanent move.
+///
+/// When a hop fails for a reason that is not the file's (no connection, TLS, no answer, a 5xx) and
+/// its URL carries another one (a tracking prefix, ``TrackingPrefix``), the chain goes on from the
+/// URL inside: a dead analytics service does not take the episode with it.
 public struct RedirectFollower: Sendable {
     /// What the chain ended with.
     public struct Result: Sendable {
@@ -17,16 +22,19 @@ public struct RedirectFollower: Sendable {
 
     let transport: any HTTPTransport
     let maxRedirects: Int
+    let logger: Logger
 
-    public init(transport: any HTTPTransport, maxRedirects: Int = 10) {
+    public init(transport: any HTTPTransport, maxRedirects: Int = 10, logger: Logger = .disabled) {
         self.transport = transport
         self.maxRedirects = maxRedirects
+        self.logger = logger
     }
 
     /// Sends `headers` to `url` and to every redirect target.
     /// - Parameter trace: receives each URL as it is visited, so a failure part-way can say where.
     /// - Throws: ``DownloadError`` for a bad scheme, a loop, too many hops or a redirect without Location.
-    public func send(url start: URL, headers: HTTPHeaders = [:], trace: URLChain? = nil) async throws -> Result {
+    /// - Parameter decompress: decode a gzip or deflate body (a feed's; see ``TransportRequest/decompress``).
+    public func send(url start: URL, headers: HTTPHeaders = [:], decompress: Bool = false, trace: URLChain? = nil) async throws -> Result {
         var url = start
         var chain = [url.absoluteString]
         trace?.append(url.absoluteString)
@@ -37,26 +45,70 @@ public struct RedirectFollower: Sendable {
                 throw chain.count == 1 ? DownloadError.unsupportedScheme(url.absoluteString)
                     : DownloadError.redirectToUnsupportedScheme(url.absoluteString)
             }
-            let response = try await transport.send(TransportRequest(url: url, headers: headers))
-            guard [301, 302, 303, 307, 308].contains(response.status) else {
-                return Result(response: response, finalURL: url, chain: chain, movedPermanently: chain.count > 1 && permanent)
-            }
-            try await Self.drain(response.body)
-            guard let location = response.headers.first(name: "Location"),
-                let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
-            else {
-                throw DownloadError.badRedirect(url: url.absoluteString)
-            }
-            trace?.append(next.absoluteString)
-            guard let nextScheme = next.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
-                throw DownloadError.redirectToUnsupportedScheme(next.absoluteString)
+            let next: URL
+            do {
+                let response = try await transport.send(TransportRequest(url: url, headers: headers, decompress: decompress))
+                if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
+                    try await Self.drain(response.body)
+                    permanent = false
+                    next = inner
+                } else if [301, 302, 303, 307, 308].contains(response.status) {
+                    try await Self.drain(response.body)
+                    guard let location = response.headers.first(name: "Location"),
+                        let target = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+                    else {
+                        throw DownloadError.badRedirect(url: url.absoluteString)
+                    }
+                    logger.debug("redirect", metadata: ["status": "\(response.status)", "from": "\(url.absoluteString)", "to": "\(target.absoluteString)"])
+                    trace?.append(target.absoluteString)
+                    guard let nextScheme = target.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
+                        throw DownloadError.redirectToUnsupportedScheme(target.absoluteString)
+                    }
+                    permanent = permanent && (response.status == 301 || response.status == 308)
+                    next = target
+                } else {
+                    return Result(response: response, finalURL: url, chain: chain, movedPermanently: chain.count > 1 && permanent)
+                }
+            } catch let error as DownloadError where Self.isHopFailure(error) {
+                guard let inner = innerHop(of: url, visited: visited, reason: Self.shortReason(error), trace: trace) else { throw error }
+                permanent = false
+                next = inner
             }
             if visited.contains(next.absoluteString) { throw DownloadError.redirectLoop(url: next.absoluteString) }
             if chain.count > maxRedirects { throw DownloadError.tooManyRedirects(limit: maxRedirects, url: start.absoluteString) }
-            permanent = permanent && (response.status == 301 || response.status == 308)
             visited.insert(next.absoluteString)
             chain.append(next.absoluteString)
             url = next
+        }
+    }
+
+    /// The URL inside `url` to go on from, after its hop failed for `reason`: marked in the chain and
+    /// logged. Nil when `url` carries none (the failure is then the chain's).
+    private func innerHop(of url: URL, visited: Set<String>, reason: String, trace: URLChain?) -> URL? {
+        guard let inner = TrackingPrefix.innerURL(of: url), !visited.contains(inner.absoluteString) else { return nil }
+        logger.warning("a hop of the chain failed; going on from the URL inside it",
+                       metadata: ["hop": "\(url.absoluteString)", "reason": "\(reason)", "next": "\(inner.absoluteString)"])
+        trace?.failLast(reason)
+        trace?.append(inner.absoluteString)
+        return inner
+    }
+
+    /// Failures of the hop's server, not of the file: a prefix that fails so can be skipped.
+    static func isHopFailure(_ error: DownloadError) -> Bool {
+        switch error {
+        case .connectionFailed, .connectionLost, .noResponse, .untrustedCertificate, .network, .stalled: true
+        default: false
+        }
+    }
+
+    private static func shortReason(_ error: DownloadError) -> String {
+        switch error {
+        case .connectionFailed(let reason): "could not connect: \(reason)"
+        case .connectionLost(let reason): "connection lost: \(reason)"
+        case .noResponse: "no answer"
+        case .stalled: "stalled"
+        case .untrustedCertificate(_, let reason): "certificate not trusted: \(reason)"
+        default: error.localizedDescription
         }
     }
 

@@ -5,15 +5,43 @@ import Synchronization
 /// so that a failure part-way (a loop, a bad hop, a refused connection at the third host) can say
 /// where it happened. Shared between the redirect follower and whoever logs the failure.
 public final class URLChain: Sendable {
-    private let visited = Mutex<[String]>([])
+    private struct Hop {
+        var url: String
+        /// Why this hop failed when the chain went on without it (a dead tracking prefix).
+        var failure: String?
+    }
+
+    private let visited = Mutex<[Hop]>([])
 
     public init() {}
 
     /// Every URL visited so far.
-    public var urls: [String] { visited.withLock { $0 } }
+    public var urls: [String] { visited.withLock { $0.map(\.url) } }
 
-    /// The chain as one line: `a -> b -> c`.
-    public var description: String { urls.joined(separator: " -> ") }
+    /// The chain as one line: `a -> b [failed: reason] -> c`.
+    public var description: String {
+        visited.withLock { hops in
+            hops.map { $0.url + ($0.failure.map { " [failed: \($0)]" } ?? "") }.joined(separator: " -> ")
+        }
+    }
 
-    func append(_ url: String) { visited.withLock { $0.append(url) } }
+    /// The hosts of the chain as one short line for a row's failure: `a.com -> b.fm (failed) -> c.net`.
+    public var hosts: String {
+        visited.withLock { hops in
+            hops.map { (URL(string: $0.url)?.host ?? $0.url) + ($0.failure == nil ? "" : " (failed)") }.joined(separator: " -> ")
+        }
+    }
+
+    /// True when a hop failed and the chain went on from the URL inside it.
+    public var skippedHop: Bool { visited.withLock { $0.contains { $0.failure != nil } } }
+
+    func append(_ url: String) { visited.withLock { $0.append(Hop(url: url)) } }
+
+    /// Marks the last hop as failed, for `reason`, before the chain goes on without it.
+    func failLast(_ reason: String) {
+        visited.withLock { hops in
+            guard !hops.isEmpty else { return }
+            hops[hops.count - 1].failure = reason
+        }
+    }
 }

@@ -13,6 +13,10 @@ public struct Feed: Sendable, Equatable {
     public var itemsWithoutEnclosure: Int
     /// What was mended to read the feed (empty for a clean feed).
     public var repairs = FeedRepairs()
+    /// Where the publisher says the feed moved (`itunes:new-feed-url`), resolved; nil when it did not.
+    public var newFeedURL: String?
+    /// The next page of a paged feed (RFC 5005: `atom:link rel="next"`), resolved; nil on the last page.
+    public var nextPage: String?
 
     public init(title: String = "", link: String? = nil, description: String? = nil, author: String? = nil,
                 imageURL: String? = nil, episodes: [FeedEpisode] = [], itemsWithoutEnclosure: Int = 0) {
@@ -40,8 +44,14 @@ public struct FeedEpisode: Sendable, Equatable {
     public var season: Int?
     public var author: String?
     public var imageURL: String?
-    /// The media files; the first is the one podq downloads.
+    /// The media files, in document order (``preferredEnclosure`` is the one podq downloads).
     public var enclosures: [Enclosure]
+
+    /// The enclosure podq downloads: the first audio one (by its type, or by its file's extension when
+    /// it has no type), else the first.
+    public var preferredEnclosure: Enclosure? {
+        enclosures.first(where: \.isAudio) ?? enclosures.first
+    }
 
     public init(guid: String? = nil, title: String = "", link: String? = nil, description: String? = nil,
                 published: Date? = nil, duration: Int? = nil, episodeNumber: Int? = nil, season: Int? = nil,
@@ -73,4 +83,15 @@ public struct Enclosure: Sendable, Equatable {
         self.type = type
         self.length = length
     }
+
+    /// True for an `audio/…` type, or, with no type (or a generic one), an audio file's extension.
+    public var isAudio: Bool {
+        let lowered = type?.lowercased() ?? ""
+        if lowered.hasPrefix("audio/") { return true }
+        if !lowered.isEmpty && lowered != "application/octet-stream" && lowered != "binary/octet-stream" { return false }
+        let path = URLComponents(string: url)?.path.lowercased() ?? ""
+        return Self.audioExtensions.contains { path.hasSuffix("." + $0) }
+    }
+
+    private static let audioExtensions = ["mp3", "m4a", "aac", "ogg", "oga", "opus", "flac", "wav", "mka", "m4b"]
 }

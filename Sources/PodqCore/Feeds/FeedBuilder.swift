@@ -15,6 +15,9 @@ final class FeedBuilder: FeedXMLHandler {
     var stopRequested: Bool { limitReached != nil }
 
     private var stack: [(ns: String, name: String)] = []
+    /// The base URL of each open element: its `xml:base` resolved against its parent's, else the
+    /// parent's; the feed's URL outside them all.
+    private var bases: [URL?] = []
     /// The text of the open elements, as UTF-8 (a String is made only at an end tag). Each open
     /// element's text starts at its offset in `textStarts`; a leaf's text stays for its parent, so
     /// mixed content (`<title>a <b>x</b> c</title>`) reads "a x c". An element with children drops
@@ -54,6 +57,12 @@ final class FeedBuilder: FeedXMLHandler {
         }
         if name == "channel" && (ns.isEmpty || ns == FeedNamespace.rss1) { sawChannel = true }
         stack.append((ns, name))
+        if let base = attributes["base", namespace: FeedNamespace.xml] {
+            bases.append(URL(string: base.trimmingASCIIWhitespace.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? base,
+                             relativeTo: currentBase)?.absoluteURL ?? currentBase)
+        } else {
+            bases.append(currentBase)
+        }
         if !hadChild.isEmpty { hadChild[hadChild.count - 1] = true }
         textStarts.append(text.count)
         hadChild.append(false)
@@ -105,6 +114,8 @@ final class FeedBuilder: FeedXMLHandler {
     func end(ns: String, name: String) {
         guard !stack.isEmpty else { return }
         stack.removeLast()
+        // The element's own base still applies to its text: it goes once the element is handled.
+        defer { bases.removeLast() }
         let start = textStarts.removeLast()
         let parent = hadChild.removeLast()
         if !parent && text.count - start > limits.fieldBytes {
@@ -191,6 +202,8 @@ final class FeedBuilder: FeedXMLHandler {
             if feed.author == nil, !value.isEmpty { feed.author = SafeText.clean(value) }
         case (FeedNamespace.atom, "logo"), (FeedNamespace.atom, "icon"):
             if feed.imageURL == nil { feed.imageURL = resolve(value) }
+        case (FeedNamespace.itunes, "new-feed-url"):
+            if feed.newFeedURL == nil, !value.isEmpty { feed.newFeedURL = resolve(value) }
         default:
             break
         }
@@ -201,6 +214,8 @@ final class FeedBuilder: FeedXMLHandler {
         let rel = attributes["rel"] ?? "alternate"
         if rel == "enclosure" {
             if item != nil { addEnclosure(url: href, type: attributes["type"], length: attributes["length"]) }
+        } else if rel == "next" {
+            if item == nil, ignoredDepth == 0, feed.nextPage == nil { feed.nextPage = url }
         } else if rel == "alternate" {
             if item != nil {
                 if item?.link == nil { item?.link = url }
@@ -227,7 +242,9 @@ final class FeedBuilder: FeedXMLHandler {
     private func finishItem() {
         guard var episode = item else { return }
         item = nil
-        if episode.enclosures.isEmpty { episode.enclosures = Array(mediaFallback.prefix(1)) }
+        // Media RSS (`media:content`, in a `media:group` or not) when the item has no enclosure: every
+        // file is kept, and ``FeedEpisode/preferredEnclosure`` picks the audio.
+        if episode.enclosures.isEmpty { episode.enclosures = mediaFallback }
         if episode.enclosures.isEmpty {
             feed.itemsWithoutEnclosure += 1
         } else {
@@ -261,13 +278,16 @@ final class FeedBuilder: FeedXMLHandler {
 
     // MARK: Helpers
 
+    /// The base URL relative URLs resolve against here: the innermost `xml:base`, else the feed's URL.
+    private var currentBase: URL? { bases.last ?? baseURL }
+
     /// `text` as an absolute http(s) URL, resolved against the feed's URL; nil for other schemes.
     func resolve(_ text: String) -> String? {
         let trimmed = text.trimmingASCIIWhitespace
         guard !trimmed.isEmpty else { return nil }
         if Self.isPlainAbsoluteHTTP(trimmed) { return trimmed }  // the common case, without Foundation
         let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
-        guard let url = URL(string: escaped, relativeTo: baseURL)?.absoluteURL else { return nil }
+        guard let url = URL(string: escaped, relativeTo: currentBase)?.absoluteURL else { return nil }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return nil }
         // `Https://` is the same scheme: written lowercase, so keys and checks compare alike (FuzzFeed).
         let absolute = url.absoluteString

@@ -24,6 +24,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
     case notOPML(root: String)
     /// Not XML at all: an audio file, an image, a PDF… (what it looks like).
     case notXML(kind: String)
+    /// A web page that links to no feed.
+    case webPageWithoutFeed(url: String)
 
     public var errorDescription: String? {
         switch self {
@@ -49,6 +51,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
             "The feed's entities expand to more than \(limit >> 20) MiB of text beyond the file itself (one text repeated many times); podq refuses it. If the feed is genuine, tell its publisher."
         case .fieldTooLong(let element, let limit):
             "The feed's <\(SafeText.clean(element))> holds more than \(limit >> 20) MiB of text, far beyond any real feed; podq refuses it. If the feed is genuine, tell its publisher."
+        case .webPageWithoutFeed(let url):
+            "\(SafeText.clean(url)) is a web page that links to no feed. Look on it for the podcast's RSS link (often under \"Subscribe\" or \"RSS\") and add that URL."
         case .notOPML(let root):
             "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
         case .tooManyItems(let limit):

@@ -26,11 +26,13 @@ public struct FeedFetcher: Sendable {
     public func fetch(_ url: URL, etag: String? = nil, lastModified: String? = nil, trace: URLChain? = nil) async throws(FeedError) -> Outcome {
         var headers = HTTPHeaders()
         headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
+        // Feeds are text and compress ten times; a body encoded unasked is decoded all the same.
+        headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         if let etag { headers.add(name: "If-None-Match", value: etag) }
         if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
         let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
         do {
-            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, trace: trace)
+            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, trace: trace)
             let response = result.response
             if response.status == 304 { return .notModified }
             guard response.status == 200 else {

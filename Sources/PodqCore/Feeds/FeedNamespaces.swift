@@ -7,5 +7,7 @@ enum FeedNamespace {
     static let rss1 = "http://purl.org/rss/1.0/"
     static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     static let dublinCore = "http://purl.org/dc/elements/1.1/"
+    /// The `xml:` prefix's namespace (`xml:base`).
+    static let xml = "http://www.w3.org/XML/1998/namespace"
     static let googlePlay = "http://www.google.com/schemas/play-podcasts/1.0"
 }

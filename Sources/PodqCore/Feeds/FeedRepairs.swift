@@ -49,8 +49,8 @@ public struct FeedRepairs: Sendable, Equatable {
         return text
     }
 
-    /// Adds the counts of `other`.
-    mutating func add(_ other: FeedRepairs) {
+    /// Adds the counts of `other` (a repaired page of the same feed, a repaired copy).
+    public mutating func add(_ other: FeedRepairs) {
         invalidBytes += other.invalidBytes
         controlCharacters += other.controlCharacters
         entities += other.entities

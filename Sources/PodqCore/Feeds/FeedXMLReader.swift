@@ -17,15 +17,25 @@ struct FeedXMLAttributes {
     let count: Int
 
     /// The value of the attribute without a namespace named `name`.
-    subscript(name: String) -> String? {
+    subscript(name: String) -> String? { value(name, namespace: nil) }
+
+    /// The value of the attribute `name` in `namespace` (`xml:base`: ``FeedNamespace/xml``).
+    subscript(name: String, namespace namespace: String) -> String? { value(name, namespace: namespace) }
+
+    private func value(_ name: String, namespace: String?) -> String? {
         guard let records, count > 0 else { return nil }
         return name.withCString { wanted -> String? in
             for i in 0..<count {
                 let record = records + i * 5
-                guard let local = record[0], record[2] == nil,
+                guard let local = record[0],
                       strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0,
                       let start = record[3], let end = record[4]
                 else { continue }
+                if let namespace {
+                    guard let uri = record[2], String(cString: uri) == namespace else { continue }
+                } else if record[2] != nil {
+                    continue
+                }
                 return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
             }
             return nil

@@ -31,11 +31,12 @@ extension QueueStore {
     }
 
     /// Records a refresh: the feed's fields, its validators, and its episodes; returns the new ones.
+    /// A new `url` that another subscription already has is not taken (the podcast keeps its own).
     public func refreshPodcast(id: Int64, url: String, feed: Feed, etag: String?, lastModified: String?) throws(StoreError) -> [EpisodeRecord] {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
             Self.apply(feed, to: &podcast)
-            podcast.url = url
+            if try PodcastRecord.filter(Column("url") == url && Column("id") != id).fetchCount(db) == 0 { podcast.url = url }
             podcast.etag = etag
             podcast.lastModified = lastModified
             podcast.lastRefresh = Date().timeIntervalSince1970
@@ -43,6 +44,11 @@ extension QueueStore {
             try podcast.update(db)
             return try Self.merge(feed, podcastId: id, db: db)
         }
+    }
+
+    /// Adds the episodes of a further page of a paged feed (RFC 5005); returns the new ones.
+    public func mergePage(podcastId id: Int64, feed: Feed) throws(StoreError) -> [EpisodeRecord] {
+        try write { db in try Self.merge(feed, podcastId: id, db: db) }
     }
 
     /// Changes one podcast.
@@ -148,7 +154,7 @@ extension QueueStore {
         let now = Date().timeIntervalSince1970
         var added: [EpisodeRecord] = []
         for item in feed.episodes {
-            guard let enclosure = item.enclosures.first else { continue }
+            guard let enclosure = item.preferredEnclosure else { continue }
             let key = EpisodeRecord.key(for: enclosure.url)
             var record: EpisodeRecord
             if let guid = item.guid, let found = byGUID[guid] {

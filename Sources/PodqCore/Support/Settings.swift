@@ -30,6 +30,9 @@ public struct Settings: Sendable, Equatable {
     /// The program that plays an episode (`player`): words split on spaces, the file's path added
     /// at the end or put where `%f` is; nil to pick the first of mpv, ffplay, vlc, xdg-open found.
     public var player: String?
+    /// The `User-Agent` sent with every request (`user-agent`); nil for podq's own, which falls back
+    /// to a browser-compatible form when a web firewall refuses it.
+    public var userAgent: String?
     /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
     public var cleanup = CleanupPolicy()
     /// The TUI's keys (`key-<action>`).
@@ -54,6 +57,7 @@ public struct Settings: Sendable, Equatable {
         ("cleanup-days", "delete the files of feed episodes downloaded more than N days ago, 0 for never (default 0)"),
         ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, 0 for all (default 0)"),
         ("key-<action>", "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")),
+        ("user-agent", "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"),
         ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]
 }

@@ -59,7 +59,7 @@ final class DownloadOperationTests: XCTestCase {
         assertMonotonic(progress, endingAt: size)
         XCTAssertEqual(op.validators?.strongETag, "\"7-\(size)\"")
         XCTAssertEqual(op.validators?.totalLength, size)
-        XCTAssertEqual(server.log.requests.first?.header("User-Agent"), AsyncHTTPTransport.userAgent)
+        XCTAssertEqual(server.log.requests.first?.header("User-Agent"), AsyncHTTPTransport.defaultUserAgent)
     }
 
     func testChunkedBodyWithoutLength() async throws {
