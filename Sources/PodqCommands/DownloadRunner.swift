@@ -42,8 +42,10 @@ final class DownloadRunner: Sendable {
         // No limit: no limiter at all, so no lock per chunk.
         let summary = try await HTTPSession.with(settings: settings, logger: context.log,
                                                  rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
+            let logins = PodcastLogin.Book(context: context)
             let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
-                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }))
+                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }),
+                                     access: { await logins.access(for: $0) })
             let interrupt = InterruptHandler { await runner.stop() }
             defer { interrupt.disarm() }
             reporter.begin()

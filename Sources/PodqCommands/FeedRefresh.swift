@@ -29,12 +29,26 @@ struct FeedRefresh {
     ///   - keepOnFailure: subscribe even when the feed cannot be fetched or read, with the error saved
     ///     on the podcast (`podq import`: nothing is lost); the outcome then says `failed`.
     /// - Throws: ``CommandError`` (with its code from the table) when it cannot subscribe.
-    func subscribe(_ source: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false) async throws -> Outcome {
+    ///   - login: the podcast's login and `User-Agent` (`podq add --user …`). A login written in the
+    ///     URL (`https://user:pass@host/feed`) is taken out of it: the subscription's URL never holds it.
+    func subscribe(_ given: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false,
+                   login: Login = Login()) async throws -> Outcome {
+        var login = login
+        var source = given
+        if case .url(let text) = try? FeedSource.resolve(given), let url = URL(string: text) {
+            let (clean, inURL) = Credentials.split(url)
+            if let inURL {
+                source = clean.absoluteString
+                login.user = inURL.user
+                login.password = inURL.password
+            }
+        }
+        let access = try await login.access(for: source, settings: context.settings)
         let chain = URLChain()
         let loaded: FeedSource.Loaded
         do {
             guard let found = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain,
-                                                        allPages: true) else {
+                                                        allPages: true, access: access) else {
                 throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure)
             }
             loaded = found
@@ -45,15 +59,16 @@ struct FeedRefresh {
             do {
                 let (podcast, _) = try context.store.addPodcast(url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
                                                                 autoQueue: autoQueue)
-                try context.store.updatePodcast(id: podcast.id!) { $0.error = message }
+                try context.store.updatePodcast(id: podcast.id!) { $0.error = message; login.save(in: &$0) }
             } catch {
                 throw CommandError(error)
             }
             return Outcome(line: "\(fallbackTitle.isEmpty ? source : fallbackTitle): subscribed, but: \(message)", failed: true)
         }
         do {
-            let (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
+            var (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                                    lastModified: loaded.lastModified, autoQueue: autoQueue)
+            if !login.isEmpty { podcast = try context.store.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
             context.log.info("subscribed", metadata: ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"])
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
@@ -71,8 +86,9 @@ struct FeedRefresh {
         guard let id = p.id else { return Outcome(line: p.title, failed: false) }
         let chain = URLChain()
         do {
+            let access = try await PodcastLogin.access(for: p, settings: context.settings)
             guard let loaded = try await FeedSource.load(p.url, transport: transport, etag: p.etag, lastModified: p.lastModified,
-                                                            sizeLimit: context.settings.feedSizeLimit, trace: chain) else {
+                                                            sizeLimit: context.settings.feedSizeLimit, trace: chain, access: access) else {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
                 try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
                 return Outcome(line: "\(p.title): not modified", failed: false)
@@ -87,7 +103,8 @@ struct FeedRefresh {
                     notes.append("stopped after \(FeedSource.pageLimit) pages of the paged feed")
                     break
                 }
-                guard let fetched = try await FeedSource.fetch(url, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: nil),
+                guard let fetched = try await FeedSource.fetch(url, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: nil,
+                                                               access: access),
                       case .feed(let more) = fetched.content else { break }
                 pageNew = try context.store.mergePage(podcastId: id, feed: more)
                 new += pageNew
@@ -121,6 +138,32 @@ struct FeedRefresh {
         guard !feed.repairs.isEmpty else { return "" }
         context.log.warning("feed read with repairs", metadata: ["podcast": "\(podcast)", "url": "\(url)", "repairs": "\(feed.repairs.summary)"])
         return "; read with repairs: \(feed.repairs.summary)"
+    }
+
+    /// What `podq add` was told about a private feed's login and its own `User-Agent`.
+    struct Login: Sendable {
+        var user: String?
+        var password: String?
+        var passwordCommand: String?
+        var userAgent: String?
+
+        var isEmpty: Bool { user == nil && userAgent == nil }
+
+        /// The access for fetching `source` now (a password command is run).
+        func access(for source: String, settings: Settings) async throws(CommandError) -> PodcastAccess? {
+            var record = PodcastRecord(title: "", url: source)
+            save(in: &record)
+            return try await PodcastLogin.access(for: record, settings: settings)
+        }
+
+        /// Stores the login on the podcast.
+        func save(in podcast: inout PodcastRecord) {
+            guard !isEmpty else { return }
+            podcast.loginUser = user
+            podcast.loginPassword = user == nil ? nil : password
+            podcast.passwordCommand = user == nil ? nil : passwordCommand
+            if let userAgent { podcast.userAgent = userAgent }
+        }
     }
 
     /// Logs the notes of a load (a feed found on a web page, the page cap) and returns them for the user's line.

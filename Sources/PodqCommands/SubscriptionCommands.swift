@@ -10,14 +10,71 @@ struct AddCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Queue new episodes by themselves on refresh.") var auto = false
-    @Argument(help: "The feed's http(s) URL, or a feed file.") var source: String
+    @Option(name: .long, help: "A private feed's user name; the password is asked for (or read from standard input).") var user: String?
+    @Option(name: .long, help: "With --user: a command that prints the password (run by sh when needed), instead of storing it.")
+    var passwordCommand: String?
+    @Option(name: .long, help: "The User-Agent for this podcast's feed and episodes.") var userAgent: String?
+    @Argument(help: "The feed's http(s) URL, a website that links to its feed, or a feed file.") var source: String
+
+    func validate() throws {
+        if passwordCommand != nil && user == nil { throw ValidationError("--password-command needs --user NAME.") }
+        if let userAgent, userAgent.isEmpty || !userAgent.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            throw ValidationError("--user-agent takes printable ASCII text, such as \"MyPlayer/1.0\".")
+        }
+    }
 
     func run() async throws {
         let context = try QueueContext.open(global)
+        var login = FeedRefresh.Login(user: user, passwordCommand: passwordCommand, userAgent: userAgent)
+        if let user, passwordCommand == nil, context.settings.passwordCommand == nil {
+            guard let password = PasswordPrompt.read("Password for \(SafeText.clean(user)): ") else {
+                throw CommandError("no password given for --user \(SafeText.clean(user)); type it when asked, pipe it in, or use --password-command.")
+            }
+            login.password = password
+        }
         let outcome = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
-            try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto)
+            try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto, login: login)
         }
         Console.out(outcome.line)
+    }
+}
+
+/// `podq login <podcast> --user NAME [--password-command CMD]`, `podq login <podcast> --remove`.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Set or remove a private feed's login.",
+        discussion: "The password is asked for (or read from standard input) unless --password-command names a command that prints it. It is sent to the feed's host only, for the feed and for episodes on that host, and never printed.")
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: "The user name.") var user: String?
+    @Option(name: .long, help: "A command that prints the password (run by sh when needed), instead of storing it.") var passwordCommand: String?
+    @Flag(name: .long, help: "Remove the login.") var remove = false
+    @Argument(help: "A podcast: its id, title or feed URL.") var podcast: String
+
+    func validate() throws {
+        if remove == (user != nil) { throw ValidationError("Give --user NAME to set a login, or --remove to remove it.") }
+    }
+
+    func run() throws {
+        let context = try QueueContext.open(global)
+        do {
+            let found = try context.store.podcast(matching: podcast)
+            var password: String?
+            if let user, passwordCommand == nil, context.settings.passwordCommand == nil {
+                guard let typed = PasswordPrompt.read("Password for \(SafeText.clean(user)): ") else {
+                    throw CommandError("no password given; type it when asked, pipe it in, or use --password-command.")
+                }
+                password = typed
+            }
+            try context.store.updatePodcast(id: found.id!) { p in
+                p.loginUser = remove ? nil : user
+                p.loginPassword = remove ? nil : password
+                p.passwordCommand = remove ? nil : passwordCommand
+            }
+            Console.out(remove ? "#\(found.id!) \(found.title): login removed" : "#\(found.id!) \(found.title): login set for \(SafeText.clean(user ?? ""))")
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError(error)
+        }
     }
 }
 

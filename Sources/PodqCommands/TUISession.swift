@@ -65,7 +65,8 @@ final class TUISession {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
             },
-            onSync: { model.update(records: $0, estimates: library.estimates) }))
+            onSync: { model.update(records: $0, estimates: library.estimates) }),
+            access: { [logins = PodcastLogin.Book(context: context)] in await logins.access(for: $0) })
         (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         state.keys = context.settings.keys
     }

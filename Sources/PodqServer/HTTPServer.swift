@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
+    /// The address it listens on.
+    public let host: String
     /// `https` when the server speaks TLS, else `http`.
     public let scheme: String
     /// What the server saw.
@@ -24,7 +26,8 @@ public final class HTTPServer: Sendable {
     private let connections: ConnectionSet
     private let serving: Task<Void, Never>
 
-    private init(port: Int, scheme: String, log: ServerLog, channel: any Channel, connections: ConnectionSet, serving: Task<Void, Never>) {
+    private init(host: String, port: Int, scheme: String, log: ServerLog, channel: any Channel, connections: ConnectionSet, serving: Task<Void, Never>) {
+        self.host = host
         self.port = port
         self.scheme = scheme
         self.log = log
@@ -33,9 +36,9 @@ public final class HTTPServer: Sendable {
         self.serving = serving
     }
 
-    /// `http://127.0.0.1:<port>` (or `https`) followed by `path`.
+    /// `http://<host>:<port>` (or `https`) followed by `path`.
     public func url(_ path: String) -> URL {
-        URL(string: "\(scheme)://127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
+        URL(string: "\(scheme)://\(host):\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
     }
 
     /// Starts a server; it runs until ``stop()``. With `tls`, it speaks HTTPS.
@@ -70,7 +73,7 @@ public final class HTTPServer: Sendable {
                 }
             }
         }
-        return HTTPServer(port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
+        return HTTPServer(host: host, port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
     }
 
     /// Stops listening and closes every open connection.

@@ -13,17 +13,18 @@ public struct PodqInvocation: Sendable {
     }
 
     /// Starts `podq <arguments>` without waiting.
-    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+    /// - Parameter stdinPath: the file standard input reads (nothing by default).
+    public func start(_ arguments: [String], environment: [String: String] = [:], stdinPath: String = "/dev/null") throws -> ChildProcess {
         try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
-                         environment: ["PODQ_HOME": home].merging(environment) { $1 }, directory: directory)
+                         environment: ["PODQ_HOME": home].merging(environment) { $1 }, directory: directory, stdinPath: stdinPath)
     }
 
     /// Runs `podq <arguments>` to its end: how it exited, its standard output and error.
     @discardableResult
-    public func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) async throws
+    public func run(_ arguments: [String], environment: [String: String] = [:], stdinPath: String = "/dev/null", timeout: Double = 60) async throws
         -> (exit: ChildProcess.Exit, out: String, err: String)
     {
-        let child = try start(arguments, environment: environment)
+        let child = try start(arguments, environment: environment, stdinPath: stdinPath)
         let exit = await Task.detached { child.wait(timeout: timeout) }.value
         return (exit, child.standardOutput, child.standardError)
     }

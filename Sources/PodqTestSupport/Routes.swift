@@ -26,6 +26,15 @@ enum Routes {
             let rest = parts.dropFirst(2).joined(separator: "/")
             let q = request.uri.firstIndex(of: "?").map { String(request.uri[$0...]) } ?? ""
             return redirect(to: "http://" + rest + q)
+        case "private":
+            // `/private/<route…>`: HTTP Basic for the login set with ``TestServer/requireLogin(user:password:)``, then the route inside.
+            let (user, password) = state.login
+            guard request.header("Authorization") == "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() else {
+                return .text(401, "login required\n", headers: [("WWW-Authenticate", "Basic realm=\"podq test\"")])
+            }
+            var inner = request
+            inner.uri = "/" + parts.dropFirst().joined(separator: "/") + (request.uri.firstIndex(of: "?").map { String(request.uri[$0...]) } ?? "")
+            return answer(inner, state: state)
         case "waf":
             // A web firewall that refuses podq's own User-Agent (Cloudflare's signature) and lets a browser's through.
             guard request.header("User-Agent")?.hasPrefix("Mozilla/5.0") == true else {

@@ -19,6 +19,7 @@ import PodqServer
 /// - `/static/<name>` bytes registered with ``serve(_:as:type:)``, with an ETag (304 on `If-None-Match`).
 /// - `/moved/<path>` a 301 to `/<path>`.
 /// - `/prefix/<x>/<host>/<path>` an analytics prefix: a 302 to `http://<host>/<path>` (query kept).
+/// - `/private/<route…>` HTTP Basic for the login of ``requireLogin(user:password:)`` (401 without it), then the route inside.
 /// - `/waf?size=N` a web firewall: 403 with Cloudflare's headers unless the User-Agent starts with `Mozilla/5.0`.
 /// - `/data` and `/static` take `encoding=E` (a `Content-Encoding: E` header on bytes that are not encoded).
 public final class TestServer: Sendable {
@@ -31,10 +32,11 @@ public final class TestServer: Sendable {
         self.state = state
     }
 
-    /// Starts a server; with `tls` (``TestCertificates/serverContext(_:)``), an HTTPS one.
-    public static func start(tls: NIOSSLContext? = nil) async throws -> TestServer {
+    /// Starts a server; with `tls` (``TestCertificates/serverContext(_:)``), an HTTPS one; on `host`
+    /// (another loopback address, such as 127.0.0.2, is "another host").
+    public static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil) async throws -> TestServer {
         let state = State()
-        let http = try await HTTPServer.start(tls: tls) { request in
+        let http = try await HTTPServer.start(host: host, tls: tls) { request in
             Routes.answer(request, state: state)
         }
         return TestServer(http: http, state: state)
@@ -63,6 +65,9 @@ public final class TestServer: Sendable {
         state.setStatic(name, bytes: bytes, type: type, headers: headers)
     }
 
+    /// The login `/private/…` asks for.
+    public func requireLogin(user: String, password: String) { state.setLogin(user, password) }
+
     /// Changes the content of `/changing/<name>` (new bytes, ETag and Last-Modified).
     public func setVersion(_ name: String, _ version: Int) { state.setVersion(name, version) }
 
@@ -79,6 +84,7 @@ public final class TestServer: Sendable {
         private struct Contents {
             var versions: [String: Int] = [:]
             var seen: Set<String> = []
+            var login = ("user", "password")
             var statics: [String: (bytes: [UInt8], type: String, headers: [(name: String, value: String)])] = [:]
         }
 
@@ -89,6 +95,8 @@ public final class TestServer: Sendable {
         }
         func staticFile(_ name: String) -> (bytes: [UInt8], type: String, headers: [(name: String, value: String)])? { contents.withLock { $0.statics[name] } }
 
+        var login: (String, String) { contents.withLock { $0.login } }
+        func setLogin(_ user: String, _ password: String) { contents.withLock { $0.login = (user, password) } }
         func setVersion(_ name: String, _ v: Int) { contents.withLock { $0.versions[name] = v } }
         func version(_ name: String) -> Int { contents.withLock { $0.versions[name] ?? 1 } }
         /// True the first time `key` is asked about.

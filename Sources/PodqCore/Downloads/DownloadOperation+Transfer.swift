@@ -206,7 +206,7 @@ extension DownloadOperation {
         log.debug("request", metadata: ["url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
                                         "if-range": "\(headers.first(name: "If-Range") ?? "none")"])
         let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: log)
-            .send(url: request.url, headers: headers, trace: chain)
+            .send(url: request.url, headers: headers, access: request.access, trace: chain)
         let answer = result.response.headers
         log.debug("response", metadata: [
             "status": "\(result.response.status)", "chain": "\(chain.description)",

@@ -14,13 +14,17 @@ public struct DownloadRequest: Sendable, Equatable {
     /// The download folder the destination lies in: podq makes and enters every folder below it
     /// without following a link (``DownloadFolder``). Nil: the destination's own folder.
     public var folder: String?
+    /// The podcast's login and `User-Agent`, for an episode of a podcast that has them.
+    public var access: PodcastAccess?
 
-    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil) {
+    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil,
+                access: PodcastAccess? = nil) {
         self.url = url
         self.destination = destination
         self.title = title
         self.validators = validators
         self.folder = folder
+        self.access = access
     }
 
     /// The partial file next to the destination.

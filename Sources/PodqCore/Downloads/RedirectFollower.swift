@@ -34,7 +34,15 @@ public struct RedirectFollower: Sendable {
     /// - Parameter trace: receives each URL as it is visited, so a failure part-way can say where.
     /// - Throws: ``DownloadError`` for a bad scheme, a loop, too many hops or a redirect without Location.
     /// - Parameter decompress: decode a gzip or deflate body (a feed's; see ``TransportRequest/decompress``).
-    public func send(url start: URL, headers: HTTPHeaders = [:], decompress: Bool = false, trace: URLChain? = nil) async throws -> Result {
+    /// - Parameter access: a login, sent only to the hops it belongs to (``Credentials/applies(to:)``),
+    ///   and a `User-Agent`. A login in the URL itself (`https://user:pass@host/…`) is taken out of it
+    ///   and treated the same way.
+    public func send(url given: URL, headers: HTTPHeaders = [:], decompress: Bool = false, access: PodcastAccess? = nil,
+                     trace: URLChain? = nil) async throws -> Result {
+        let (start, inURL) = Credentials.split(given)
+        let credentials = inURL ?? access?.credentials
+        var headers = headers
+        if let agent = access?.userAgent { headers.replaceOrAdd(name: "User-Agent", value: agent) }
         var url = start
         var chain = [url.absoluteString]
         trace?.append(url.absoluteString)
@@ -47,7 +55,14 @@ public struct RedirectFollower: Sendable {
             }
             let next: URL
             do {
-                let response = try await transport.send(TransportRequest(url: url, headers: headers, decompress: decompress))
+                var hop = headers
+                // The login goes to its own host only: never to another one a redirect or a prefix leads to.
+                if let credentials, credentials.applies(to: url) {
+                    hop.replaceOrAdd(name: "Authorization", value: credentials.authorization)
+                } else {
+                    hop.remove(name: "Authorization")
+                }
+                let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress))
                 if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
                     try await Self.drain(response.body)
                     permanent = false

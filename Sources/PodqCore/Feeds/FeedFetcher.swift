@@ -23,7 +23,9 @@ public struct FeedFetcher: Sendable {
     /// Fetches `url`; with `etag` or `lastModified`, a 304 answer is ``Outcome/notModified``.
     /// - Parameter trace: receives the URLs visited (redirects included), for the log of a failure.
     /// - Throws: ``FeedError``.
-    public func fetch(_ url: URL, etag: String? = nil, lastModified: String? = nil, trace: URLChain? = nil) async throws(FeedError) -> Outcome {
+    /// - Parameter access: the podcast's login and `User-Agent` (``PodcastAccess``).
+    public func fetch(_ url: URL, etag: String? = nil, lastModified: String? = nil, access: PodcastAccess? = nil,
+                      trace: URLChain? = nil) async throws(FeedError) -> Outcome {
         var headers = HTTPHeaders()
         headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
         // Feeds are text and compress ten times; a body encoded unasked is decoded all the same.
@@ -32,7 +34,7 @@ public struct FeedFetcher: Sendable {
         if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
         let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
         do {
-            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, trace: trace)
+            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, access: access, trace: trace)
             let response = result.response
             if response.status == 304 { return .notModified }
             guard response.status == 200 else {

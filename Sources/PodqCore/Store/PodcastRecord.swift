@@ -23,6 +23,14 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// Queue new episodes by themselves on refresh.
     public var autoQueue: Bool
     public var createdAt: Double
+    /// The login's user name for a private feed (`podq add --user`), nil for none.
+    public var loginUser: String?
+    /// The login's password, when given at `add` (never printed; the database is the user's own, 0600).
+    public var loginPassword: String?
+    /// A command that prints the password (`pass show podcasts/x`), run when it is needed.
+    public var passwordCommand: String?
+    /// The `User-Agent` for this podcast's feed and episodes (`podq add --user-agent`), nil for the config's.
+    public var userAgent: String?
 
     public init(title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
         self.title = title

@@ -70,7 +70,9 @@ extension QueueRunner {
         let hooks = DownloadHooks(
             save: { [weak self] event in await self?.save(event, of: id) },
             willCommit: { [weak self] identity, path in await self?.recordCommit(id: id, identity: identity, path: path) })
-        let op = DownloadOperation(id: Int(id), request: saved.request(url: url), transport: transport,
+        var request = saved.request(url: url)
+        if saved.episodeId != nil { request.access = await access(saved) }
+        let op = DownloadOperation(id: Int(id), request: request, transport: transport,
                                    folder: folder(saved.folderPath), configuration: DownloadConfiguration(logger: log), hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)

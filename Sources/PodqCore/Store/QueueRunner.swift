@@ -86,6 +86,8 @@ public actor QueueRunner {
     let transport: any HTTPTransport
     let logger: Logger
     let observers: Observers
+    /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).
+    let access: @Sendable (DownloadRecord) async -> PodcastAccess?
     private nonisolated let shared: Mutex<Status>
     nonisolated let inputs: AsyncStream<Input>
     nonisolated let mailbox: AsyncStream<Input>.Continuation
@@ -103,8 +105,11 @@ public actor QueueRunner {
     /// - Parameters:
     ///   - logger: a line for each download's start, resume, end, retry and failure (with its cause and
     ///     the URLs it went through), and the requests at debug level; nothing by default.
+    ///   - access: the login and `User-Agent` of a row's podcast, asked as the row starts (the
+    ///     commands' layer reads the podcast and runs its password command); none by default.
     public init(store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
-                observers: Observers = Observers()) {
+                observers: Observers = Observers(), access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }) {
+        self.access = access
         self.store = store
         self.settings = settings
         self.transport = transport

@@ -41,6 +41,13 @@ public final class QueueStore: Sendable {
                     if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerVersion(path: path) }
                 }
             }
+            // The database holds logins of private feeds: it is the user's alone (0600), and SQLite
+            // gives its -wal and -shm files the same mode.
+            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 { close(fd) }
+            for file in [path, path + "-wal", path + "-shm"] where stat(file, &info) == 0 && info.st_mode & 0o077 != 0 {
+                chmod(file, info.st_mode & 0o700)
+            }
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
         } catch let error as StoreError {
@@ -210,6 +217,14 @@ public final class QueueStore: Sendable {
             for row in rows {
                 let url: String = row["url"]
                 try db.execute(sql: "UPDATE episode SET enclosureKey = ? WHERE id = ?", arguments: [EpisodeRecord.key(for: url), row["id"] as Int64])
+            }
+        }
+        migrator.registerMigration("v5: podcast logins and User-Agent") { db in
+            try db.alter(table: "podcast") { t in
+                t.add(column: "loginUser", .text)
+                t.add(column: "loginPassword", .text)
+                t.add(column: "passwordCommand", .text)
+                t.add(column: "userAgent", .text)
             }
         }
         return migrator

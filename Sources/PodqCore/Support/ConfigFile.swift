@@ -118,7 +118,7 @@ public struct ConfigFile: Sendable {
         let existing = try bytes()
         var bytes = existing ?? Array((Self.header + "\n").utf8)
         let lines = try lines(of: bytes)
-        let rendered = Array((["download-folder", "player", "user-agent"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
+        let rendered = Array((["download-folder", "player", "user-agent", "password-command"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
         // Where each line starts in `bytes`.
         var starts: [Int] = [0]
         for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
@@ -243,6 +243,11 @@ public struct ConfigFile: Sendable {
                 throw .badValue(path: path, line: line, key: key, expected: "printable ASCII text, such as \"MyPlayer/1.0\"")
             }
             settings.userAgent = value
+        case "password-command":
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw .badValue(path: path, line: line, key: key, expected: "a command that prints the password, such as \"pass show podcasts/%h\"")
+            }
+            settings.passwordCommand = value
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath

@@ -1,0 +1,124 @@
+import Foundation
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// Private and paid feeds through the real binary: a login in the URL, `--user` with the password
+/// asked for, a password command; the login goes to the feed's host only, and no output, log,
+/// JSON or OPML export ever holds it.
+final class PrivateFeedCommandTests: CLITestCase {
+    private let secret = "s3cr3t-Pa55"
+    private var other: TestServer!
+
+    override func setUp() async throws {
+        try await super.setUp()
+        other = try await TestServer.start(host: "127.0.0.2")
+    }
+
+    override func tearDown() async throws {
+        await other.stop()
+        try await super.tearDown()
+    }
+
+    /// A private feed: two episodes on its own host (behind the login), one redirected to another host,
+    /// and a token URL with `&amp;`.
+    private func servePrivateFeed() {
+        server.requireLogin(user: "me", password: secret)
+        let base = "/private"
+        let away = other.dataURL(size: 1500, seed: 7, name: "away.mp3").absoluteString
+        let items = """
+            <item><title>One</title><guid>1</guid><enclosure url="\(base)/data/one.mp3?size=2000&amp;seed=5" type="audio/mpeg"/></item>
+            <item><title>Away</title><guid>2</guid><enclosure url="\(base)/redirect/1?to=\(away.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" type="audio/mpeg"/></item>
+            <item><title>Token</title><guid>3</guid><enclosure url="/data/token.mp3?auth=abc123&amp;size=1000&amp;seed=6" type="audio/mpeg"/></item>
+            """
+        server.serve(Array("""
+            <?xml version="1.0"?><rss version="2.0"><channel><title>Members</title>\(items)</channel></rss>
+            """.utf8), as: "members.xml")
+    }
+
+    private var feedPath: String { "/private/static/members.xml" }
+
+    private func assertNoSecretAnywhere(file: StaticString = #filePath, line: UInt = #line) async throws {
+        var outputs: [String] = []
+        for args in [["feeds"], ["feeds", "--json"], ["episodes", "--json"], ["queue", "list"], ["queue", "list", "--json"], ["export"]] {
+            let (_, out, err) = try await cli.run(args)
+            outputs.append(out + err)
+        }
+        outputs.append((try? String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)) ?? "")
+        for text in outputs {
+            XCTAssertFalse(text.contains(secret), "the password leaked: \(text)", file: file, line: line)
+        }
+    }
+
+    func testALoginInTheURLIsStoredApartSentToItsHostOnlyAndNeverShown() async throws {
+        servePrivateFeed()
+        var components = URLComponents(url: server.url(feedPath), resolvingAgainstBaseURL: false)!
+        components.user = "me"
+        components.password = secret
+        let (added, out, err) = try await cli.run(["add", components.url!.absoluteString])
+        XCTAssertEqual(added.code, 0, err)
+        XCTAssertTrue(out.contains("3 episodes"), out)
+        XCTAssertFalse((out + err).contains(secret))
+        let (_, feeds, _) = try await cli.run(["feeds"])
+        XCTAssertTrue(feeds.contains(server.url(feedPath).absoluteString), "the stored URL has no login: \(feeds)")
+
+        // Download all three: the login goes with the feed's host, not to 127.0.0.2.
+        let (queued, qout, qerr) = try await cli.run(["queue", "add", "--download-dir", dir.file("out"), "1", "2", "3"])
+        XCTAssertEqual(queued.code, 0, qout + qerr)
+        let (downloaded, dout, derr) = try await cli.run(["download"])
+        XCTAssertEqual(downloaded.code, 0, dout + derr)
+        let files = (FileManager.default.enumerator(atPath: dir.file("out"))?.allObjects as? [String]) ?? []
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/Members/One.mp3")), PatternSource(seed: 5, length: 2000).sha256, "\(files)")
+        XCTAssertFalse(other.log.requests.isEmpty, "the redirected episode reached the other host")
+        for request in other.log.requests {
+            XCTAssertNil(request.header("Authorization"), "no login to another host after a redirect")
+        }
+        XCTAssertTrue(server.log.requests.contains { $0.uri.contains("auth=abc123&size=1000") }, "the token URL's &amp; is decoded")
+        try await assertNoSecretAnywhere()
+        let mode = try FileManager.default.attributesOfItem(atPath: cli.home + "/queue.sqlite")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the database holds logins: the user's alone")
+    }
+
+    func testUserAsksForThePasswordAndRefreshUsesIt() async throws {
+        servePrivateFeed()
+        let password = dir.file("password.txt")
+        try "\(secret)\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let (added, out, err) = try await cli.run(["add", "--user", "me", server.url(feedPath).absoluteString], stdinPath: password)
+        XCTAssertEqual(added.code, 0, out + err)
+        server.log.reset()
+        let (refreshed, rout, rerr) = try await cli.run(["refresh"])
+        XCTAssertEqual(refreshed.code, 0, rout + rerr)
+        XCTAssertTrue(rout.contains("Members: 0 new") || rout.contains("not modified"), rout)
+        XCTAssertNotNil(server.log.requests.first?.header("Authorization"))
+        try await assertNoSecretAnywhere()
+
+        // A wrong login says what to do.
+        let (_, _, _) = try await cli.run(["login", "1", "--user", "me"], stdinPath: "/dev/null")
+        try "wrong\n".write(toFile: password, atomically: true, encoding: .utf8)
+        _ = try await cli.run(["login", "1", "--user", "me"], stdinPath: password)
+        let (_, failedOut, failedErr) = try await cli.run(["refresh"])
+        let failed = failedOut + failedErr
+        XCTAssertTrue(failed.contains("HTTP 401") && failed.contains("podq login"), failed)
+    }
+
+    func testAPasswordCommandIsRunWhenNeededAndItsFailureIsSaid() async throws {
+        servePrivateFeed()
+        let (added, out, err) = try await cli.run(["add", "--user", "me", "--password-command", "printf '%s\\n' '\(secret)'",
+                                                   server.url(feedPath).absoluteString])
+        XCTAssertEqual(added.code, 0, out + err)
+        XCTAssertTrue(out.contains("3 episodes"), out)
+        try await assertNoSecretAnywhere()
+
+        // The config's command, with %u and %h, for a podcast with a user and nothing else.
+        let (_, _, _) = try await cli.run(["login", "1", "--remove"])
+        try "password-command = \"test %u = me && test %h = 127.0.0.1 && echo \(secret)\"\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        _ = try await cli.run(["login", "1", "--user", "me"])
+        let (_, refreshed, refreshErr) = try await cli.run(["refresh"])
+        XCTAssertFalse(refreshed.contains("HTTP 401"), refreshed + refreshErr)
+
+        try "password-command = \"echo nope >&2; exit 3\"\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        let (_, brokenOut, brokenErr) = try await cli.run(["refresh"])
+        let broken = brokenOut + brokenErr
+        XCTAssertTrue(broken.contains("the password command") && broken.contains("nope"), broken)
+    }
+}
