@@ -15,9 +15,9 @@ static const char *attribute(xmlNodePtr node, const char *name) {
     return NULL;
 }
 
-int podq_html_links(int fd, void *context, void (*found)(void *context, const char *element, const char *rel,
+int podq_html_links(int fd, const char *encoding, void *context, void (*found)(void *context, const char *element, const char *rel,
                                                           const char *type, const char *href, const char *title)) {
-    htmlDocPtr doc = htmlReadFd(fd, NULL, NULL,
+    htmlDocPtr doc = htmlReadFd(fd, NULL, encoding,
                                 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_COMPACT);
     if (!doc) return -1;
     // Depth-first without recursion: a page nested ten thousand deep costs no stack.

@@ -9,7 +9,7 @@ enum HTTPSession {
     /// - Parameters:
     ///   - settings: the config: `stall-timeout` (seconds without a byte before an attempt is
     ///     abandoned), `response-timeout` (seconds a server may take to send a complete head) and
-    ///     `user-agent`.
+    ///     `user-agent`, `proxy` (with the `*_proxy` variables, as curl reads them).
     ///   - logger: where the transport says what it changed (a User-Agent a web firewall refused).
     ///   - rateLimiter: the speed limit the downloads share; nil for none (no lock per chunk).
     ///   - isolation: where `body` runs: the caller's actor (the TUI's main actor), or none.
@@ -18,7 +18,8 @@ enum HTTPSession {
                         _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
                                            responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)), rateLimiter: rateLimiter,
-                                           userAgent: settings.userAgent, logger: logger)
+                                           userAgent: settings.userAgent, logger: logger,
+                                           proxies: Result { () throws(DownloadError) in try ProxySettings.from(configured: settings.proxy) })
         let result: T
         do {
             result = try await body(transport)

@@ -40,8 +40,9 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq
 
 /// Reads the HTML page from `fd` (not closed) with libxml2's forgiving HTML parser and calls `found`
 /// for each `<link>`, `<base>` and `<a>` element with an `href` (`element` is the tag's name as
-/// written; the other attributes are NULL when absent). Returns 0, or -1 when nothing could be read.
-int podq_html_links(int fd, void *context, void (*found)(void *context, const char *element, const char *rel,
+/// written; the other attributes are NULL when absent). `encoding` (NULL: the page's own, else
+/// libxml2's default) is how its bytes are read. Returns 0, or -1 when nothing could be read.
+int podq_html_links(int fd, const char *encoding, void *context, void (*found)(void *context, const char *element, const char *rel,
                                                           const char *type, const char *href, const char *title));
 
 #endif

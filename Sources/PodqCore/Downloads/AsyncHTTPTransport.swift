@@ -23,8 +23,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// The form some web firewalls let through, still naming podq.
     public static let browserUserAgent = "Mozilla/5.0 (compatible; podq/\(PodqVersion.current); +\(PodqVersion.projectURL))"
 
-    private let client: HTTPClient
-    private let feedClient: HTTPClient
+    /// The clients: one per kind of body (media, feed) and proxy, made when first needed.
+    private let clients = Mutex<[ClientKey: HTTPClient]>([:])
+    private let baseConfiguration: HTTPClient.Configuration
+    private let proxies: ProxySettings
+    /// Why the proxy settings cannot be used: every request fails with it.
+    private let proxyError: DownloadError?
+
+    private struct ClientKey: Hashable {
+        var decompress: Bool
+        var proxy: ProxySettings.Server?
+    }
     /// The agent of the config (`user-agent`), or nil for podq's own with the firewall fallback.
     private let configuredAgent: String?
     /// Hosts whose firewall let the browser-compatible agent through.
@@ -40,8 +49,15 @@ public final class AsyncHTTPTransport: HTTPTransport {
     ///   - rateLimiter: the global speed limit the downloads share (nil: none).
     ///   - userAgent: the config's `user-agent`; nil for ``defaultUserAgent``.
     ///   - logger: where a change of agent is said.
+    ///   - proxies: the proxies (``ProxySettings/from(environment:configured:)``), or the error that
+    ///     makes them unusable; none by default.
     public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
-                rateLimiter: RateLimiter? = nil, userAgent: String? = nil, logger: Logger = .disabled) {
+                rateLimiter: RateLimiter? = nil, userAgent: String? = nil, logger: Logger = .disabled,
+                proxies: Result<ProxySettings, DownloadError> = .success(ProxySettings())) {
+        switch proxies {
+        case .success(let settings): (self.proxies, self.proxyError) = (settings, nil)
+        case .failure(let error): (self.proxies, self.proxyError) = (ProxySettings(), error)
+        }
         self.rateLimiter = rateLimiter
         self.configuredAgent = userAgent.flatMap { $0.isEmpty ? nil : $0 }
         self.logger = logger
@@ -67,11 +83,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // inside one request until `connect` runs out (10 s for a port nobody listens on; AHC issue
         // 743). podq's own retry policy (with backoff, and its count in the row) does the retrying.
         configuration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        // Feeds: decoded, at most 200 times the bytes sent (a real feed compresses 5 to 20 times; a
-        // gzip bomb stops here, and the feed's size limit counts what is decoded).
-        configuration.decompression = .enabled(limit: .ratio(Self.maxDecompressionRatio))
-        self.feedClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        self.baseConfiguration = configuration
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
         self.responseSeconds = Double(Self.nanos(responseTimeout)) / 1e9
     }
@@ -89,12 +101,40 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     /// Closes the connections. Call once no request is running.
     public func shutdown() async {
-        try? await client.shutdown()
-        try? await feedClient.shutdown()
+        let all = clients.withLock { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all { try? await client.shutdown() }
+    }
+
+    /// The client for a request: decoding (a feed's) or not (media), through its proxy or direct.
+    private func client(decompress: Bool, proxy: ProxySettings.Server?) -> HTTPClient {
+        let key = ClientKey(decompress: decompress, proxy: proxy)
+        return clients.withLock { clients in
+            if let made = clients[key] { return made }
+            var configuration = baseConfiguration
+            // Feeds: decoded, at most 200 times the bytes sent (a real feed compresses 5 to 20 times;
+            // a gzip bomb stops here, and the feed's size limit counts what is decoded).
+            if decompress { configuration.decompression = .enabled(limit: .ratio(Self.maxDecompressionRatio)) }
+            if let proxy {
+                switch proxy.kind {
+                case .http:
+                    let login = proxy.user.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
+                    configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: login)
+                case .socks:
+                    configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
+                }
+            }
+            let made = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            clients[key] = made
+            return made
+        }
     }
 
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         if let trustError { throw trustError }
+        if let proxyError { throw proxyError }
         let host = request.url.host?.lowercased() ?? ""
         if request.headers.contains(name: "User-Agent") { return try await sendOnce(request) }
         let agent = configuredAgent ?? (browserHosts.withLock { $0.contains(host) } ? Self.browserUserAgent : Self.defaultUserAgent)
@@ -141,7 +181,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         defer { deadline.cancel() }
         do {
             let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
-            let head = try await delegate.start(outgoing, on: request.decompress ? feedClient : client)
+            let proxy = proxies.server(for: request.url)
+            let head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy))
             // The deadline fired as the head came: the request is cancelled, so say why.
             if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
             return TransportResponse(status: Int(head.status.code), headers: head.headers,

@@ -52,6 +52,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     /// The partial file changed under podq (another program wrote into it or replaced it): it is not
     /// trusted, and the download starts again from zero.
     case partialChanged(path: String, reason: String)
+    /// A proxy setting (`http_proxy`…, or the config's `proxy`) podq cannot use.
+    case badProxy(source: String, value: String, reason: String)
     /// The server sent a web page (a login page, a paywall, an error page) where the media file should be.
     case webPage(url: String)
     /// The server sent the media file encoded (`Content-Encoding: gzip`) although podq asked for it as it is.
@@ -66,7 +68,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody:
+            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody, .badProxy:
             false
         }
     }
@@ -133,6 +135,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .partialChanged(let path, let reason):
             "The partial file \(SafeText.clean(path)) changed under podq (\(reason)); another program may be writing to it. "
                 + "podq starts the file again."
+        case .badProxy(let source, let value, let reason):
+            "\(source)=\(SafeText.clean(SafeText.redactingCredentials(value.contains("://") ? value : "http://" + value))) cannot be used: \(reason). Fix or unset it."
         case .webPage(let url):
             "The server sent a web page, not audio, for \(SafeText.clean(url)) (a login page, a paywall or an error page); no file was kept. "
                 + "Open the link in a browser to see it; a private feed may need its login (docs/FEEDS.md)."

@@ -15,15 +15,30 @@ public enum WebPageFeeds {
         public var title: String
     }
 
-    /// True when the file at `path` starts (after a BOM and white space) like an HTML document.
+    /// True when the file at `path` is an HTML document: an HTML doctype, or an HTML element (`html`,
+    /// `head`, `body`…) as its first (after any XML declaration, comments and processing instructions).
     public static func looksLikeHTML(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
-        var text = String(decoding: head, as: UTF8.self).lowercased()
-        text = String(text.drop { $0 == "\u{FEFF}" || $0.isWhitespace })
-        // An XML declaration or a comment may come first; what matters is the first element.
-        return text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || (text.contains("<html") && !text.contains("<rss") && !text.contains("<feed"))
+        let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
+        let text = String(decoding: head, as: UTF8.self).lowercased()
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            let after = rest[rest.index(after: open)...]
+            if after.hasPrefix("!doctype") { return after.dropFirst(8).drop(while: \.isWhitespace).hasPrefix("html") }
+            if after.hasPrefix("!--") {
+                guard let end = after.range(of: "-->") else { return false }
+                rest = after[end.upperBound...]
+            } else if after.hasPrefix("?") || after.hasPrefix("!") {
+                guard let end = after.firstIndex(of: ">") else { return false }
+                rest = after[after.index(after: end)...]
+            } else {
+                let name = after.prefix { $0.isLetter || $0.isNumber || $0 == ":" || $0 == "-" }
+                // HTML may leave out its <html> and <head> tags.
+                return ["html", "head", "body", "meta", "link", "title", "script", "style", "div"].contains(String(name))
+            }
+        }
+        return false
     }
 
     /// The feeds the page at `path` links to, the advertised ones first; empty for none.
@@ -33,7 +48,10 @@ public enum WebPageFeeds {
         defer { close(fd) }
         let links = Links()
         let box = Unmanaged.passUnretained(links).toOpaque()
-        _ = podq_html_links(fd, box) { context, element, rel, type, href, title in
+        // A page that names no charset is read as UTF-8 (what the web writes today), not as
+        // libxml2's HTML default of ISO-8859-1; one that names it is read as it says.
+        let encoding: String? = declaresCharset(path) ? nil : "UTF-8"
+        _ = podq_html_links(fd, encoding, box) { context, element, rel, type, href, title in
             guard let context, let element, let href else { return }
             let links = Unmanaged<Links>.fromOpaque(context).takeUnretainedValue()
             links.all.append(Link(element: String(cString: element).lowercased(), rel: rel.map { String(cString: $0).lowercased() } ?? "",
@@ -59,12 +77,20 @@ public enum WebPageFeeds {
         return links.all.filter { $0.element == "a" && looksLikeFeed($0.href) }.compactMap(candidate)
     }
 
+    /// True when the page's first 4 KiB name a charset (`<meta charset=…>`, `content="…; charset=…"`).
+    private static func declaresCharset(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self).lowercased()
+        return head.contains("charset=") || head.contains("charset =")
+    }
+
     private static let feedTypes: Set<String> = ["application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/xml", "text/xml"]
 
     /// A link whose address reads like a feed's: `…/feed`, `…/rss`, `….rss`, `….xml`, or a `feeds.` host.
     static func looksLikeFeed(_ href: String) -> Bool {
         guard let url = URL(string: href.trimmingASCIIWhitespace) else { return false }
-        let path = url.path.lowercased()
+        let path = "/" + url.path.lowercased()
         let host = url.host?.lowercased() ?? ""
         return host.hasPrefix("feeds.") || host.hasPrefix("feed.") || path.hasSuffix(".rss") || path.hasSuffix("/rss") || path.hasSuffix("/feed")
             || path.hasSuffix("/feed.xml") || path.hasSuffix("/rss.xml") || path.hasSuffix("/podcast.xml")

@@ -33,6 +33,9 @@ public struct Settings: Sendable, Equatable {
     /// The `User-Agent` sent with every request (`user-agent`); nil for podq's own, which falls back
     /// to a browser-compatible form when a web firewall refuses it.
     public var userAgent: String?
+    /// The proxy for every request (`proxy`), as curl's `-x`: it wins over `http_proxy` and the like;
+    /// `no_proxy` still applies. Nil: the environment's.
+    public var proxy: String?
     /// The command that prints a private feed's password (`password-command`), for podcasts with a
     /// user name and no password of their own: `%u` is the user name, `%h` the feed's host.
     public var passwordCommand: String?
@@ -61,6 +64,7 @@ public struct Settings: Sendable, Equatable {
         ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, 0 for all (default 0)"),
         ("key-<action>", "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")),
         ("user-agent", "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"),
+        ("proxy", "the proxy for feeds and media, as curl's -x: http://host:port, http://user:pass@host:port or socks5://host:port (default: http_proxy, https_proxy, all_proxy and no_proxy from the environment)"),
         ("password-command", "a command that prints a private feed's password, run by sh; %u is the user name, %h the host (e.g. \"pass show podcasts/%h\"); for podcasts added with --user and no password of their own"),
         ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]
