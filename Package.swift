@@ -32,11 +32,12 @@ let package = Package(
         // Layer 0: the ncursesw shim. Only PodqTerminal imports it.
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
 
-        // Layer 0: libxml2's SAX2 parser for feeds, with its headers kept inside (Debian's libxml2-dev).
+        // Layer 0: libxml2's SAX2 parser for feeds, with its headers kept inside (Debian's libxml2-dev),
+        // and zlib for a feed still compressed after HTTP's own decoding (zlib1g-dev).
         .target(
             name: "CFeedXML",
             cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])],
-            linkerSettings: [.linkedLibrary("xml2")]
+            linkerSettings: [.linkedLibrary("xml2"), .linkedLibrary("z")]
         ),
 
         // Layer 0: system calls Swift's Glibc does not import (renameat2 with RENAME_NOREPLACE).

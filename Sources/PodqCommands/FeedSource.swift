@@ -75,17 +75,17 @@ enum FeedSource {
     /// is read to its last page, at most ``pageLimit``.
     static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
                      sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil, allPages: Bool = false,
-                     access: PodcastAccess? = nil) async throws(FeedError) -> Loaded? {
+                     access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> Loaded? {
         let address: String
         switch try resolve(source) {
         case .file(let absolute):
-            return Loaded(feed: try FeedParser.parse(file: absolute, sizeLimit: sizeLimit), location: absolute)
+            return Loaded(feed: try FeedParser.parse(file: absolute, sizeLimit: sizeLimit, keepNotes: keepNotes), location: absolute)
         case .url(let text):
             address = text
         }
         guard let url = URL(string: address) else { throw .fetch(.invalidURL(address)) }
         guard var page = try await fetch(url, transport: transport, etag: etag, lastModified: lastModified, sizeLimit: sizeLimit, trace: trace,
-                                         access: access) else {
+                                         access: access, keepNotes: keepNotes) else {
             return nil
         }
         var notes: [String] = []
@@ -94,7 +94,8 @@ enum FeedSource {
             guard let first = candidates.first, let feedURL = URL(string: first.url) else { throw .webPageWithoutFeed(url: page.url.absoluteString) }
             notes.append(candidates.count == 1 ? "found the feed \(first.url) on the page"
                 : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(candidates.dropFirst().map(\.url).joined(separator: ", ")))")
-            guard let found = try await fetch(feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace, access: access) else { return nil }
+            guard let found = try await fetch(feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace, access: access,
+                                              keepNotes: keepNotes) else { return nil }
             page = found
             location = page.moved ? page.url.absoluteString : first.url
         }
@@ -103,7 +104,7 @@ enum FeedSource {
         // The publisher's own word that the feed moved: read it there, and keep the new URL.
         if let moved = feed.newFeedURL, moved != location, moved != page.url.absoluteString, let movedURL = URL(string: moved) {
             do {
-                if let there = try await fetch(movedURL, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access),
+                if let there = try await fetch(movedURL, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes),
                    case .feed(let newFeed) = there.content {
                     feed = newFeed
                     location = there.moved ? there.url.absoluteString : moved
@@ -113,14 +114,14 @@ enum FeedSource {
                 notes.append("the feed says it moved to \(moved), which could not be read (\(error.localizedDescription)); kept \(location)")
             }
         }
-        if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit, access: access) }
+        if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit, access: access, keepNotes: keepNotes) }
         return Loaded(feed: feed, location: location, etag: newETag, lastModified: newLastModified, notes: notes)
     }
 
     /// Appends the episodes of the pages after `feed` (RFC 5005), not those already in it; returns a
     /// note when the page cap stopped it.
     static func readPages(of feed: inout Feed, transport: any HTTPTransport, sizeLimit: Int64,
-                          access: PodcastAccess? = nil) async throws(FeedError) -> [String] {
+                          access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> [String] {
         var seen = Set(feed.episodes.map { $0.guid ?? $0.preferredEnclosure?.url ?? "" })
         var visited: Set<String> = []
         var pages = 1
@@ -128,7 +129,7 @@ enum FeedSource {
             guard pages < pageLimit else {
                 return ["stopped after \(pageLimit) pages of the paged feed; the older episodes are not listed"]
             }
-            guard let page = try await fetch(url, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access),
+            guard let page = try await fetch(url, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes),
                   case .feed(let more) = page.content else { break }
             pages += 1
             feed.episodes += more.episodes.filter { seen.insert($0.guid ?? $0.preferredEnclosure?.url ?? "").inserted }
@@ -155,7 +156,7 @@ enum FeedSource {
 
     /// Fetches `url` and reads what came: a feed, or a web page's feed links. Nil for a 304.
     static func fetch(_ url: URL, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
-                      sizeLimit: Int64, trace: URLChain?, access: PodcastAccess? = nil) async throws(FeedError) -> Page? {
+                      sizeLimit: Int64, trace: URLChain?, access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> Page? {
         switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified,
                                                                                       access: access, trace: trace) {
         case .notModified:
@@ -164,7 +165,7 @@ enum FeedSource {
             defer { unlink(file) }
             let content: Page.Content = WebPageFeeds.looksLikeHTML(file)
                 ? .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
-                : .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit))
+                : .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit, keepNotes: keepNotes))
             return Page(content: content, url: finalURL, moved: moved, etag: newETag, lastModified: newLastModified)
         }
     }

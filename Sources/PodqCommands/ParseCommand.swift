@@ -11,28 +11,20 @@ struct ParseCommand: AsyncParsableCommand {
     )
 
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
-    @Argument(help: "A feed file, or the http:// or https:// URL of a feed.") var source: String
+    @Argument(help: "A feed file, or the URL of a feed or of a website that links to one.") var source: String
 
     func run() async throws {
         let feed: Feed
-        if let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            feed = try await HTTPSession.with { transport in
-                do {
-                    guard case .fetched(let file, let finalURL, _, _, _) = try await FeedFetcher(transport: transport).fetch(url) else {
-                        throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure)
-                    }
-                    defer { unlink(file) }
-                    return try FeedParser.parse(file: file, baseURL: finalURL, keepNotes: false)
-                } catch {
-                    throw CommandError(error)
-                }
+        do {
+            let loaded = try await HTTPSession.with { transport in
+                // The same reading as `podq add`: a website's feed, a podcast app's link, every page.
+                try await FeedSource.load(source, transport: transport, allPages: true, keepNotes: false)
             }
-        } else {
-            do {
-                feed = try FeedParser.parse(file: source, keepNotes: false)
-            } catch {
-                throw CommandError(error)
-            }
+            guard let loaded else { throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure) }
+            feed = loaded.feed
+            for note in loaded.notes { Console.error("podq: \(note)") }
+        } catch {
+            throw CommandError(error)
         }
         if json {
             Console.out(FeedJSON.encode(feed))

@@ -77,6 +77,16 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertTrue(list.contains("via 127.0.0.1 -> 127.0.0.2"), list)
     }
 
+    func testWhenTheURLInsideFailsTooTheHopsOwnFailureIsReported() async throws {
+        // A path that only looks like a prefix (a CDN folder named after a host): its passing 503
+        // must not become the 404 of a guessed URL, which would never be retried.
+        try writeConfig("max-attempts = 1\n")
+        let published = "http://\(host)/status/503/\(host)/status/404"
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), published])
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue((out + err).contains("HTTP 503") && !(out + err).contains("HTTP 404"), out + err)
+    }
+
     // MARK: 2. User-Agent
 
     func testAWebFirewallThatRefusesPodqsAgentGetsTheBrowserFormOnceAndItIsRemembered() async throws {
@@ -117,6 +127,15 @@ final class RealWebCommandTests: CLITestCase {
             XCTAssertTrue(out.contains("1 episodes") || out.contains("1 episode"), out)
         }
         XCTAssertEqual(server.log.requests.first?.header("Accept-Encoding"), "gzip, deflate")
+        // Compressed twice on the way (the body is still gzip once HTTP's encoding is undone), or a
+        // .xml.gz served as it is: what it holds is read.
+        server.serve(StoredDeflate.gzip(StoredDeflate.gzip(feed)), as: "twice.xml", headers: [("Content-Encoding", "gzip")])
+        server.serve(StoredDeflate.gzip(feed), as: "feed.xml.gz", type: "application/gzip")
+        for name in ["twice.xml", "feed.xml.gz"] {
+            let (exit, out, err) = try await cli.run(["parse", server.url("/static/\(name)").absoluteString])
+            XCTAssertEqual(exit.code, 0, name + ": " + err)
+            XCTAssertTrue(out.contains("Zipped"), out)
+        }
         let (_, parsed, _) = try await cli.run(["parse", server.url("/static/gz.xml").absoluteString])
         XCTAssertTrue(parsed.contains("1 episodes") || parsed.contains("Zipped"), parsed)
     }
@@ -238,6 +257,9 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertTrue(feeds.contains("/static/show/feed.xml"), feeds)
 
         server.serve(Array("<html><body>No feed here</body></html>".utf8), as: "plain.html", type: "text/html")
+        let (_, parsed, parseErr) = try await cli.run(["parse", server.url("/static/show/index.html").absoluteString])
+        XCTAssertTrue(parsed.contains("Show — 1 episodes") && parseErr.contains("the page links to 2 feeds"), parsed + parseErr)
+
         let (none, _, noneErr) = try await cli.run(["add", server.url("/static/plain.html").absoluteString])
         XCTAssertNotEqual(none.code, 0)
         XCTAssertTrue(noneErr.contains("is a web page that links to no feed"), noneErr)

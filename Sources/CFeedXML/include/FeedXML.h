@@ -45,4 +45,8 @@ int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq
 int podq_html_links(int fd, const char *encoding, void *context, void (*found)(void *context, const char *element, const char *rel,
                                                           const char *type, const char *href, const char *title));
 
+/// Inflates the gzip or zlib stream read from `in` into `out` (neither closed). Returns the bytes
+/// written, -1 when the stream is damaged or cannot be read or written, -2 past `limit` bytes.
+long long podq_gunzip(int in, int out, long long limit);
+
 #endif

@@ -48,52 +48,67 @@ public struct RedirectFollower: Sendable {
         trace?.append(url.absoluteString)
         var visited: Set<String> = [url.absoluteString]
         var permanent = true
-        while true {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw chain.count == 1 ? DownloadError.unsupportedScheme(url.absoluteString)
-                    : DownloadError.redirectToUnsupportedScheme(url.absoluteString)
-            }
-            let next: URL
-            do {
-                var hop = headers
-                // The login goes to its own host only: never to another one a redirect or a prefix leads to.
-                if let credentials, credentials.applies(to: url) {
-                    hop.replaceOrAdd(name: "Authorization", value: credentials.authorization)
-                } else {
-                    hop.remove(name: "Authorization")
+        // The failure of the first hop the chain went on without: if going on does not bring the
+        // file either, that failure is the one reported (the URL inside a hop may be a guess: a
+        // CDN's path that merely looks like a host must not turn a passing 503 into a lasting 404).
+        var skipped: DownloadError?
+        do {
+            while true {
+                guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    throw chain.count == 1 ? DownloadError.unsupportedScheme(url.absoluteString)
+                        : DownloadError.redirectToUnsupportedScheme(url.absoluteString)
                 }
-                let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress))
-                if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
-                    try await Self.drain(response.body)
+                let next: URL
+                do {
+                    var hop = headers
+                    // The login goes to its own host only: never to another one a redirect or a prefix leads to.
+                    if let credentials, credentials.applies(to: url) {
+                        hop.replaceOrAdd(name: "Authorization", value: credentials.authorization)
+                    } else {
+                        hop.remove(name: "Authorization")
+                    }
+                    let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress))
+                    if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
+                        try await Self.drain(response.body)
+                        skipped = skipped ?? .httpStatus(code: response.status, url: url.absoluteString,
+                                                         retryAfter: response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter))
+                        permanent = false
+                        next = inner
+                    } else if [301, 302, 303, 307, 308].contains(response.status) {
+                        try await Self.drain(response.body)
+                        guard let location = response.headers.first(name: "Location"),
+                            let target = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+                        else {
+                            throw DownloadError.badRedirect(url: url.absoluteString)
+                        }
+                        logger.debug("redirect", metadata: ["status": "\(response.status)", "from": "\(url.absoluteString)", "to": "\(target.absoluteString)"])
+                        trace?.append(target.absoluteString)
+                        guard let nextScheme = target.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
+                            throw DownloadError.redirectToUnsupportedScheme(target.absoluteString)
+                        }
+                        permanent = permanent && (response.status == 301 || response.status == 308)
+                        next = target
+                    } else {
+                        if let skipped, response.status >= 400, response.status != 416 {
+                            try await Self.drain(response.body)
+                            throw skipped
+                        }
+                        return Result(response: response, finalURL: url, chain: chain, movedPermanently: chain.count > 1 && permanent)
+                    }
+                } catch let error as DownloadError where Self.isHopFailure(error) {
+                    guard let inner = innerHop(of: url, visited: visited, reason: Self.shortReason(error), trace: trace) else { throw error }
+                    skipped = skipped ?? error
                     permanent = false
                     next = inner
-                } else if [301, 302, 303, 307, 308].contains(response.status) {
-                    try await Self.drain(response.body)
-                    guard let location = response.headers.first(name: "Location"),
-                        let target = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
-                    else {
-                        throw DownloadError.badRedirect(url: url.absoluteString)
-                    }
-                    logger.debug("redirect", metadata: ["status": "\(response.status)", "from": "\(url.absoluteString)", "to": "\(target.absoluteString)"])
-                    trace?.append(target.absoluteString)
-                    guard let nextScheme = target.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
-                        throw DownloadError.redirectToUnsupportedScheme(target.absoluteString)
-                    }
-                    permanent = permanent && (response.status == 301 || response.status == 308)
-                    next = target
-                } else {
-                    return Result(response: response, finalURL: url, chain: chain, movedPermanently: chain.count > 1 && permanent)
                 }
-            } catch let error as DownloadError where Self.isHopFailure(error) {
-                guard let inner = innerHop(of: url, visited: visited, reason: Self.shortReason(error), trace: trace) else { throw error }
-                permanent = false
-                next = inner
+                if visited.contains(next.absoluteString) { throw DownloadError.redirectLoop(url: next.absoluteString) }
+                if chain.count > maxRedirects { throw DownloadError.tooManyRedirects(limit: maxRedirects, url: start.absoluteString) }
+                visited.insert(next.absoluteString)
+                chain.append(next.absoluteString)
+                url = next
             }
-            if visited.contains(next.absoluteString) { throw DownloadError.redirectLoop(url: next.absoluteString) }
-            if chain.count > maxRedirects { throw DownloadError.tooManyRedirects(limit: maxRedirects, url: start.absoluteString) }
-            visited.insert(next.absoluteString)
-            chain.append(next.absoluteString)
-            url = next
+        } catch let error as DownloadError {
+            throw skipped ?? error
         }
     }
 

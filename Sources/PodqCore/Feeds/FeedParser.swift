@@ -1,3 +1,4 @@
+import CFeedXML
 import Foundation
 
 /// A streaming (SAX) parser for RSS 2.0, 0.9x and 1.0, Atom 1.0, the iTunes namespace and Media RSS,
@@ -21,12 +22,25 @@ public enum FeedParser {
     /// - Throws: ``FeedError``.
     public static func parse(file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit,
                              limits: FeedLimits = .standard, keepNotes: Bool = true) throws(FeedError) -> Feed {
+        try parse(file: path, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes, gunzipLevels: 2)
+    }
+
+    /// `gunzipLevels`: how many gzip layers may still be taken off (a gzip quine, which holds itself,
+    /// would otherwise never end).
+    private static func parse(file path: String, baseURL: URL?, sizeLimit: Int64, limits: FeedLimits, keepNotes: Bool,
+                              gunzipLevels: Int) throws(FeedError) -> Feed {
         var limits = limits
         limits.fileSize = sizeLimit
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a file") }
         guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
+        // Still gzip (compressed twice on the way, or a .xml.gz as it is): read what it holds.
+        if gunzipLevels > 0, let unzipped = try gunzipped(path, limit: limits.fileSize) {
+            defer { unlink(unzipped) }
+            return try parse(file: unzipped, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes,
+                             gunzipLevels: gunzipLevels - 1)
+        }
         if let kind = sniffNotXML(path) { throw .notXML(kind: kind) }
         let context = Context(baseURL: baseURL, limits: limits, fileSize: Int64(info.st_size), keepNotes: keepNotes)
         return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in try parseOnce(path: path, context, recover: recover) }
@@ -119,6 +133,28 @@ public enum FeedParser {
 
     /// What the file looks like when its first bytes say it is a known binary format, not XML
     /// (`podq add` given an episode's URL); nil otherwise.
+    /// A temporary file with what the gzip file at `path` holds; nil when `path` is not gzip.
+    /// - Throws: ``FeedError/tooLarge(limit:)`` past `limit` bytes, ``FeedError/notXML(kind:)`` for a
+    ///   damaged stream.
+    static func gunzipped(_ path: String, limit: Int64) throws(FeedError) -> String? {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { return nil }
+        defer { close(input) }
+        var magic: (UInt8, UInt8) = (0, 0)
+        guard read(input, &magic, 2) == 2, magic == (0x1F, 0x8B), lseek(input, 0, SEEK_SET) == 0 else { return nil }
+        let target = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-gunzip-\(UUID().uuidString).xml")
+        let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw .unreadable(path: target, reason: String(cString: strerror(errno))) }
+        let written = podq_gunzip(input, output, limit)
+        close(output)
+        guard written >= 0 else {
+            unlink(target)
+            if written == -2 { throw .tooLarge(limit: limit) }
+            throw .notXML(kind: "a damaged gzip-compressed file")
+        }
+        return target
+    }
+
     static func sniffNotXML(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
@@ -131,7 +167,7 @@ public enum FeedParser {
         if starts(Array("RIFF".utf8)) { return "an audio file (WAV)" }
         if starts(Array("%PDF".utf8)) { return "a PDF document" }
         if starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts(Array("GIF8".utf8)) { return "an image" }
-        if starts([0x1F, 0x8B]) { return "a gzip-compressed file" }
+        if starts([0x1F, 0x8B]) { return "a file compressed with gzip more than twice" }
         if starts(Array("PK".utf8) + [3, 4]) { return "a ZIP archive" }
         return nil
     }
