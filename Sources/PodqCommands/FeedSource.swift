@@ -104,11 +104,14 @@ enum FeedSource {
         // The publisher's own word that the feed moved: read it there, and keep the new URL.
         if let moved = feed.newFeedURL, moved != location, moved != page.url.absoluteString, let movedURL = URL(string: moved) {
             do {
-                if let there = try await fetch(movedURL, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes),
-                   case .feed(let newFeed) = there.content {
+                let there = try await fetch(movedURL, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes)
+                if let there, case .feed(let newFeed) = there.content, newFeed.newFeedURL != location {
                     feed = newFeed
                     location = there.moved ? there.url.absoluteString : moved
                     (newETag, newLastModified) = (there.etag, there.lastModified)
+                } else {
+                    // Not a feed there, or two feeds that each name the other: stay, rather than swap on every refresh.
+                    notes.append("the feed says it moved to \(moved), which is not a feed that stays there; kept \(location)")
                 }
             } catch {
                 notes.append("the feed says it moved to \(moved), which could not be read (\(error.localizedDescription)); kept \(location)")

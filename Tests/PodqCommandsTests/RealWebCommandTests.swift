@@ -229,6 +229,14 @@ final class RealWebCommandTests: CLITestCase {
         let (_, feeds, _) = try await cli.run(["feeds"])
         XCTAssertTrue(feeds.contains("/static/new.xml") && !feeds.contains("/static/old.xml"), feeds)
 
+        // Two feeds that each name the other as the new one: podq stays where it is and says so.
+        let newURL = server.url("/static/new.xml").absoluteString
+        server.serve(rss(item, channel: "<itunes:new-feed-url>\(server.url("/static/old.xml").absoluteString)</itunes:new-feed-url>"), as: "new.xml")
+        let (_, looped, _) = try await cli.run(["refresh"])
+        XCTAssertTrue(looped.contains("which is not a feed that stays there; kept \(newURL)"), looped)
+        let (_, stillFeeds, _) = try await cli.run(["feeds"])
+        XCTAssertTrue(stillFeeds.contains("/static/new.xml"), stillFeeds)
+
         // A 302 is temporary: the subscription keeps the URL it was given.
         server.serve(rss("<item><title>T</title><guid>t</guid><enclosure url=\"/data/t.mp3?size=10\"/></item>"), as: "temp.xml")
         let temporary = server.url("/redirect/1?to=/static/temp.xml").absoluteString
