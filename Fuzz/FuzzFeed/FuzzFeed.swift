@@ -1,4 +1,5 @@
-// libFuzzer target: bytes → FeedParser (the whole path: charset, repair, recovery, limits) → Feed.
+// libFuzzer target: bytes → FeedParser (the whole path: charset, gzip, repair, recovery, limits) → Feed; a web
+// page's feed links.
 // Crashes, sanitizer reports and broken invariants (unsafe text in any field, a relative or non-http
 // enclosure) are findings. `make fuzz` builds and runs it (docs/DECISIONS.md records the runs).
 import CFuzzMain
@@ -12,6 +13,13 @@ public func fuzzFeed(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size))
     // Small caps so that expansion and item limits are reached in reach of the fuzzer.
     let limits = FeedLimits(fileSize: 1 << 20, expansion: 1 << 20, fieldBytes: 64 << 10, items: 500)
+    // A web page: the feeds it links to are absolute http(s) URLs with clean titles.
+    if WebPageFeeds.looksLikeHTML(path) {
+        for candidate in WebPageFeeds.find(file: path, pageURL: URL(string: "https://show.example/")!) {
+            precondition(candidate.url.hasPrefix("https://") || candidate.url.hasPrefix("http://"), "feed link not http(s): \(candidate.url)")
+            check(candidate.title)
+        }
+    }
     guard let feed = try? FeedParser.parse(file: path, baseURL: URL(string: "https://feeds.example/show/feed.xml"), sizeLimit: 1 << 20, limits: limits)
     else { return 0 }
     for text in [feed.title, feed.description ?? "", feed.author ?? ""] { check(text) }

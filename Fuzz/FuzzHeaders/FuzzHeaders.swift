@@ -1,4 +1,5 @@
-// libFuzzer target: header values → Content-Range, Retry-After, dates, durations, weak ETag comparison.
+// libFuzzer target: header values → Content-Range, Retry-After, dates, durations, weak ETag comparison;
+// URLs → tracking prefixes, logins; proxy settings.
 import CFuzzMain
 import Foundation
 @testable import PodqCore
@@ -17,6 +18,20 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = validators.weakETagChanged(to: text)
     _ = EpisodeRecord.key(for: text)
     _ = SafeText.redactingCredentials(text)
+    // A URL's tracking prefix: what it carries is an absolute http(s) URL with a host, never itself.
+    if let url = URL(string: text), let inner = TrackingPrefix.innerURL(of: url) {
+        precondition(["http", "https"].contains(inner.scheme?.lowercased() ?? ""), "inner URL \(inner) is not http(s)")
+        precondition(inner.host?.isEmpty == false, "inner URL \(inner) has no host")
+        precondition(inner.absoluteString != url.absoluteString, "a URL carries itself")
+    }
+    if let url = URL(string: text) {
+        let (clean, _) = Credentials.split(url)
+        let parts = URLComponents(url: clean, resolvingAgainstBaseURL: false)
+        precondition(parts?.user == nil && parts?.password == nil, "the login stayed in \(clean)")
+    }
+    if let proxies = try? ProxySettings.from(environment: ["all_proxy": text, "no_proxy": text]), let url = URL(string: "http://example.org/x") {
+        _ = proxies.server(for: url)
+    }
     return 0
 }
 

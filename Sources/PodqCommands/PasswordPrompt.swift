@@ -1,8 +1,18 @@
 import Foundation
+import PodqCore
 
 /// Asks for a password: on the terminal without echo when there is one (as `sudo` and `ssh` do),
 /// else the first line of standard input (`echo "$PW" | podq add … --user me`).
 enum PasswordPrompt {
+    /// The password of `user`, asked for (`podq add --user`, `podq login`).
+    /// - Throws: ``CommandError`` when none came.
+    static func ask(for user: String) throws(CommandError) -> String {
+        guard let password = read("Password for \(SafeText.clean(user)): ") else {
+            throw CommandError("no password given for \(SafeText.clean(user)); type it when asked, pipe it in, or use --password-command.")
+        }
+        return password
+    }
+
     /// The password typed or piped; nil when nothing came (end of input).
     static func read(_ prompt: String) -> String? {
         guard isatty(STDIN_FILENO) == 1 else { return readLine(strippingNewline: true) }

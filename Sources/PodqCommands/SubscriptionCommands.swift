@@ -26,12 +26,7 @@ struct AddCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(global)
         var login = FeedRefresh.Login(user: user, passwordCommand: passwordCommand, userAgent: userAgent)
-        if let user, passwordCommand == nil, context.settings.passwordCommand == nil {
-            guard let password = PasswordPrompt.read("Password for \(SafeText.clean(user)): ") else {
-                throw CommandError("no password given for --user \(SafeText.clean(user)); type it when asked, pipe it in, or use --password-command.")
-            }
-            login.password = password
-        }
+        if let user, passwordCommand == nil, context.settings.passwordCommand == nil { login.password = try PasswordPrompt.ask(for: user) }
         let outcome = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             try await FeedRefresh(context: context, transport: transport).subscribe(source, autoQueue: auto, login: login)
         }
@@ -58,12 +53,7 @@ struct LoginCommand: AsyncParsableCommand {
         do {
             let found = try context.store.podcast(matching: podcast)
             var password: String?
-            if let user, passwordCommand == nil, context.settings.passwordCommand == nil {
-                guard let typed = PasswordPrompt.read("Password for \(SafeText.clean(user)): ") else {
-                    throw CommandError("no password given; type it when asked, pipe it in, or use --password-command.")
-                }
-                password = typed
-            }
+            if let user, passwordCommand == nil, context.settings.passwordCommand == nil { password = try PasswordPrompt.ask(for: user) }
             try context.store.updatePodcast(id: found.id!) { p in
                 p.loginUser = remove ? nil : user
                 p.loginPassword = remove ? nil : password
