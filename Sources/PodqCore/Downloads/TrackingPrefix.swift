@@ -12,13 +12,14 @@ public enum TrackingPrefix {
     /// The URL `url` carries for the next hop, with `url`'s scheme when the inner one has none; nil
     /// when its shape carries none.
     public static func innerURL(of url: URL) -> URL? {
+        // Only an http(s) hop carries one (FuzzHeaders: `wps://…/t.st/…` made a `wps:` URL).
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         let text = url.absoluteString
         guard let schemeEnd = text.range(of: "://") else { return nil }
         let afterScheme = text[schemeEnd.upperBound...]
         guard let slash = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return nil }
         let rest = afterScheme[slash...]
         if let embedded = embeddedURL(in: rest) { return embedded }
-        let scheme = (url.scheme ?? "https").lowercased()
         let (pathPart, query) = split(rest)
         let segments = pathPart.split(separator: "/", omittingEmptySubsequences: false).dropFirst()  // the path starts with "/"
         let list = Array(segments)

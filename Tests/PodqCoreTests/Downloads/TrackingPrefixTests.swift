@@ -5,7 +5,8 @@ import XCTest
 /// inside a URL that only looks busy.
 final class TrackingPrefixTests: XCTestCase {
     private func inner(_ text: String) -> String? {
-        TrackingPrefix.innerURL(of: URL(string: text)!)?.absoluteString
+        guard let url = URL(string: text) else { return nil }
+        return TrackingPrefix.innerURL(of: url)?.absoluteString
     }
 
     func testTheURLInsideEachKnownShape() {
@@ -38,6 +39,8 @@ final class TrackingPrefixTests: XCTestCase {
             "https://example.org/v1.2/ep.mp3",
             "https://example.org/a/example.org",  // a host with nothing after it
             "https://example.org/",
+            "Wps://ts://W/0 $,0/0 $, $ . ,tW/0 $,0/0 $, $ . .,)%s://t s: s,://t.st//@ /s:",  // FuzzHeaders: not an http(s) hop
+            "ftp://files.example/pub/cdn.example.org/a.mp3",
         ] {
             XCTAssertNil(inner(plain), plain)
         }
