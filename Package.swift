@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Already AsyncHTTPClient's: its decompressor, for feeds sent through a proxy by podq itself.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Child processes: a private feed's password-command.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         // Tests only: certificates made in-process for the TLS server (a private CA, expired, wrong name).
@@ -52,6 +54,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

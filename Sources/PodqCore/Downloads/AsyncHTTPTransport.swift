@@ -84,10 +84,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // 743). podq's own retry policy (with backoff, and its count in the row) does the retrying.
         configuration.connectionPool.retryConnectionEstablishment = false
         self.baseConfiguration = configuration
+        self.connectTimeout = .nanoseconds(Self.nanos(connectTimeout))
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
         self.responseSeconds = Double(Self.nanos(responseTimeout)) / 1e9
     }
 
+    private let connectTimeout: TimeAmount
     private let stallSeconds: Double
     private let responseSeconds: Double
     private let rateLimiter: RateLimiter?
@@ -182,7 +184,14 @@ public final class AsyncHTTPTransport: HTTPTransport {
         do {
             let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
             let proxy = proxies.server(for: request.url)
-            let head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy))
+            let head: HTTPResponseHead
+            if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
+                // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
+                head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, connectTimeout: connectTimeout,
+                                            decompress: request.decompress)
+            } else {
+                head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy))
+            }
             // The deadline fired as the head came: the request is cancelled, so say why.
             if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
             return TransportResponse(status: Int(head.status.code), headers: head.headers,

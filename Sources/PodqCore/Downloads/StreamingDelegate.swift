@@ -28,7 +28,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
 
     private struct Shared {
         var machine = Machine()
-        var task: HTTPClient.Task<Void>?
+        /// Ends the transfer: AHC's task, or the forwarding channel (``start(forwarding:headers:via:connectTimeout:)``).
+        var stop: (@Sendable () -> Void)?
         /// The head, kept from `didReceiveHead` until its waiter is resumed.
         var head: HTTPResponseHead?
         /// The stall check, from the head to the end.
@@ -71,7 +72,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             guard since != 0, DispatchTime.now().uptimeNanoseconds &- since > limit else { return }
             repeated.cancel()
             self.stalled.store(true, ordering: .relaxed)
-            self.shared.withLock { $0.task }?.cancel()
+            self.shared.withLock { $0.stop }?()
         }
         let late = shared.withLock { shared -> Bool in
             shared.stallCheck = check
@@ -86,19 +87,31 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
 
     /// Starts `request` and returns its head.
     func start(_ request: HTTPClient.Request, on client: HTTPClient) async throws -> HTTPResponseHead {
+        try await start {
+            let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
+            attach { task.cancel() }
+        }
+    }
+
+    /// Waits for the head of a transfer that `begin` starts (and hands its way to stop to ``attach(stop:)``).
+    func start(_ begin: () -> Void) async throws -> HTTPResponseHead {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
                 run(shared.withLock { $0.machine.request(headWaiter: continuation) })
-                let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
-                let cancel = shared.withLock { shared in
-                    shared.task = task
-                    return shared.machine.cancelRequested
-                }
-                if cancel { task.cancel() }
+                begin()
             }
         } onCancel: {
             cancel()
         }
+    }
+
+    /// Keeps how to end the transfer; ends it at once if a cancel came first.
+    func attach(stop: @escaping @Sendable () -> Void) {
+        let cancel = shared.withLock { shared in
+            shared.stop = stop
+            return shared.machine.cancelRequested
+        }
+        if cancel { stop() }
     }
 
     /// Cancels the request; a waiting consumer gets `CancellationError`.
@@ -136,8 +149,27 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     // MARK: HTTPClientResponseDelegate (called on the connection's event loop)
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        startStallCheck(on: task.eventLoop)
-        let gate = task.eventLoop.makePromise(of: Void.self)
+        received(head, on: task.eventLoop)
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        received(buffer, on: task.eventLoop)
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        failed(error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        finished()
+    }
+
+    // MARK: The response, from AsyncHTTPClient or the forwarding channel (on its event loop)
+
+    /// The head came; the returned future completes when the client may read on.
+    func received(_ head: HTTPResponseHead, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        startStallCheck(on: eventLoop)
+        let gate = eventLoop.makePromise(of: Void.self)
         let actions = shared.withLock { shared in
             shared.head = head
             return shared.machine.head(gate: gate)
@@ -146,8 +178,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         return gate.futureResult
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let eventLoop = task.eventLoop
+    /// A chunk of the body came; the returned future completes when the client may read on.
+    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         waitingSince.store(0, ordering: .relaxed)
         let action = shared.withLock { $0.machine.bodyPart(buffer) { eventLoop.makePromise(of: Void.self) } }
         switch action {
@@ -178,7 +210,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         }
     }
 
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+    /// The transfer failed.
+    func failed(_ error: any Error) {
         stopStallCheck()
         let map = mapError
         // The stall check cancelled the request: that is a stall, not a cancellation.
@@ -186,7 +219,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+    /// The body ended.
+    func finished() {
         stopStallCheck()
         let map = mapError
         run(shared.withLock { $0.machine.end(.success(()), map: map) })
@@ -233,7 +267,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             case .endSink(let waiter, let result):
                 waiter.resume(with: fedError.map { .failure($0) } ?? result)
             case .cancelRequest:
-                shared.withLock { $0.task }?.cancel()
+                shared.withLock { $0.stop }?()
             }
         }
     }
