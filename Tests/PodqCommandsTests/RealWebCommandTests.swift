@@ -98,7 +98,7 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertEqual(agents, [AsyncHTTPTransport.defaultUserAgent, AsyncHTTPTransport.browserUserAgent, AsyncHTTPTransport.browserUserAgent],
                        "one refusal, one retry, then the host's agent is remembered")
         XCTAssertTrue(AsyncHTTPTransport.defaultUserAgent.hasPrefix("podq/\(PodqVersion.current) (+http"))
-        XCTAssertTrue(AsyncHTTPTransport.browserUserAgent.contains("compatible; podq/"))
+        XCTAssertEqual(AsyncHTTPTransport.browserUserAgent, "Mozilla/5.0 (compatible; podq/\(PodqVersion.current))")
         let log = try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)
         XCTAssertTrue(log.contains("a web firewall refused podq's User-Agent") && log.contains("Cloudflare"), log)
     }

@@ -21,7 +21,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// The `User-Agent` podq sends by default: its name, version and where to read about it.
     public static let defaultUserAgent = "podq/\(PodqVersion.current) (+\(PodqVersion.projectURL))"
     /// The form some web firewalls let through, still naming podq.
-    public static let browserUserAgent = "Mozilla/5.0 (compatible; podq/\(PodqVersion.current); +\(PodqVersion.projectURL))"
+    public static let browserUserAgent = "Mozilla/5.0 (compatible; podq/\(PodqVersion.current))"
 
     /// The clients: one per kind of body (media, feed) and proxy, made when first needed.
     private let clients = Mutex<[ClientKey: HTTPClient]>([:])
