@@ -112,6 +112,11 @@ enum Routes {
 
     /// Applies the fault options of the query to `response`.
     static func apply(_ query: [String: String], to response: inout ServerResponse, request: ServerRequest, state: TestServer.State) {
+        if query["thenPage"] == "1", !state.first("thenPage " + request.path) {
+            // After the first request: a login page, sent with 200.
+            response = .text(200, "<!DOCTYPE html><html><body>Please sign in</body></html>\n", headers: [("Content-Type", "text/html")])
+            return
+        }
         if query["chunked"] == "1" { response.chunked = true }
         if let encoding = query["encoding"] { response.headers.append(("Content-Encoding", encoding)) }
         if let rate = query["rate"].flatMap(Int.init) { response.bytesPerSecond = rate }

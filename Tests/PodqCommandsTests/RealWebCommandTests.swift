@@ -168,6 +168,26 @@ final class RealWebCommandTests: CLITestCase {
         }
     }
 
+    func testAnMP3LabelledAsAWebPageIsKeptAndALoginPageNeverTakesAPartialsPlace() async throws {
+        // A PHP script that forgot its Content-Type sends the MP3 as text/html: its bytes say MP3.
+        let mp3 = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0] + (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+        server.serve(mp3, as: "get.php", type: "text/html; charset=UTF-8")
+        let (ok, okOut, okErr) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/static/get.php").absoluteString])
+        XCTAssertEqual(ok.code, 0, okOut + okErr)
+
+        // A download cut at 100,000 bytes, then a login page where the resume should be: the partial
+        // stays as it was, for a later resume.
+        try writeConfig("max-attempts = 2\nretry-delay = 0.1\n")
+        let url = server.dataURL(size: 300_000, seed: 12, name: "members.mp3", ["dropFirst": "100000", "thenPage": "1"])
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out2"), url.absoluteString])
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue(out.contains("sent a web page, not audio"), out + err)
+        // What the first attempt wrote is still there, byte for byte (emptied first, it would be gone).
+        let kept = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.file("out2/members.mp3.part"))))
+        XCTAssertFalse(kept.isEmpty, "the partial is kept")
+        XCTAssertEqual(kept, PatternSource(seed: 12, length: 300_000).bytes(count: kept.count), "and holds the file's first bytes")
+    }
+
     // MARK: 5. Relative URLs
 
     func testRelativeEnclosuresResolveAgainstXMLBaseAndTheFinalFeedURL() async throws {

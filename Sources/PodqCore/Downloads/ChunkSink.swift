@@ -16,8 +16,11 @@ final class ChunkSink: Sendable {
         var toCompare: [UInt8]
         var compared = 0
         var written: Int64
-        /// The URL, while the body's first bytes are still to be checked for a web page.
-        var sniffWebPage: String?
+        /// What the body's first bytes must show, until they have been looked at.
+        var firstBytes: FirstBytes?
+        /// A file to empty once the first bytes passed (a fresh body over an old partial): a web page
+        /// refused at its first bytes leaves the partial as it was.
+        var emptyFirst: PartialFile?
     }
 
     private let operation: DownloadOperation
@@ -25,10 +28,39 @@ final class ChunkSink: Sendable {
     private let state: Mutex<State>
 
     init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64,
-         sniffWebPage: String? = nil) {
+         firstBytes: FirstBytes? = nil, emptyFirst: PartialFile? = nil) {
         self.operation = operation
         self.expected = expected
-        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, sniffWebPage: sniffWebPage))
+        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, firstBytes: firstBytes, emptyFirst: emptyFirst))
+    }
+
+    /// What the first bytes of a body must show: the sniffing that tells a web page (a login page, a
+    /// paywall, a CDN's error page sent with 200) from the media file it stands in for.
+    enum FirstBytes: Sendable {
+        /// Labelled `text/html`: refused unless they are a media file's (a PHP script that forgot its
+        /// `Content-Type` sends an MP3 as `text/html`).
+        case mustBeMedia(url: String)
+        /// Labelled as nothing in particular (`application/octet-stream`, none): refused when they
+        /// are an HTML document's.
+        case mustNotBeWebPage(url: String)
+
+        func verify(_ bytes: UnsafeRawBufferPointer) throws(DownloadError) {
+            switch self {
+            case .mustBeMedia(let url): if !ChunkSink.looksLikeMedia(bytes) { throw .webPage(url: url) }
+            case .mustNotBeWebPage(let url): if ChunkSink.looksLikeWebPage(bytes) { throw .webPage(url: url) }
+            }
+        }
+    }
+
+    /// True when `bytes` start as an audio or video file does: ID3, an MPEG or ADTS frame, MP4/M4A,
+    /// Ogg, FLAC, WAV, Matroska/WebM, ASF.
+    static func looksLikeMedia(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + signature.count && (0..<signature.count).allSatisfy { bytes[offset + $0] == signature[$0] }
+        }
+        if bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0 { return true }
+        return starts(Array("ID3".utf8)) || starts(Array("ftyp".utf8), at: 4) || starts(Array("OggS".utf8)) || starts(Array("fLaC".utf8))
+            || starts(Array("RIFF".utf8)) || starts([0x1A, 0x45, 0xDF, 0xA3]) || starts([0x30, 0x26, 0xB2, 0x75])
     }
 
     /// True when `bytes` start (after a BOM and white space) like an HTML document.
@@ -49,6 +81,16 @@ final class ChunkSink: Sendable {
 
     /// True once the overlap (if any) has been compared in full.
     var overlapChecked: Bool { state.withLock { $0.toCompare.isEmpty } }
+
+    /// Empties the file if no chunk did (an empty body over an old partial).
+    func emptyIfPending() throws(DownloadError) {
+        try state.withLock { (state: inout State) throws(DownloadError) in
+            if let file = state.emptyFirst {
+                state.emptyFirst = nil
+                try file.truncate()
+            }
+        }
+    }
 
     /// Closes the writer's stream.
     func close() { state.withLock { $0.writer.close() } }
@@ -71,9 +113,13 @@ final class ChunkSink: Sendable {
                 if chunk.readableBytes == 0 { return 0 }
             }
             let count = chunk.readableBytes
-            if let url = state.sniffWebPage {
-                state.sniffWebPage = nil
-                if chunk.withUnsafeReadableBytes(Self.looksLikeWebPage) { throw DownloadError.webPage(url: url) }
+            if let check = state.firstBytes {
+                state.firstBytes = nil
+                try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
+            }
+            if let file = state.emptyFirst {
+                state.emptyFirst = nil
+                try file.truncate()
             }
             if let expected, state.written + Int64(count) > expected {
                 throw DownloadError.bodyTooLong(expected: expected)

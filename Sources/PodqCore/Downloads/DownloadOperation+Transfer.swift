@@ -54,17 +54,17 @@ extension DownloadOperation {
 
         let (response, finalURL) = try await fetch(headers: headers)
         record(contentType: response.headers.first(name: "Content-Type"))
-        if response.status == 200 || response.status == 206 { try Self.checkMedia(response.headers, url: finalURL) }
+        if response.status == 200 || response.status == 206 { try Self.checkEncoding(response.headers, url: finalURL) }
+        let firstBytes = Self.firstBytesCheck(response.headers, url: finalURL)
         let contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
         switch response.status {
         case 200:
             // A fresh body: the file changed, or the server ignores ranges. Start from zero.
             let total = contentLength
-            try file.truncate()
+            // The partial is emptied by the sink once the first bytes passed (``ChunkSink/FirstBytes``).
             setProgress(downloaded: 0, expected: .some(total))
             await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: nil)
-            let written = try await stream(response.body, into: file, expected: total, overlapTail: nil,
-                                           sniff: Self.mayBeWebPage(response.headers) ? finalURL : nil)
+            let written = try await stream(response.body, into: file, expected: total, overlapTail: nil, firstBytes: firstBytes, emptyFirst: true)
             try await commit(file, length: written)
 
         case 206:
@@ -87,7 +87,9 @@ extension DownloadOperation {
             try file.truncate(to: existing)
             setProgress(downloaded: existing, expected: .some(total))
             await record(validators: validators, resumedAt: existing > 0 ? existing : nil)
-            let written = try await stream(response.body, into: file, expected: total, overlapTail: tail)
+            // The file's first bytes are looked at only when they are in this body.
+            let written = try await stream(response.body, into: file, expected: total, overlapTail: tail,
+                                           firstBytes: requestedStart == 0 ? firstBytes : nil)
             try await commit(file, length: written)
 
         case 416 where existing > 0:
@@ -138,14 +140,16 @@ extension DownloadOperation {
     /// `write(2)` per read, no hop between threads, and the next read waits for the write (a slow disk
     /// slows the connection instead of filling memory).
     private func stream(_ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?,
-                        sniff: String? = nil) async throws -> Int64 {
+                        firstBytes: ChunkSink.FirstBytes? = nil, emptyFirst: Bool = false) async throws -> Int64 {
         let sink = ChunkSink(operation: self, writer: PartialFileWriter(file: file), expected: expected,
-                             overlapTail: overlapTail ?? [], written: downloadedLength, sniffWebPage: sniff)
+                             overlapTail: overlapTail ?? [], written: downloadedLength, firstBytes: firstBytes,
+                             emptyFirst: emptyFirst ? file : nil)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
         } catch is ChunkSink.OverlapMismatch {
             throw RestartFromZero()
         }
+        try sink.emptyIfPending()
         sink.close()
         try Task.checkCancellation()
         // The body ended inside the overlap: the server's file is shorter than the partial one.
@@ -172,13 +176,21 @@ extension DownloadOperation {
         }
     }
 
-    /// Refuses a body that is not the media file: a web page (a login page, a paywall, a CDN's error
-    /// page sent with 200), or a body still encoded (gzip) although podq asked for it as it is.
-    static func checkMedia(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
-        let type = mediaType(headers)
-        if type == "text/html" || type == "application/xhtml+xml" { throw .webPage(url: url) }
+    /// Refuses a body still encoded (`Content-Encoding: gzip`) although podq asked for it as it is.
+    static func checkEncoding(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
         if let encoding = headers.first(name: "Content-Encoding")?.trimmingASCIIWhitespace.lowercased(), !encoding.isEmpty, encoding != "identity" {
             throw .encodedBody(encoding: encoding, url: url)
+        }
+    }
+
+    /// What the body's first bytes must show for its `Content-Type` (``ChunkSink/FirstBytes``): a
+    /// body labelled a web page must prove it is media; one labelled as nothing in particular must not
+    /// be a web page; one labelled audio or video (or anything else) is taken as it says.
+    static func firstBytesCheck(_ headers: HTTPHeaders, url: String) -> ChunkSink.FirstBytes? {
+        switch mediaType(headers) {
+        case "text/html", "application/xhtml+xml": .mustBeMedia(url: url)
+        case "", "application/octet-stream", "binary/octet-stream", "text/plain": .mustNotBeWebPage(url: url)
+        default: nil
         }
     }
 
@@ -186,13 +198,6 @@ extension DownloadOperation {
     private static func mediaType(_ headers: HTTPHeaders) -> String {
         let full = headers.first(name: "Content-Type") ?? ""
         return String(full.prefix { $0 != ";" }).trimmingASCIIWhitespace.lowercased()
-    }
-
-    /// True when the type does not say what the body is (none, `application/octet-stream`, `text/plain`):
-    /// its first bytes are looked at for a web page.
-    static func mayBeWebPage(_ headers: HTTPHeaders) -> Bool {
-        let type = mediaType(headers)
-        return type.isEmpty || type == "application/octet-stream" || type == "text/plain" || type == "binary/octet-stream"
     }
 
     /// Sends the request, following redirects (see ``RedirectFollower``); returns the final response and its URL.
