@@ -10,15 +10,18 @@ struct ParseCommand: AsyncParsableCommand {
         discussion: "Items without an enclosure are not episodes and are left out (docs/FEEDS.md)."
     )
 
+    @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
     @Argument(help: "A feed file, or the URL of a feed or of a website that links to one.") var source: String
 
     func run() async throws {
         let feed: Feed
         do {
-            let loaded = try await HTTPSession.with { transport in
+            // The config's proxy, User-Agent, timeouts and feed size limit, as for `podq add`; nothing is stored.
+            let settings = try ConfigFile(path: PodqPaths(home: global.home, downloadDir: nil).configFile).load()
+            let loaded = try await HTTPSession.with(settings: settings) { transport in
                 // The same reading as `podq add`: a website's feed, a podcast app's link, every page.
-                try await FeedSource.load(source, transport: transport, allPages: true, keepNotes: false)
+                try await FeedSource.load(source, transport: transport, sizeLimit: settings.feedSizeLimit, allPages: true, keepNotes: false)
             }
             guard let loaded else { throw CommandError("the server answered 304 Not Modified to a plain GET", code: ExitCodes.failure) }
             feed = loaded.feed

@@ -109,6 +109,8 @@ final class RealWebCommandTests: CLITestCase {
         let (exit, _, err) = try await cli.run(["add", server.url("/static/ua.xml").absoluteString])
         XCTAssertEqual(exit.code, 0, err)
         XCTAssertEqual(server.log.requests.last?.header("User-Agent"), "MyCatcher/2.0")
+        _ = try await cli.run(["parse", server.url("/static/ua.xml").absoluteString])
+        XCTAssertEqual(server.log.requests.last?.header("User-Agent"), "MyCatcher/2.0", "podq parse reads the config too")
         try writeConfig("user-agent = \"bad\u{01}agent\"\n")
         let (bad, _, badErr) = try await cli.run(["feeds"])
         XCTAssertNotEqual(bad.code, 0)
