@@ -69,7 +69,9 @@ struct FeedRefresh {
             var (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                                    lastModified: loaded.lastModified, autoQueue: autoQueue)
             if !login.isEmpty { podcast = try context.store.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
-            context.log.info("subscribed", metadata: ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"])
+            var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
+            if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
+            context.log.info("subscribed", metadata: metadata)
             var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(episodes.count) episodes"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
             line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
@@ -123,7 +125,9 @@ struct FeedRefresh {
                 let queued = try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: new.compactMap(\.id)))
                 line += ", \(queued.count) queued"
             }
-            context.log.info("feed refreshed", metadata: ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"])
+            var metadata: Logger.Metadata = ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"]
+            if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
+            context.log.info("feed refreshed", metadata: metadata)
             return Outcome(line: line, failed: false)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)

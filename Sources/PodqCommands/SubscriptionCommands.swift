@@ -116,7 +116,8 @@ struct EpisodesCommand: ParsableCommand {
                 return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
                                 "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
                                 "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
-                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new")])
+                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new"),
+                                "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
             }).text)
             return
         }

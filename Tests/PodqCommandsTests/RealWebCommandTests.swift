@@ -308,6 +308,10 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, err)
         let urls = try await episodeURLs()
         XCTAssertEqual(Set(urls), ["http://\(host)/data/a1.mp3", "http://\(host)/data/a2.m4a"])
+        // The library keeps every file of the item, in document order.
+        let listed = try await json(["episodes", "--json"])
+        let stored = try XCTUnwrap(listed as? [[String: Any]]).map { ($0["enclosures"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String } }
+        XCTAssertEqual(Set(stored), [["http://\(host)/data/v1.mp4", "http://\(host)/data/a1.mp3"], ["http://\(host)/data/v2.mp4", "http://\(host)/data/a2.m4a"]])
         let value = try await json(["parse", "--json", server.url("/static/multi.xml").absoluteString])
         let parsed = try XCTUnwrap(value as? [String: Any])
         let episodes = try XCTUnwrap(parsed["episodes"] as? [[String: Any]])

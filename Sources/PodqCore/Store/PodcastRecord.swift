@@ -63,8 +63,32 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var firstSeenAt: Double
     /// The download made from it, if any.
     public var downloadId: Int64?
+    /// Every enclosure of the item, in document order, as JSON (`[{"url":…,"type":…,"length":…}]`),
+    /// when it has more than one (``url`` is the chosen one: ``FeedEpisode/preferredEnclosure``); nil otherwise.
+    public var enclosures: String? = nil
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// ``enclosures`` read back: every file of the item, or only ``url`` when it has one.
+    public var allEnclosures: [Enclosure] {
+        guard let enclosures, let stored = try? JSONDecoder().decode([StoredEnclosure].self, from: Data(enclosures.utf8)) else {
+            return [Enclosure(url: url, type: type, length: length)]
+        }
+        return stored.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) }
+    }
+
+    /// `enclosures` as ``enclosures`` stores them: nil for one.
+    static func storedEnclosures(_ enclosures: [Enclosure]) -> String? {
+        guard enclosures.count > 1 else { return nil }
+        let stored = enclosures.map { StoredEnclosure(url: $0.url, type: $0.type, length: $0.length) }
+        return (try? JSONEncoder().encode(stored)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private struct StoredEnclosure: Codable {
+        var url: String
+        var type: String?
+        var length: Int64?
+    }
 
     /// The enclosure URL, whole (its query included: `get.php?id=1` and `?id=2` are two files),
     /// without its fragment and without well-known tracking parameters (`utm_*`, `fbclid`…), which

@@ -174,6 +174,7 @@ extension QueueStore {
             record.enclosureKey = key
             record.type = enclosure.type
             record.length = enclosure.length
+            record.enclosures = EpisodeRecord.storedEnclosures(item.enclosures)
             record.season = item.season
             record.episodeNumber = item.episodeNumber
             if record.id == nil {

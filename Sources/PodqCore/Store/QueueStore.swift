@@ -227,6 +227,9 @@ public final class QueueStore: Sendable {
                 t.add(column: "userAgent", .text)
             }
         }
+        migrator.registerMigration("v6: every enclosure of an item") { db in
+            try db.alter(table: "episode") { t in t.add(column: "enclosures", .text) }
+        }
         return migrator
     }
 }
