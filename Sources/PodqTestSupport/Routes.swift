@@ -37,7 +37,7 @@ enum Routes {
             return answer(inner, state: state)
         case "waf":
             // A web firewall that refuses podq's own User-Agent (Cloudflare's signature) and lets a browser's through.
-            guard request.header("User-Agent")?.hasPrefix("Mozilla/5.0") == true else {
+            guard request.header("User-Agent")?.hasPrefix("Mozilla/5.0") == true, query["block"] != "all" else {
                 return .text(403, "<html><body>Attention Required! | Cloudflare</body></html>\n",
                              headers: [("Server", "cloudflare"), ("CF-RAY", "8a1b2c3d4e5f-AMS"), ("Content-Type", "text/html")])
             }

@@ -20,7 +20,8 @@ import PodqServer
 /// - `/moved/<path>` a 301 to `/<path>`.
 /// - `/prefix/<x>/<host>/<path>` an analytics prefix: a 302 to `http://<host>/<path>` (query kept).
 /// - `/private/<route…>` HTTP Basic for the login of ``requireLogin(user:password:)`` (401 without it), then the route inside.
-/// - `/waf?size=N` a web firewall: 403 with Cloudflare's headers unless the User-Agent starts with `Mozilla/5.0`.
+/// - `/waf?size=N` a web firewall: 403 with Cloudflare's headers unless the User-Agent starts with `Mozilla/5.0`
+///   (`block=all`: always).
 /// - `/data` takes `thenPage=1`: every request after the first gets a login page (200, `text/html`).
 /// - `/data` and `/static` take `encoding=E` (a `Content-Encoding: E` header on bytes that are not encoded).
 public final class TestServer: Sendable {

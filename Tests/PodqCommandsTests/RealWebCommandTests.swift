@@ -103,6 +103,14 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertTrue(log.contains("a web firewall refused podq's User-Agent") && log.contains("Cloudflare"), log)
     }
 
+    func testAFirewallThatRefusesBothAgentsIsNamedWithWhatToTry() async throws {
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/waf/x.mp3?block=all").absoluteString])
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue(out.contains("HTTP 403, behind Cloudflare") && out.contains("user-agent"), out + err)
+        XCTAssertFalse(out.contains("retrying"), "a refusal is not retried: \(out)")
+        XCTAssertEqual(server.log.requests.count, 2, "podq's agent, then the browser-compatible one, once")
+    }
+
     func testTheConfigsUserAgentIsSentAsItIs() async throws {
         try writeConfig("user-agent = \"MyCatcher/2.0\"\n")
         server.serve(rss("<item><title>A</title><enclosure url=\"/data/a.mp3?size=10\"/></item>"), as: "ua.xml")

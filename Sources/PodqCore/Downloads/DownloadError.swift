@@ -54,6 +54,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case partialChanged(path: String, reason: String)
     /// A proxy setting (`http_proxy`…, or the config's `proxy`) podq cannot use.
     case badProxy(source: String, value: String, reason: String)
+    /// A 403 from a server behind a web firewall (Cloudflare…), after the browser-compatible retry.
+    case refusedBehindFirewall(firewall: String, url: String)
     /// The server sent a web page (a login page, a paywall, an error page) where the media file should be.
     case webPage(url: String)
     /// The server sent the media file encoded (`Content-Encoding: gzip`) although podq asked for it as it is.
@@ -68,7 +70,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody, .badProxy:
+            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody, .badProxy, .refusedBehindFirewall:
             false
         }
     }
@@ -77,6 +79,16 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var retryAfter: Double? {
         if case .httpStatus(_, _, let seconds) = self { return seconds }
         return nil
+    }
+
+    /// The error for a response that is not the file: its status, with `Retry-After`; a 403 behind a web
+    /// firewall says so (``refusedBehindFirewall(firewall:url:)``).
+    static func status(of response: TransportResponse, url: String) -> DownloadError {
+        if response.status == 403, let firewall = AsyncHTTPTransport.firewall(response.headers) {
+            return .refusedBehindFirewall(firewall: firewall, url: url)
+        }
+        let retryAfter = response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter)
+        return .httpStatus(code: response.status, url: url, retryAfter: retryAfter)
     }
 
     /// " Did you mean https://…?" for a scheme one typo away from http(s) (`htp://`, `htps://`).
@@ -137,6 +149,10 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
                 + "podq starts the file again."
         case .badProxy(let source, let value, let reason):
             "\(source)=\(SafeText.clean(SafeText.redactingCredentials(value.contains("://") ? value : "http://" + value))) cannot be used: \(reason). Fix or unset it."
+        case .refusedBehindFirewall(let firewall, let url):
+            "The server refused \(SafeText.clean(url)) (HTTP 403, behind \(firewall)), also to podq as a browser-compatible client. "
+                + "A web firewall may block podq: try another User-Agent (`user-agent` in the config, or `podq add --user-agent`), or ask the podcast's host to let podq through. "
+                + "It may also be a link that needs a login or has expired."
         case .webPage(let url):
             "The server sent a web page, not audio, for \(SafeText.clean(url)) (a login page, a paywall or an error page); no file was kept. "
                 + "Open the link in a browser to see it; a private feed may need its login (docs/FEEDS.md)."

@@ -105,8 +105,7 @@ extension DownloadOperation {
             try await commit(file, length: existing)
 
         default:
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap(Self.parseRetryAfter)
-            throw DownloadError.httpStatus(code: response.status, url: finalURL, retryAfter: retryAfter)
+            throw DownloadError.status(of: response, url: finalURL)
         }
     }
 

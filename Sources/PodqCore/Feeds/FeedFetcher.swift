@@ -37,10 +37,7 @@ public struct FeedFetcher: Sendable {
             let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, access: access, trace: trace)
             let response = result.response
             if response.status == 304 { return .notModified }
-            guard response.status == 200 else {
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter)
-                throw DownloadError.httpStatus(code: response.status, url: result.finalURL.absoluteString, retryAfter: retryAfter)
-            }
+            guard response.status == 200 else { throw DownloadError.status(of: response, url: result.finalURL.absoluteString) }
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {
                 throw FeedError.tooLarge(limit: sizeLimit)
             }
