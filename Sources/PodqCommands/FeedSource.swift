@@ -19,13 +19,13 @@ enum FeedSource {
         case file(String)
     }
 
-    /// Reads what a user pastes: an http(s) URL; a podcast app's link (``podcastLink(_:)``); a file that
+    /// Reads what a user pastes: an http(s) URL; a podcast app's link (``PodcastLink``); a file that
     /// exists; a scheme-less address such as
     /// `example.org/feed.xml` (https, as browsers read it); anything else with `scheme://` is refused
     /// (`htp://…` is a typo, not a file name); the rest is a file path.
     /// - Throws: ``FeedError/fetch(_:)`` with ``DownloadError/unsupportedScheme(_:)`` for another scheme.
     static func resolve(_ source: String) throws(FeedError) -> Resolved {
-        let trimmed = podcastLink(source.trimmingCharacters(in: .whitespacesAndNewlines))
+        let trimmed = PodcastLink.resolve(unwrapped(source))
         if let range = trimmed.range(of: "://") {
             let scheme = trimmed[..<range.lowerBound].lowercased()
             guard scheme == "http" || scheme == "https" else { throw .fetch(.unsupportedScheme(trimmed)) }
@@ -37,20 +37,15 @@ enum FeedSource {
         return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
     }
 
-    /// A podcast app's link as the feed's URL: `feed://host/x` and `itpc://`, `pcast://`, `podcast://`
-    /// (what "subscribe" buttons on websites hand over) → `http://host/x`, as podcast apps read them (a
-    /// server that wants https redirects); `feed:https://…` and `podcast://https://…` → the URL inside.
-    /// Anything else as it is.
-    static func podcastLink(_ text: String) -> String {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("feed:http://") || lowered.hasPrefix("feed:https://") { return String(text.dropFirst(5)) }
-        for scheme in ["feed", "itpc", "pcast", "podcast"] where lowered.hasPrefix(scheme + "://") {
-            let rest = text.dropFirst(scheme.count + 3)
-            // `podcast://http://…` and the like carry the whole URL.
-            if rest.lowercased().hasPrefix("http://") || rest.lowercased().hasPrefix("https://") { return String(rest) }
-            return "http://" + rest
+    /// `text` as pasted from a mail or a chat, without what came with it: white space, `<…>` or quotes
+    /// around it, and spaces inside a URL (percent-encoded).
+    static func unwrapped(_ text: String) -> String {
+        var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (open, close) in [("<", ">"), ("\"", "\""), ("'", "'")] where trimmed.count >= 2 && trimmed.hasPrefix(open) && trimmed.hasSuffix(close) {
+            trimmed = String(trimmed.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return text
+        if trimmed.contains("://") && trimmed.contains(" ") { trimmed = trimmed.replacingOccurrences(of: " ", with: "%20") }
+        return trimmed
     }
 
     /// `https://` + `text` when `text` starts with a host name (`example.org/feed.xml`,

@@ -303,6 +303,16 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertTrue(noneErr.contains("is a web page that links to no feed"), noneErr)
     }
 
+    func testAURLPastedWithItsWrappingIsRead() async throws {
+        server.serve(rss("<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"), as: "my%20show.xml")
+        let url = "http://\(host)/static/my show.xml"
+        for pasted in ["  <\(url)>  ", "\"\(url)\""] {
+            let (exit, out, err) = try await cli.run(["parse", pasted])
+            XCTAssertEqual(exit.code, 0, pasted + ": " + out + err)
+            XCTAssertTrue(out.contains("Show — 1 episodes"), out)
+        }
+    }
+
     // MARK: 11. Several enclosures
 
     func testAudioIsChosenAmongSeveralEnclosuresAndAllAreKept() async throws {

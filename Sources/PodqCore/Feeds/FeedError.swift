@@ -52,7 +52,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
         case .fieldTooLong(let element, let limit):
             "The feed's <\(SafeText.clean(element))> holds more than \(limit >> 20) MiB of text, far beyond any real feed; podq refuses it. If the feed is genuine, tell its publisher."
         case .webPageWithoutFeed(let url):
-            "\(SafeText.clean(url)) is a web page that links to no feed. Look on it for the podcast's RSS link (often under \"Subscribe\" or \"RSS\") and add that URL."
+            "\(SafeText.clean(url)) is a web page that links to no feed. Look on it for the podcast's RSS link (often under \"Subscribe\" or \"RSS\") and add that URL. "
+                + "If the feed is private, this may be its login page: add it with --user NAME."
         case .notOPML(let root):
             "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
         case .tooManyItems(let limit):

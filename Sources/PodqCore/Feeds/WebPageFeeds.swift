@@ -3,7 +3,8 @@ import Foundation
 
 /// The feeds a web page advertises, for `podq add https://show.example/`: its
 /// `<link rel="alternate" type="application/rss+xml">` (or Atom) elements, in page order; when it has
-/// none, links that look like a podcast feed (`…/feed`, `….rss`, a `feeds.` host). Read with libxml2's
+/// none, its "subscribe" buttons' podcast links (`itpc://`, `podcast://`, `feed://`), then links that
+/// look like a podcast feed (`…/feed`, `….rss`, a `feeds.` host). Read with libxml2's
 /// HTML parser, which reads any page however broken; relative links resolve against `<base href>` and
 /// the page's URL.
 public enum WebPageFeeds {
@@ -64,7 +65,9 @@ public enum WebPageFeeds {
         }
         var seen: Set<String> = []
         func candidate(_ link: Link) -> Candidate? {
-            guard let url = URL(string: link.href.trimmingASCIIWhitespace, relativeTo: base)?.absoluteURL,
+            // A "subscribe" button's `itpc://`, `podcast://`, `feed://` link names the feed.
+            let href = PodcastLink.resolve(link.href.trimmingASCIIWhitespace)
+            guard let url = URL(string: href, relativeTo: base)?.absoluteURL,
                   let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
                   seen.insert(url.absoluteString).inserted
             else { return nil }
@@ -74,7 +77,8 @@ public enum WebPageFeeds {
                                             && ($0.element == "a" || $0.rel.split(separator: " ").contains("alternate")) }
             .compactMap(candidate)
         if !advertised.isEmpty { return advertised }
-        return links.all.filter { $0.element == "a" && looksLikeFeed($0.href) }.compactMap(candidate)
+        let buttons = links.all.filter { $0.element == "a" && PodcastLink.isPodcastLink($0.href.trimmingASCIIWhitespace) }
+        return (buttons + links.all.filter { $0.element == "a" && looksLikeFeed($0.href) }).compactMap(candidate)
     }
 
     /// True when the page's first 4 KiB name a charset (`<meta charset=…>`, `content="…; charset=…"`).

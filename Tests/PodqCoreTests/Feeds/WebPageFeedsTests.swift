@@ -43,5 +43,9 @@ final class WebPageFeedsTests: XCTestCase {
         let found = WebPageFeeds.find(file: page, pageURL: URL(string: "http://show.example/ep/1")!)
         XCTAssertEqual(found.map(\.url), ["https://feeds.example.net/show", "http://show.example/ep/rss.xml"])
         XCTAssertEqual(WebPageFeeds.find(file: try file("<p>nothing</p>"), pageURL: URL(string: "http://x.example/")!), [])
+        // A "subscribe" button's podcast link names the feed, before links that only look like one.
+        let buttons = try file("<a href='/rss'>RSS</a> <a href='itpc://feeds.example.net/show.xml'>Apple Podcasts</a> <a href='podcast://https://s.example/f'>x</a>")
+        XCTAssertEqual(WebPageFeeds.find(file: buttons, pageURL: URL(string: "https://show.example/")!).map(\.url),
+                       ["http://feeds.example.net/show.xml", "https://s.example/f", "https://show.example/rss"])
     }
 }
