@@ -64,26 +64,32 @@ enum FeedSource {
 
     /// The feed at `source`; nil when the server says it has not changed (304).
     ///
-    /// Beyond one GET: a web page leads to the feed it links to (``WebPageFeeds``, the first of
+    /// Beyond one GET: an Apple Podcasts page leads to the feed Apple's lookup names; a web page leads to the feed it links to (``WebPageFeeds``, the first of
     /// several, with a note); a feed that says it moved (`itunes:new-feed-url`) is read from its new
     /// URL, which becomes ``Loaded/location``; with `allPages`, a paged feed (`atom:link rel="next"`)
     /// is read to its last page, at most ``pageLimit``.
     static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
                      sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil, allPages: Bool = false,
                      access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> Loaded? {
-        let address: String
+        var address: String
         switch try resolve(source) {
         case .file(let absolute):
             return Loaded(feed: try FeedParser.parse(file: absolute, sizeLimit: sizeLimit, keepNotes: keepNotes), location: absolute)
         case .url(let text):
             address = text
         }
-        guard let url = URL(string: address) else { throw .fetch(.invalidURL(address)) }
+        guard var url = URL(string: address) else { throw .fetch(.invalidURL(address)) }
+        var notes: [String] = []
+        // An Apple Podcasts page links to no feed: Apple's lookup names it.
+        if let id = ApplePodcastsLink.podcastID(of: url) {
+            let feed = try await appleFeed(id: id, page: url, transport: transport)
+            notes.append("Apple Podcasts lists its feed: \(feed.absoluteString)")
+            (url, address) = (feed, feed.absoluteString)
+        }
         guard var page = try await fetch(url, transport: transport, etag: etag, lastModified: lastModified, sizeLimit: sizeLimit, trace: trace,
                                          access: access, keepNotes: keepNotes) else {
             return nil
         }
-        var notes: [String] = []
         var location = page.moved ? page.url.absoluteString : address
         if case .webPage(let candidates) = page.content {
             guard let first = candidates.first, let feedURL = URL(string: first.url) else { throw .webPageWithoutFeed(url: page.url.absoluteString) }
@@ -114,6 +120,19 @@ enum FeedSource {
         }
         if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit, access: access, keepNotes: keepNotes) }
         return Loaded(feed: feed, location: location, etag: newETag, lastModified: newLastModified, notes: notes)
+    }
+
+    /// The feed of Apple Podcasts' podcast `id`, from Apple's lookup (``ApplePodcastsLink``).
+    static func appleFeed(id: String, page: URL, transport: any HTTPTransport) async throws(FeedError) -> URL {
+        guard let lookup = ApplePodcastsLink.lookupURL(id: id) else { throw .fetch(.invalidURL(ApplePodcastsLink.lookupBase)) }
+        guard case .fetched(let file, _, _, _, _) = try await FeedFetcher(transport: transport, sizeLimit: 1 << 20).fetch(lookup) else {
+            throw .appleWithoutFeed(url: page.absoluteString)
+        }
+        defer { unlink(file) }
+        guard let data = FileManager.default.contents(atPath: file), let feed = ApplePodcastsLink.feedURL(inLookup: data),
+              let url = URL(string: feed)
+        else { throw .appleWithoutFeed(url: page.absoluteString) }
+        return url
     }
 
     /// Appends the episodes of the pages after `feed` (RFC 5005), not those already in it; returns a

@@ -303,6 +303,27 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertTrue(noneErr.contains("is a web page that links to no feed"), noneErr)
     }
 
+    func testAnApplePodcastsLinkSubscribesToTheFeedAppleLists() async throws {
+        server.serve(rss("<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"), as: "apple-feed.xml")
+        let feedURL = server.url("/static/apple-feed.xml").absoluteString
+        server.serve(Array(#"{"resultCount":1,"results":[{"wrapperType":"track","kind":"podcast","collectionId":123456789,"feedUrl":"\#(feedURL)"}]}"#.utf8),
+                     as: "lookup", type: "text/javascript")
+        server.serve(Array(#"{"resultCount":0,"results":[]}"#.utf8), as: "empty-lookup", type: "text/javascript")
+        // Apple's lookup is the in-process server's: the Apple page itself is never fetched.
+        let lookup = ["PODQ_APPLE_LOOKUP": server.url("/static/lookup").absoluteString]
+        let (exit, out, err) = try await cli.run(["add", "https://podcasts.apple.com/us/podcast/the-show/id123456789"], environment: lookup)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("1 episodes; Apple Podcasts lists its feed: \(feedURL)"), out)
+        XCTAssertTrue(server.log.requests.contains { $0.uri.hasPrefix("/static/lookup?id=123456789&entity=podcast") })
+        let (_, feeds, _) = try await cli.run(["feeds"])
+        XCTAssertTrue(feeds.contains(feedURL), feeds)
+
+        let (none, _, noneErr) = try await cli.run(["add", "https://podcasts.apple.com/us/podcast/exclusive/id987"],
+                                                   environment: ["PODQ_APPLE_LOOKUP": server.url("/static/empty-lookup").absoluteString])
+        XCTAssertNotEqual(none.code, 0)
+        XCTAssertTrue(noneErr.contains("Apple lists no public feed"), noneErr)
+    }
+
     func testAURLPastedWithItsWrappingIsRead() async throws {
         server.serve(rss("<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"), as: "my%20show.xml")
         let url = "http://\(host)/static/my show.xml"

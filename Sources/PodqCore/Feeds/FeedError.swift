@@ -26,6 +26,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
     case notXML(kind: String)
     /// A web page that links to no feed.
     case webPageWithoutFeed(url: String)
+    /// An Apple Podcasts page whose podcast Apple lists with no public feed.
+    case appleWithoutFeed(url: String)
 
     public var errorDescription: String? {
         switch self {
@@ -54,6 +56,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
         case .webPageWithoutFeed(let url):
             "\(SafeText.clean(url)) is a web page that links to no feed. Look on it for the podcast's RSS link (often under \"Subscribe\" or \"RSS\") and add that URL. "
                 + "If the feed is private, this may be its login page: add it with --user NAME."
+        case .appleWithoutFeed(let url):
+            "Apple lists no public feed for \(SafeText.clean(url)) (shows only on Apple Podcasts, or for its subscribers, have none). Look on the podcast's own website for its RSS feed."
         case .notOPML(let root):
             "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
         case .tooManyItems(let limit):
