@@ -94,7 +94,7 @@ enum FeedSource {
         if case .webPage(let candidates) = page.content {
             guard let first = candidates.first, let feedURL = URL(string: first.url) else { throw .webPageWithoutFeed(url: page.url.absoluteString) }
             notes.append(candidates.count == 1 ? "found the feed \(first.url) on the page"
-                : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(candidates.dropFirst().map(\.url).joined(separator: ", ")))")
+                : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(Self.listed(candidates.dropFirst().map(\.url))))")
             guard let found = try await fetch(feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace, access: access,
                                               keepNotes: keepNotes) else { return nil }
             page = found
@@ -120,6 +120,11 @@ enum FeedSource {
         }
         if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit, access: access, keepNotes: keepNotes) }
         return Loaded(feed: feed, location: location, etag: newETag, lastModified: newLastModified, notes: notes)
+    }
+
+    /// `urls` for a note: the first five, and how many more (a page may link to thousands).
+    static func listed(_ urls: [String]) -> String {
+        urls.prefix(5).joined(separator: ", ") + (urls.count > 5 ? " and \(urls.count - 5) more" : "")
     }
 
     /// The feed of Apple Podcasts' podcast `id`, from Apple's lookup (``ApplePodcastsLink``).
