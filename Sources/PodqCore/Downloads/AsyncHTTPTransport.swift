@@ -144,7 +144,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
         first.headers.add(name: "User-Agent", value: agent)
         let response = try await sendOnce(first)
         guard response.status == 403, agent == Self.defaultUserAgent, let firewall = Self.firewall(response.headers) else { return response }
-        // A web firewall refused podq's own agent: once more as a browser-compatible client.
+        // A web firewall refused podq's own agent: once more as a browser-compatible client (the
+        // refusal read first, a few bytes, so its connection can serve again).
+        try? await RedirectFollower.drain(response.body)
         var second = request
         second.headers.add(name: "User-Agent", value: Self.browserUserAgent)
         let retried = try await sendOnce(second)
