@@ -8,7 +8,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Serve a bundled demo podcast on 127.0.0.1 and download its episodes in the TUI (no internet needed).",
-        discussion: "Uses a fresh temporary home and folder unless --home or --download-dir is given. Without a terminal (or with --headless) it downloads like `podq download`."
+        discussion: "Uses a fresh temporary home and folder, removed at the end, unless --home or --download-dir is given. Without a terminal (or with --headless) it downloads like `podq download`."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -16,7 +16,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once.")
     var jobs: Int = 3
 
-    @Option(name: .long, help: ArgumentHelp("Where the episodes go (default: a new temporary folder).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Where the episodes go (default: a temporary folder, removed at the end).", valueName: "dir"))
     var downloadDir: String?
 
     @Option(name: .long, help: ArgumentHelp("How fast the demo server sends each episode.", valueName: "bytes"))
@@ -36,6 +36,8 @@ struct DemoCommand: AsyncParsableCommand {
         let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-demo-\(UUID().uuidString.prefix(8))")
         let home = global.home ?? scratch + "/home"
         let folder = downloadDir ?? scratch + "/downloads"
+        // Nothing is left in the temporary folder: what was not asked for by --home or --download-dir goes.
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         let tui = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let context = try QueueContext.open(home: home, downloadDir: folder, verbose: global.verbose, echoLog: !tui)
         let feed = server.url("/feed.xml").absoluteString
@@ -52,7 +54,11 @@ struct DemoCommand: AsyncParsableCommand {
         }
         await server.stop()
         if code == ExitCodes.success || code == ExitCodes.interrupted {
-            Console.out("The demo's episodes are in \(folder)/\(podcast.title) (home: \(home)).")
+            if downloadDir != nil {
+                Console.out("The demo's episodes are in \(folder)/\(podcast.title)" + (global.home != nil ? " (home: \(home))." : "."))
+            } else {
+                Console.out("The demo ran in a temporary folder, now removed; give --download-dir DIR (and --home DIR) to keep what it downloads.")
+            }
         }
         if code != ExitCodes.success { throw ExitCode(code) }
     }

@@ -42,8 +42,8 @@ struct DemoPodcast: Decodable, Sendable {
             guard request.path.hasPrefix("/episodes/"), let tone = media[name] else {
                 return .text(404, "not found\n")
             }
-            var response = ServerResponse(status: 200, headers: [("Content-Type", "audio/wav"), ("ETag", "\"\(name)\"")],
-                                          body: .source(tone, range: 0..<tone.length))
+            // Ranges honoured, so a paused or interrupted episode resumes where it stopped.
+            var response = ServerResponse.ranged(request, source: tone, etag: "\"\(name)\"", lastModified: nil, type: "audio/wav")
             response.bytesPerSecond = podcast.bytesPerSecond
             return response
         }

@@ -90,24 +90,10 @@ enum Routes {
         UInt64(truncatingIfNeeded: name.utf8.reduce(UInt64(5381)) { ($0 << 5) &+ $0 &+ UInt64($1) }) &+ UInt64(version) &* 7919
     }
 
-    /// A 200, 206 or 416 for `source`, following `Range` and `If-Range`.
+    /// A 200, 206 or 416 for `source` (``ServerResponse/ranged(_:source:etag:lastModified:ignoreRanges:type:)``).
     static func ranged(_ request: ServerRequest, source: PatternSource, etag: String?, lastModified: String?,
                        ignoreRanges: Bool, type: String) -> ServerResponse {
-        var headers: [(name: String, value: String)] = [("Content-Type", type), ("Accept-Ranges", ignoreRanges ? "none" : "bytes")]
-        if let etag { headers.append(("ETag", etag)) }
-        if let lastModified { headers.append(("Last-Modified", lastModified)) }
-        let size = source.length
-        let full = ServerResponse(status: 200, headers: headers, body: .source(source, range: 0..<size))
-        guard !ignoreRanges, let range = request.header("Range"), let start = parseRangeStart(range) else { return full }
-        if let condition = request.header("If-Range") {
-            let matches = condition.hasPrefix("\"") ? condition == etag : condition == lastModified
-            if !matches { return full }
-        }
-        guard start < size else {
-            return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(size)")])
-        }
-        return ServerResponse(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(size - 1)/\(size)")],
-                              body: .source(source, range: start..<size))
+        ServerResponse.ranged(request, source: source, etag: etag, lastModified: lastModified, ignoreRanges: ignoreRanges, type: type)
     }
 
     /// Applies the fault options of the query to `response`.
@@ -139,11 +125,6 @@ enum Routes {
         .text(302, "moved\n", headers: [("Location", location)])
     }
 
-    static func parseRangeStart(_ header: String) -> Int64? {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.hasPrefix("bytes="), let dash = text.firstIndex(of: "-") else { return nil }
-        return Int64(text[text.index(text.startIndex, offsetBy: 6)..<dash])
-    }
 
     static func httpDate(seconds: Int) -> String {
         let formatter = DateFormatter()

@@ -123,6 +123,15 @@ final class DownloadCommandTests: CLITestCase {
         }
     }
 
+    func testTheDemoLeavesNothingInTheTemporaryFolder() async throws {
+        let tmp = dir.file("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        let (exit, out, err) = try await cli.run(["demo", "--headless", "--bytes-per-second", "20000000"], environment: ["TMPDIR": tmp])
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("6 completed, 0 failed") && out.contains("now removed"), out)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "nothing left behind")
+    }
+
     func testDemoDownloadsTheBundledPodcast() async throws {
         let child = try podq(["demo", "--download-dir", dir.file("demo"), "--bytes-per-second", "20000000"])
         let exit = await finish(child)

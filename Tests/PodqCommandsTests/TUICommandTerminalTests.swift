@@ -187,6 +187,27 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertEqual(files.filter { $0.hasSuffix(".wav") }.count, 6, "\(files)")
     }
 
+    /// The demo's server honours ranges: an episode paused and resumed goes on where it stopped.
+    func testTheDemoResumesAPausedEpisodeWhereItStopped() async throws {
+        tmux?.stop()
+        let command = [ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
+                       "--bytes-per-second", "150000"].map { "'\($0)'" }.joined(separator: " ")
+        let tui = try Tmux(command: command, width: 120, height: 20)
+        tmux = tui
+        let live = await tui.waitFor { $0.contains("downloading") && $0.contains("B/s") }
+        XCTAssertTrue(live.ok, live.screen)
+        tui.send("p")
+        let paused = await tui.waitFor { $0.contains("paused") }
+        XCTAssertTrue(paused.ok, paused.screen)
+        tui.send("p")
+        let done = await tui.waitFor(timeout: 60) { $0.contains("6 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+        let log = try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)
+        XCTAssertTrue(log.contains("download resumed"), "the paused episode went on with a range request: \(log.suffix(2000))")
+    }
+
     func testSIGTERMAndSIGINTRestoreTheTerminalAndKeepThePartials() async throws {
         _ = try await queue(1, size: 20_000_000, rate: 300_000)
         for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
