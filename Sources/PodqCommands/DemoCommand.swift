@@ -56,6 +56,9 @@ struct DemoCommand: AsyncParsableCommand {
         if code == ExitCodes.success || code == ExitCodes.interrupted {
             if downloadDir != nil {
                 Console.out("The demo's episodes are in \(folder)/\(podcast.title)" + (global.home != nil ? " (home: \(home))." : "."))
+            } else if code == ExitCodes.interrupted {
+                // The runner's line says the partial files are kept: here they go with the folder.
+                Console.out("The demo ran in a temporary folder, now removed with its partial files; give --home DIR and --download-dir DIR to resume a demo later.")
             } else {
                 Console.out("The demo ran in a temporary folder, now removed; give --download-dir DIR (and --home DIR) to keep what it downloads.")
             }

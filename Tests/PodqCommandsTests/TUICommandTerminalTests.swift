@@ -167,12 +167,18 @@ final class TUICommandTerminalTests: TerminalTestCase {
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
 
-    func testDemoOpensTheTUIWithLiveDownloads() async throws {
+    /// `podq demo` in tmux, its home and downloads in the test's folder, each episode sent at `rate`.
+    private func openDemo(rate: Int) throws -> Tmux {
         tmux?.stop()
         let command = [ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
-                       "--bytes-per-second", "400000"].map { "'\($0)'" }.joined(separator: " ")
+                       "--bytes-per-second", String(rate)].map { "'\($0)'" }.joined(separator: " ")
         let tui = try Tmux(command: command, width: 120, height: 20)
         tmux = tui
+        return tui
+    }
+
+    func testDemoOpensTheTUIWithLiveDownloads() async throws {
+        let tui = try openDemo(rate: 400_000)
         let live = await tui.waitFor { $0.contains("downloading") && $0.contains("The podq Demo Hour") && $0.contains("B/s") }
         XCTAssertTrue(live.ok, live.screen)
         let done = await tui.waitFor(timeout: 40) { $0.contains("6 done") }
@@ -189,11 +195,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
 
     /// The demo's server honours ranges: an episode paused and resumed goes on where it stopped.
     func testTheDemoResumesAPausedEpisodeWhereItStopped() async throws {
-        tmux?.stop()
-        let command = [ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
-                       "--bytes-per-second", "150000"].map { "'\($0)'" }.joined(separator: " ")
-        let tui = try Tmux(command: command, width: 120, height: 20)
-        tmux = tui
+        let tui = try openDemo(rate: 150_000)
         let live = await tui.waitFor { $0.contains("downloading") && $0.contains("B/s") }
         XCTAssertTrue(live.ok, live.screen)
         tui.send("p")
