@@ -46,6 +46,7 @@ bench: bench-deps
 	.build/release/podq-bench compare --write docs/PERFORMANCE.md
 	.build/release/podq-bench cancel
 	.build/release/podq-bench frame
+	.build/release/podq-bench library
 
 # A smoke check for CI on the debug build that `make test` made: small files, one run each, no ratios.
 bench-quick: bench-deps

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "PodqSystem.h"
@@ -15,4 +16,8 @@ int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const cha
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int podq_release_free_memory(void) {
+    return malloc_trim(0);
 }

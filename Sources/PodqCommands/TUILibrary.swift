@@ -3,62 +3,139 @@ import Synchronization
 import PodqCore
 import PodqUI
 
-/// The Episodes and Podcasts views' rows, read from the store when something changed, and the
-/// feeds' stated lengths by download id (the estimates of downloads whose length is unknown).
-/// Shared between the session (main actor) and the runner's callbacks, behind a `Mutex`.
+/// The Episodes and Podcasts views' library, read from the store in the background and handed to the
+/// TUI's loop as an immutable ``EpisodeLibrary``: the loop takes the newest one without waiting and
+/// never reads the database itself. Also the feeds' stated lengths by download id (the estimates of
+/// downloads whose length is unknown), for the runner's callbacks.
+///
+/// What makes it read again: feed work of this TUI (add, refresh, unsubscribe) calls ``reload()``;
+/// ``watch(at:)`` looks at the podcasts' refresh times every few seconds, so a `podq refresh` or
+/// `podq add` from cron shows up too. A download starting or ending reads nothing: the episodes'
+/// states come from the queue's rows (``DownloadsViewModel/episodeStates``).
 final class TUILibrary: Sendable {
-    private struct Rows {
-        var episodes: [EpisodeRow] = []
-        var podcasts: [PodcastRow] = []
+    private struct State {
+        var library = EpisodeLibrary()
         var estimates: [Int64: Int64] = [:]
-        var stale = true
-        var loadedAt = 0.0
+        /// A library built since the loop last took one.
+        var fresh = false
+        var loaded = false
+        var loading = false
+        var again = false
+        /// The podcasts' (id, title, last refresh) as of the last read, to notice other processes' changes.
+        var fingerprint: [String] = []
+        var watchedAt = 0.0
+        var failure: String?
     }
 
     private let store: QueueStore
-    private let rows = Mutex(Rows())
+    private let state = Mutex(State())
 
     init(store: QueueStore) {
         self.store = store
     }
 
-    var episodes: [EpisodeRow] { rows.withLock { $0.episodes } }
-    var podcasts: [PodcastRow] { rows.withLock { $0.podcasts } }
-    var estimates: [Int64: Int64] { rows.withLock { $0.estimates } }
+    /// The newest library (empty until the first read ends).
+    var current: EpisodeLibrary { state.withLock { $0.library } }
+    var estimates: [Int64: Int64] { state.withLock { $0.estimates } }
+    /// True once the first read ended.
+    var isLoaded: Bool { state.withLock { $0.loaded } }
 
-    /// Asks for a reload (a download changed state, a feed was added or refreshed).
-    func markStale() {
-        rows.withLock { $0.stale = true }
+    /// True once after each new library (the loop draws a frame for it).
+    func takeFresh() -> Bool {
+        state.withLock { state in
+            defer { state.fresh = false }
+            return state.fresh
+        }
     }
 
-    /// Reloads when marked stale, at most once per `interval` seconds unless `now`. Returns true when
-    /// it reloaded.
-    @discardableResult
-    func reloadIfNeeded(at time: Double, interval: Double = 1, force: Bool = false) throws(StoreError) -> Bool {
-        let due = rows.withLock { $0.stale && (force || time - $0.loadedAt >= interval) }
-        guard due else { return false }
-        let listings = try store.episodes()
-        let podcasts = try store.podcasts()
-        let counts = try store.episodeCounts()
-        var estimates: [Int64: Int64] = [:]
-        let episodes = listings.map { l in
-            let e = l.episode
-            if let download = e.downloadId, let length = e.length, length > 0 { estimates[download] = length }
-            return EpisodeRow(id: e.id ?? 0, podcastId: e.podcastId, podcast: SafeText.clean(l.podcastTitle), title: SafeText.clean(e.title),
-                              published: e.published, duration: e.duration, length: e.length, state: l.downloadState ?? "new")
+    /// Why the last read failed, once.
+    func takeFailure() -> String? {
+        state.withLock { state in
+            defer { state.failure = nil }
+            return state.failure
         }
-        let podcastRows = podcasts.map { p in
-            PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
-                       lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
-                       repairs: p.repairs.map(SafeText.clean))
+    }
+
+    /// Reads the library again in the background; a request during a read makes one more read after it.
+    func reload() {
+        let start = state.withLock { state -> Bool in
+            if state.loading {
+                state.again = true
+                return false
+            }
+            state.loading = true
+            return true
         }
-        rows.withLock {
-            $0.episodes = episodes
-            $0.podcasts = podcastRows
-            $0.estimates = estimates
-            $0.stale = false
-            $0.loadedAt = time
+        guard start else { return }
+        Task.detached(priority: .utility) { [self] in
+            while true {
+                await read()
+                // Reading 100,000 rows leaves SQLite's page cache full and megabytes of freed memory
+                // in this thread's malloc arena: give them back rather than keep them resident.
+                store.releaseMemory()
+                FreedMemory.release()
+                let more = state.withLock { state -> Bool in
+                    if state.again {
+                        state.again = false
+                        return true
+                    }
+                    state.loading = false
+                    return false
+                }
+                if !more { break }
+            }
         }
-        return true
+    }
+
+    /// Every `interval` seconds, looks (in the background) whether another process changed the
+    /// subscriptions, and reads them again if it did.
+    func watch(at time: Double, interval: Double = 5) {
+        let due = state.withLock { state -> Bool in
+            guard state.loaded, !state.loading, time - state.watchedAt >= interval else { return false }
+            state.watchedAt = time
+            return true
+        }
+        guard due else { return }
+        Task.detached(priority: .utility) { [self] in
+            // The podcasts alone (50 rows): counting the episodes would scan them all.
+            guard let podcasts = try? await store.podcastsAsync() else { return }
+            let changed = state.withLock { $0.fingerprint != Self.fingerprint(podcasts) }
+            if changed { reload() }
+        }
+    }
+
+    private static func fingerprint(_ podcasts: [PodcastRecord]) -> [String] {
+        podcasts.map { "\($0.id ?? 0) \($0.lastRefresh ?? 0) \($0.error ?? "") \($0.title)" }
+    }
+
+    private func read() async {
+        do {
+            let (podcasts, counts) = try await store.podcastsWithCounts()
+            let summaries = try await store.episodeSummaries()
+            var estimates: [Int64: Int64] = [:]
+            var entries: [EpisodeLibrary.Entry] = []
+            entries.reserveCapacity(summaries.count)
+            for e in summaries {
+                if let download = e.downloadId, let length = e.length, length > 0 { estimates[download] = length }
+                entries.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
+                                     length: e.length))
+            }
+            let rows = podcasts.map { p in
+                PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
+                           lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
+                           repairs: p.repairs.map(SafeText.clean))
+            }
+            let library = EpisodeLibrary(podcasts: rows, entries: entries)
+            let fingerprint = Self.fingerprint(podcasts)
+            state.withLock {
+                $0.library = library
+                $0.estimates = estimates
+                $0.fingerprint = fingerprint
+                $0.fresh = true
+                $0.loaded = true
+            }
+        } catch {
+            state.withLock { $0.failure = error.localizedDescription }
+        }
     }
 }

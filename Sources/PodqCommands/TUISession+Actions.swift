@@ -36,18 +36,15 @@ extension TUISession {
                 return pause ? "paused \(count) download\(count == 1 ? "" : "s"); P resumes them" : "resumed \(count) download\(count == 1 ? "" : "s")"
             }
         case .remove(let id, let deletingFile):
-            let library = self.library
             act {
                 try await runner.remove(id: id, deletingFile: deletingFile)
-                library.markStale()
                 return "removed #\(id)" + (deletingFile ? " and deleted its file" : "")
             }
         case .queueEpisode(let id):
-            let planning = QueuePlanning(context: context), library = self.library
+            let planning = QueuePlanning(context: context)
             act {
                 let (new, skipped) = try planning.plan(forEpisodes: [id])
                 let made = try await runner.add(new)
-                library.markStale()
                 guard let row = made.first else {
                     guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
                     return existing.state == .completed ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
@@ -62,30 +59,26 @@ extension TUISession {
                 return outcome.line
             }
         case .refreshFeeds:
-            do {
-                let podcasts = try context.store.podcasts()
-                say("refreshing \(podcasts.count) feed\(podcasts.count == 1 ? "" : "s")…")
-                background { refresher in
-                    var lines: [String] = []
-                    var failed = 0
-                    for p in podcasts {
-                        let outcome = await refresher.refresh(p)
-                        if outcome.failed { failed += 1 }
-                        lines.append(outcome.line)
-                    }
-                    if failed > 0 { throw CommandError(lines.joined(separator: " · "), code: ExitCodes.failure) }
-                    return "refreshed: " + lines.joined(separator: " · ")
+            // The subscriptions are read by the background task, not here: a key never waits for the store.
+            let count = library.current.podcasts.count, store = context.store
+            say("refreshing \(count) feed\(count == 1 ? "" : "s")…")
+            background { refresher in
+                var lines: [String] = []
+                var failed = 0
+                for p in try store.podcasts() {
+                    let outcome = await refresher.refresh(p)
+                    if outcome.failed { failed += 1 }
+                    lines.append(outcome.line)
                 }
-            } catch {
-                say(CommandError(error).message, isError: true)
+                if failed > 0 { throw CommandError(lines.joined(separator: " · "), code: ExitCodes.failure) }
+                return "refreshed: " + lines.joined(separator: " · ")
             }
         case .removePodcast(let id):
-            do {
-                try context.store.removePodcast(id: id)
-                library.markStale()
-                say("unsubscribed; downloaded files are kept")
-            } catch {
-                say(CommandError(error).message, isError: true)
+            let store = context.store, library = self.library
+            act {
+                try store.removePodcast(id: id)
+                library.reload()
+                return "unsubscribed; downloaded files are kept"
             }
         case .play:
             break  // needs the screen: the loop calls play(_:on:)
@@ -168,8 +161,9 @@ extension TUISession {
             } catch {
                 inbox.post(CommandError(error).message, isError: true)
             }
-            library.markStale()
+            library.reload()
             runner.wake()
+            FreedMemory.release()  // a big feed's parse leaves freed memory resident otherwise
         }
     }
 

@@ -20,6 +20,8 @@ final class TUISession {
     let rateLimiter: RateLimiter
     let model: DownloadsViewModel
     let library: TUILibrary
+    /// The Episodes view's rows between frames.
+    let rowLists = RowListCache()
     let inbox: TUIInbox
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
@@ -28,6 +30,8 @@ final class TUISession {
     var tick = 0
     /// The number of downloads at once the keys asked for (`+`, `-`).
     var limit: Int
+    /// Timing for `podq-bench library` (`PODQ_TRACE_FRAMES`); nil otherwise.
+    let trace = FrameTrace.fromEnvironment()
 
     /// Opens the TUI on `context`'s queue with the session's one HTTP client, and returns the exit code
     /// (0, 3 when another podq holds the queue, 130 after a signal).
@@ -60,7 +64,6 @@ final class TUISession {
         runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
             onOperation: { model.track($0) },
             onEvent: { event in
-                library.markStale()
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
@@ -73,13 +76,17 @@ final class TUISession {
 
     /// Runs until `q`, SIGINT or SIGTERM; returns the exit code. The terminal is restored on every path.
     private func run() async throws -> Int32 {
+        trace?.started()
         guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         defer { lock.release() }
+        // The queue now, so the first frame shows it; the library is read in the background and
+        // appears when it is ready (a big one takes a moment; the loop does not wait for it).
         do {
-            try library.reloadIfNeeded(at: now, force: true)
+            model.update(records: try context.store.downloads())
         } catch {
             throw CommandError(error)
         }
+        library.reload()
         let screen: CursesScreen
         do {
             screen = try CursesScreen()
@@ -102,12 +109,16 @@ final class TUISession {
         }
 
         var failure: (any Error)?
-        if let cleaned = try? CleanupRun(context: context).run(quiet: true), !cleaned.removed.isEmpty {
-            state.message = .init("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+        let context = self.context
+        Task.detached(priority: .utility) {
+            if let cleaned = try? CleanupRun(context: context).run(quiet: true), !cleaned.removed.isEmpty {
+                inbox.post("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+            }
         }
         context.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(context.paths.downloadFolder)"])
         loop(screen)
         screen.restore()
+        trace?.write()
         interrupt.disarm()
         commands.finish()
         await worker.value
@@ -134,9 +145,18 @@ final class TUISession {
         var lastAnimation = 0.0
         var needsFrame = true
         var keyPressed = false
+        var lastActivity = now
         while !state.quit && !inbox.quitRequested {
             var size = screen.size
-            if let key = screen.readKey() {
+            // Idle (nothing running, nothing happened for 2 s): wake 4 times a second instead of 20, so
+            // an idle TUI costs next to nothing; a key still wakes it at once.
+            let idle = runner.runningCount == 0 && now - lastActivity > 2
+            // The first frame does not wait for a key.
+            let key = screen.readKey(waiting: lastFrame == 0 ? 0 : idle ? 250 : 50)
+            let busySince = FrameTrace.now
+            defer { trace?.busy(FrameTrace.now - busySince) }
+            if let key {
+                trace?.key()
                 keyPressed = true
                 if key == .resize {
                     screen.invalidate()
@@ -154,7 +174,12 @@ final class TUISession {
                 state.message = message
                 needsFrame = true
             }
-            if (try? library.reloadIfNeeded(at: time)) == true { needsFrame = true }
+            if library.takeFresh() { needsFrame = true }
+            if let failure = library.takeFailure() {
+                state.message = .init("cannot read the episodes: \(failure)", isError: true)
+                needsFrame = true
+            }
+            library.watch(at: time)
             if model.needsDisplay || inbox.takeChanged() { needsFrame = true }
             // Moving bars and falling speeds need frames even when no byte arrives.
             if time - lastAnimation >= 0.2, runner.runningCount > 0 {
@@ -165,9 +190,12 @@ final class TUISession {
             // A key is answered at once; progress alone redraws at most 10 times a second (smooth
             // enough for bars, and half the CPU of 20: see docs/PERFORMANCE.md).
             guard needsFrame, keyPressed || time - lastFrame >= 0.095 else { continue }
+            lastActivity = time
             keyPressed = false
+            let frameBegin = FrameTrace.now
             let grid = TUIRenderer(tick: tick).render(&state, snapshot(), width: size.width, height: size.height)
             screen.draw(grid)
+            trace?.frame(begin: frameBegin, libraryReady: library.isLoaded)
             lastFrame = time
             needsFrame = false
         }
@@ -175,7 +203,7 @@ final class TUISession {
 
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
-        TUISnapshot(downloads: model.snapshot(), episodes: library.episodes, podcasts: library.podcasts,
+        TUISnapshot(downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
                     limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
                     waitingForHost: runner.waitingForHost, perHost: settings.perHostDownloads)
     }

@@ -11,6 +11,8 @@ public final class CursesScreen {
     private var restored = false
     /// The grid on screen now: only cells that differ from it are drawn.
     private var shown: Grid?
+    /// How long ``readKey(waiting:)`` waits, in milliseconds.
+    private var waitTime: Int32 = 50
 
     /// Enters curses mode. Falls back to `C.UTF-8` when the locale is not UTF-8 (cron, CI), so wide
     /// text is drawn right. `NO_COLOR` turns colours off.
@@ -29,7 +31,7 @@ public final class CursesScreen {
         keypad(window, true)
         curs_set(0)
         set_escdelay(25)
-        wtimeout(window, 50)
+        wtimeout(window, waitTime)
         if ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true, has_colors() {
             start_color()
             use_default_colors()
@@ -67,8 +69,12 @@ public final class CursesScreen {
         shown = nil
     }
 
-    /// Waits up to the frame time (50 ms) for a key.
-    public func readKey() -> Key? {
+    /// Waits up to `milliseconds` (the frame time, 50 ms, by default) for a key.
+    public func readKey(waiting milliseconds: Int32 = 50) -> Key? {
+        if milliseconds != waitTime {
+            waitTime = milliseconds
+            wtimeout(window, milliseconds)
+        }
         var value: wint_t = 0
         let rc = wget_wch(window, &value)
         if rc == podq_err() { return nil }

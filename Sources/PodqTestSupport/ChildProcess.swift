@@ -22,9 +22,10 @@ public final class ChildProcess: Sendable {
     public let stderrPath: String
     private let exited = Mutex<Exit?>(nil)
 
-    /// Starts `executable` with `arguments`; its standard output and error go to files in `directory`.
+    /// Starts `executable` with `arguments`; its standard output and error go to files in `directory`,
+    /// or, given a `terminal` (a pseudo-terminal's device), its input, output and error are that terminal.
     public init(executable: String, arguments: [String], environment: [String: String] = [:],
-                directory: String, stdinPath: String = "/dev/null") throws {
+                directory: String, stdinPath: String = "/dev/null", terminal: String? = nil) throws {
         stdoutPath = (directory as NSString).appendingPathComponent("stdout-\(UUID().uuidString.prefix(8)).txt")
         stderrPath = (directory as NSString).appendingPathComponent("stderr-\(UUID().uuidString.prefix(8)).txt")
         var env = ProcessInfo.processInfo.environment
@@ -33,9 +34,15 @@ public final class ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let terminal {
+            posix_spawn_file_actions_addopen(&actions, 0, terminal, O_RDWR | O_NOCTTY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+            posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -32,6 +32,7 @@ public final class DownloadsViewModel: Sendable {
         var order: [Int] = []
         var stored: [Stored]?
         var estimates: [Int64: Int64] = [:]
+        var episodeStates: [Int64: String] = [:]
         var dirty = true
     }
 
@@ -101,7 +102,10 @@ public final class DownloadsViewModel: Sendable {
             let previous = rows.stored
             rows.stored = stored
             rows.estimates = estimates
-            if previous?.map(\.record) != records { rows.dirty = true }
+            if previous?.map(\.record) != records {
+                rows.dirty = true
+                rows.episodeStates = Self.episodeStates(records)
+            }
             var ended: [Tracked] = []
             for r in records {
                 guard let id = r.id.map(Int.init), let t = rows.tracked[id], r.state != .downloading else { continue }
@@ -119,6 +123,21 @@ public final class DownloadsViewModel: Sendable {
             return ended
         }
         ended.forEach { $0.tokens.forEach { $0.cancel() } }
+    }
+
+    /// The state of each episode's download, by episode id, as the stored queue says (the Episodes
+    /// view's state column): made when the rows change, not on each frame.
+    public var episodeStates: [Int64: String] { rows.withLock { $0.episodeStates } }
+
+    /// An episode queued again has several rows: the newest one that was not cancelled speaks for it.
+    private static func episodeStates(_ records: [DownloadRecord]) -> [Int64: String] {
+        var states: [Int64: (id: Int64, state: StoredState)] = [:]
+        for r in records {
+            guard let episode = r.episodeId, let id = r.id else { continue }
+            if let known = states[episode], known.state != .cancelled, r.state == .cancelled || known.id > id { continue }
+            states[episode] = (id, r.state)
+        }
+        return states.mapValues(\.state.rawValue)
     }
 
     /// True when something changed since the last ``snapshot()``.

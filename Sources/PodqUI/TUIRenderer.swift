@@ -35,7 +35,9 @@ public struct TUIRenderer: Sendable {
                 table.header(into: &grid, y: 1)
                 table.render(Self.rows(snapshot.downloads, shown) { Int64($0.id) }, into: &grid, y: 2, selected: selectedOnScreen)
             case .episodes:
-                ListRenderer.episodes(Self.rows(snapshot.episodes, shown) { $0.id }, into: &grid, y: 1, selected: selectedOnScreen)
+                let library = snapshot.library
+                let rows = shown.compactMap { id in library.position(of: id).map { library.row(at: $0, state: snapshot.episodeState(id)) } }
+                ListRenderer.episodes(rows, into: &grid, y: 1, selected: selectedOnScreen)
             case .podcasts:
                 ListRenderer.podcasts(Self.rows(snapshot.podcasts, shown) { $0.id }, into: &grid, y: 1, selected: selectedOnScreen)
             }
@@ -66,7 +68,7 @@ public struct TUIRenderer: Sendable {
         for view in TUIView.allCases {
             let count = switch view {
             case .downloads: snapshot.downloads.count
-            case .episodes: state.episodesOf == nil ? snapshot.episodes.count : state.visibleIDs(.episodes, in: TUISnapshot(episodes: snapshot.episodes)).count
+            case .episodes: state.episodesOf.map { snapshot.library.episodeCount(of: $0.id) } ?? snapshot.library.count
             case .podcasts: snapshot.podcasts.count
             }
             var label = " \(view.rawValue + 1) \(view.title)"

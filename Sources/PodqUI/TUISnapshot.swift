@@ -1,11 +1,15 @@
 /// Everything a TUI frame shows that comes from the queue and the subscriptions: a value, taken at
 /// frame time, that the renderer turns into a ``Grid``.
-public struct TUISnapshot: Sendable, Equatable {
+public struct TUISnapshot: Sendable {
     /// Every download, in queue order.
     public var downloads: [DownloadRow]
-    /// Newest first.
-    public var episodes: [EpisodeRow]
-    public var podcasts: [PodcastRow]
+    /// The episodes (newest first) and the subscriptions, built off the render path.
+    public var library: EpisodeLibrary
+    /// The state of each episode that has a download, by episode id (from the queue, not the library,
+    /// so a download starting or ending changes no library).
+    public var episodeStates: [Int64: String]
+    /// Remembers the rows each view shows between frames (nil: computed every time).
+    public var rowLists: RowListCache?
     /// How many downloads may run at once.
     public var limit: Int
     /// The speed limit the downloads share, in bytes a second; nil for none.
@@ -16,17 +20,39 @@ public struct TUISnapshot: Sendable, Equatable {
     public var waitingForHost: Int
     public var perHost: Int
 
-    public init(downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
-                rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2) {
+    public init(downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: String] = [:],
+                rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil, notice: String? = nil,
+                waitingForHost: Int = 0, perHost: Int = 2) {
         self.waitingForHost = waitingForHost
         self.perHost = perHost
         self.rateLimit = rateLimit
         self.downloads = downloads
-        self.episodes = episodes
-        self.podcasts = podcasts
+        self.library = library
+        self.episodeStates = episodeStates
+        self.rowLists = rowLists
         self.limit = limit
         self.notice = notice
     }
+
+    /// A snapshot of these rows (tests and benchmarks): the episodes' states are taken from the rows.
+    public init(downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
+                rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2) {
+        var names: [Int64: String] = [:]
+        for e in episodes { names[e.podcastId] = e.podcast }
+        let library = EpisodeLibrary(podcasts: podcasts, entries: episodes.map {
+            .init(id: $0.id, podcastId: $0.podcastId, title: $0.title, published: $0.published, duration: $0.duration, length: $0.length)
+        }, podcastTitles: names)
+        var states: [Int64: String] = [:]
+        for e in episodes where e.state != "new" { states[e.id] = e.state }
+        self.init(downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit, notice: notice,
+                  waitingForHost: waitingForHost, perHost: perHost)
+    }
+
+    /// The subscriptions, in the Podcasts view's order.
+    public var podcasts: [PodcastRow] { library.podcasts }
+
+    /// What the Episodes view shows in the state column of episode `id`.
+    public func episodeState(_ id: Int64) -> String { episodeStates[id] ?? "new" }
 
     /// The figures of the status line.
     public struct Totals: Sendable, Equatable {

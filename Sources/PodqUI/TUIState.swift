@@ -65,14 +65,16 @@ public struct TUIState: Sendable, Equatable {
 
     /// The ids of `view`'s rows as shown: filtered, in order.
     public func visibleIDs(_ view: TUIView, in snapshot: TUISnapshot) -> [Int64] {
-        let needle = (filter[view] ?? "").lowercased()
+        let filter = self.filter[view] ?? ""
+        let needle = filter.lowercased()
         func keep(_ text: String) -> Bool { needle.isEmpty || text.lowercased().contains(needle) }
         switch view {
         case .downloads:
             return snapshot.downloads.lazy.filter { keep($0.title) }.map { Int64($0.id) }
         case .episodes:
-            let scope = episodesOf?.id
-            return snapshot.episodes.lazy.filter { (scope == nil || $0.podcastId == scope) && keep($0.podcast + " " + $0.title) }.map(\.id)
+            if let cache = snapshot.rowLists { return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter) }
+            let library = snapshot.library
+            return library.positions(podcast: episodesOf?.id, matching: filter).map { library.id(at: Int($0)) }
         case .podcasts:
             return snapshot.podcasts.lazy.filter { keep($0.title) }.map(\.id)
         }

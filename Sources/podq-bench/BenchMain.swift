@@ -8,7 +8,8 @@ import PodqTestSupport
 ///   server saw the connection end.
 /// - `feed`: `podq parse` of 5,000- and 18,000-item feeds.
 /// - `frame`: rendering a TUI frame of 1,000 rows; `tui-cpu`: the TUI's idle CPU, and its CPU with 50
-///   downloads running against `podq download` on the same queue.
+///   downloads running against `podq download` on the same queue; `library [--episodes N] [--podcasts N]
+///   [--queued N]`: the TUI on a big library in a pseudo-terminal, keys timed from typing to frame.
 /// - `compare [--quick] [--out DIR] [--write FILE]`: podq against curl, wget and aria2c from nginx, and
 ///   against podcastparser and feedparser (``CompareBench``); `make bench` writes docs/PERFORMANCE.md
 ///   with it, `make bench-quick` checks in CI that every tool produced identical files.
@@ -21,6 +22,7 @@ enum BenchMain {
         case "feed": try feedParsing()
         case "frame": TUIBench.frame()
         case "tui-cpu": try await TUIBench.cpu()
+        case "library": try await LibraryBench.run(Array(args.dropFirst()))
         case "compare": try await compare(Array(args.dropFirst()))
         default:
             try await cancelLatency(runs: 5)

@@ -75,3 +75,24 @@ final class DownloadsViewModelTests: XCTestCase {
         XCTAssertTrue(model.needsDisplay, "a change in the store asks for a frame")
     }
 }
+
+final class EpisodeStatesTests: XCTestCase {
+    /// The Episodes view's states come from the queue's rows: the newest row not cancelled speaks
+    /// for its episode; rows without an episode are ignored.
+    func testEpisodeStatesFollowTheQueue() {
+        func row(_ id: Int64, episode: Int64?, _ state: StoredState) -> DownloadRecord {
+            var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "t", destination: "/d/\(id)")
+            r.id = id
+            r.episodeId = episode
+            r.state = state
+            return r
+        }
+        let model = DownloadsViewModel()
+        model.update(records: [row(1, episode: 10, .completed), row(2, episode: 11, .cancelled), row(3, episode: 11, .queued),
+                               row(4, episode: 12, .failed), row(5, episode: nil, .downloading), row(6, episode: 13, .queued),
+                               row(7, episode: 13, .cancelled)])
+        XCTAssertEqual(model.episodeStates, [10: "completed", 11: "queued", 12: "failed", 13: "queued"])
+        model.update(records: [row(1, episode: 10, .completed)])
+        XCTAssertEqual(model.episodeStates, [10: "completed"], "a removed row's episode is new again")
+    }
+}

@@ -8,4 +8,8 @@
 /// the kernel cannot do it atomically.
 int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const char *newName);
 
+/// malloc_trim(3): hands the free memory of every malloc arena back to the system. Returns 1 when
+/// some was released.
+int podq_release_free_memory(void);
+
 #endif

@@ -4,16 +4,29 @@ import Logging
 /// The loop's steps: read the store and carry out the plan, save what operations report, and turn an
 /// operation's end into its row's next state.
 extension QueueRunner {
+    /// What a plan depends on besides the time and the running downloads.
+    struct PlanBasis: Equatable {
+        var stamp: QueueStore.ChangeStamp
+        var limit: Int
+        var hold: OutcomeDecision.Hold
+    }
+
     /// Reads the store, stops what the rows say must stop, starts what the plan allows, and saves the
     /// running downloads' progress at most once a second.
     func replan() async throws(StoreError) {
+        let now = Date().timeIntervalSince1970
+        // Nothing runs and nothing changed since the last plan (the store, the limit, the hold, and no
+        // retry came due): the plan would be the same, so the rows are not read again.
+        let stamp = try await store.changeStamp()
+        let basis = PlanBasis(stamp: stamp, limit: limit, hold: hold)
+        if running.isEmpty, let planned, planned.basis == basis, now < planned.due { return }
         let rows = try await store.loadDownloads()
         observers.onSync(rows)
-        let now = Date().timeIntervalSince1970
         let plan = QueuePlanner.plan(QueuePlanner.Input(
             rows: rows, running: running.mapValues(\.host), limit: limit, perHost: settings.perHostDownloads,
             now: now, holding: hold != .none))
         lastPlan = plan
+        planned = (basis, plan.nextDue.map { now + $0 } ?? .infinity)
         for (id, stop) in plan.stop {
             switch stop {
             case .cancel: running[id]?.operation.cancel()

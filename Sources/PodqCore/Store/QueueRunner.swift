@@ -99,6 +99,8 @@ public actor QueueRunner {
     var limit: Int
     var lastCheckpoint = 0.0
     var lastPlan = QueuePlanner.Plan()
+    /// What the last plan was made from, to skip reading an unchanged queue (``replan()``).
+    var planned: (basis: PlanBasis, due: Double)?
     private var gateHeld = false
     private var gateWaiters: [CheckedContinuation<Void, Never>] = []
 

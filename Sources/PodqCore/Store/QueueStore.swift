@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The durable queue: an SQLite database (WAL) in the home, through GRDB.
 ///
@@ -11,6 +12,8 @@ public final class QueueStore: Sendable {
     /// The database file.
     public let path: String
     private let pool: DatabasePool
+    /// Transactions this store wrote (see ``changeStamp()``).
+    private let writes = Atomic<Int>(0)
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: ``StoreError`` naming the file: damaged, not podq's, from a newer podq, or unwritable.
@@ -68,6 +71,7 @@ public final class QueueStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        defer { writes.add(1, ordering: .relaxed) }
         do { return try pool.write(body) } catch { throw storeError(error) }
     }
 
@@ -77,7 +81,34 @@ public final class QueueStore: Sendable {
 
     /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
     func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        defer { writes.add(1, ordering: .relaxed) }
         do { return try await pool.write(body) } catch { throw storeError(error) }
+    }
+
+    /// What changes whenever the database changes: this store's writes, and SQLite's
+    /// `PRAGMA data_version` on the writer's connection, which changes when another connection (another
+    /// podq) commits. Equal stamps: nothing changed in between, so the queue runner need not read again.
+    public struct ChangeStamp: Sendable, Equatable {
+        var own: Int
+        var others: Int64
+    }
+
+    /// Frees what SQLite keeps in memory (each connection's page cache, the readers not in use) after a
+    /// big read, such as the TUI's whole library.
+    public func releaseMemory() {
+        pool.releaseMemory()
+    }
+
+    /// The ``ChangeStamp`` now: one pragma, no table read.
+    public func changeStamp() async throws(StoreError) -> ChangeStamp {
+        let own = writes.load(ordering: .relaxed)
+        let others = try await readOnWriter { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        return ChangeStamp(own: own, others: others)
+    }
+
+    /// A read on the writer's connection (`data_version` counts other connections' commits per connection).
+    private func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do { return try await pool.writeWithoutTransaction(body) } catch { throw storeError(error) }
     }
 
     /// ``read(_:)`` without blocking a thread.

@@ -1,0 +1,196 @@
+import PodqCore
+import Synchronization
+
+/// Every episode the Episodes view can show, built once off the render path and never changed after:
+/// one array per field, the titles in one UTF-8 buffer and their case-folded copy in another for the
+/// filter, so a library of 100,000 episodes costs a few megabytes and a filter letter
+/// is one scan of contiguous bytes. A frame turns only the rows on screen into ``EpisodeRow``s.
+public final class EpisodeLibrary: Sendable {
+    /// One episode as a reader hands it over (cleaned of control characters by the reader).
+    public struct Entry: Sendable, Equatable {
+        public var id: Int64
+        public var podcastId: Int64
+        public var title: String
+        public var published: Double?
+        public var duration: Int?
+        public var length: Int64?
+
+        public init(id: Int64, podcastId: Int64, title: String, published: Double?, duration: Int?, length: Int64?) {
+            self.id = id
+            self.podcastId = podcastId
+            self.title = title
+            self.published = published
+            self.duration = duration
+            self.length = length
+        }
+    }
+
+    /// Distinguishes libraries, for the caches keyed by one.
+    public let version: Int
+    /// The subscriptions, in the Podcasts view's order.
+    public let podcasts: [PodcastRow]
+    // One array per field (an episode is ~40 bytes plus its title twice): optional numbers use a
+    // sentinel (NaN, -1), titles and their folded copies live in two byte buffers.
+    private let ids: [Int64]
+    private let podcastIds: [Int64]
+    private let published: [Double]
+    private let durations: [Int32]
+    private let lengths: [Int64]
+    private let titleStarts: [UInt32]
+    private let keyStarts: [UInt32]
+    private let titles: [UInt8]
+    private let keys: [UInt8]
+    /// The ids in ascending order with their positions: a binary search finds a row (a dictionary
+    /// of 100,000 ids costs several times the memory).
+    private let sortedIDs: [Int64]
+    private let sortedPositions: [Int32]
+    private let podcastTitles: [Int64: String]
+    private let foldedPodcastTitles: [Int64: [UInt8]]
+    private let episodeCounts: [Int64: Int]
+
+    private static let versions = Atomic<Int>(0)
+
+    /// - Parameters:
+    ///   - podcasts: the subscriptions, in display order.
+    ///   - entries: the episodes, in display order (newest first).
+    ///   - podcastTitles: titles of podcasts not in `podcasts` (tests); the rows' titles win.
+    public init(podcasts: [PodcastRow] = [], entries: [Entry] = [], podcastTitles: [Int64: String] = [:]) {
+        version = Self.versions.add(1, ordering: .relaxed).newValue
+        self.podcasts = podcasts
+        let n = entries.count
+        var ids: [Int64] = [], podcastIds: [Int64] = [], published: [Double] = [], durations: [Int32] = [], lengths: [Int64] = []
+        var titleStarts: [UInt32] = [], keyStarts: [UInt32] = [], titles: [UInt8] = [], keys: [UInt8] = []
+        var counts: [Int64: Int] = [:]
+        ids.reserveCapacity(n)
+        podcastIds.reserveCapacity(n)
+        published.reserveCapacity(n)
+        durations.reserveCapacity(n)
+        lengths.reserveCapacity(n)
+        titleStarts.reserveCapacity(n + 1)
+        keyStarts.reserveCapacity(n + 1)
+        titles.reserveCapacity(entries.reduce(0) { $0 + $1.title.utf8.count })
+        keys.reserveCapacity(titles.capacity)
+        for entry in entries {
+            ids.append(entry.id)
+            podcastIds.append(entry.podcastId)
+            published.append(entry.published ?? .nan)
+            durations.append(entry.duration.map { Int32(clamping: $0) } ?? -1)
+            lengths.append(entry.length ?? -1)
+            titleStarts.append(UInt32(titles.count))
+            titles.append(contentsOf: entry.title.utf8)
+            keyStarts.append(UInt32(keys.count))
+            Self.appendFolded(entry.title, to: &keys)
+            counts[entry.podcastId, default: 0] += 1
+        }
+        titleStarts.append(UInt32(titles.count))
+        keyStarts.append(UInt32(keys.count))
+        let order = ids.indices.sorted { ids[$0] < ids[$1] }
+        sortedIDs = order.map { ids[$0] }
+        sortedPositions = order.map { Int32($0) }
+        let names = podcastTitles.merging(podcasts.map { ($0.id, $0.title) }, uniquingKeysWith: { _, row in row })
+        self.ids = ids
+        self.podcastIds = podcastIds
+        self.published = published
+        self.durations = durations
+        self.lengths = lengths
+        self.titleStarts = titleStarts
+        self.keyStarts = keyStarts
+        self.titles = titles
+        self.keys = keys
+        self.podcastTitles = names
+        self.foldedPodcastTitles = names.mapValues { Array($0.lowercased().utf8) }
+        self.episodeCounts = counts
+    }
+
+    /// Lower-cases ASCII byte by byte and the rest through the standard library.
+    private static func appendFolded(_ text: String, to keys: inout [UInt8]) {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            for byte in text.utf8 { keys.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        } else {
+            keys.append(contentsOf: text.lowercased().utf8)
+        }
+    }
+
+    /// The number of episodes.
+    public var count: Int { ids.count }
+
+    /// The number of episodes of `podcast`.
+    public func episodeCount(of podcast: Int64) -> Int { episodeCounts[podcast] ?? 0 }
+
+    /// The id of the episode at `position`.
+    public func id(at position: Int) -> Int64 { ids[position] }
+
+    /// The position of episode `id`, or nil.
+    public func position(of id: Int64) -> Int? {
+        var low = 0, high = sortedIDs.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sortedIDs[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return low < sortedIDs.count && sortedIDs[low] == id ? Int(sortedPositions[low]) : nil
+    }
+
+    /// The podcast of the episode `id`.
+    public func podcastId(of id: Int64) -> Int64? { position(of: id).map { podcastIds[$0] } }
+
+    /// The row the Episodes view shows for the episode at `position`, in `state`.
+    public func row(at position: Int, state: String) -> EpisodeRow {
+        let bytes = titles[Int(titleStarts[position])..<Int(titleStarts[position + 1])]
+        // Cleaned when stored; cleaned again here, for the rows on screen only, to guard old rows.
+        let title = SafeText.clean(String(decoding: bytes, as: UTF8.self))
+        let podcast = podcastIds[position]
+        return EpisodeRow(id: ids[position], podcastId: podcast, podcast: podcastTitles[podcast] ?? "", title: title,
+                          published: published[position].isNaN ? nil : published[position],
+                          duration: durations[position] < 0 ? nil : Int(durations[position]),
+                          length: lengths[position] < 0 ? nil : lengths[position], state: state)
+    }
+
+    /// The positions of the episodes of `podcast` (nil: all) whose podcast or title contains `needle`
+    /// (case-insensitive), in order; only among `candidates` when given (the matches of a shorter needle).
+    public func positions(podcast: Int64?, matching needle: String, among candidates: [Int32]? = nil) -> [Int32] {
+        let folded = Array(needle.lowercased().utf8)
+        // The podcasts whose own title matches: all their episodes do.
+        var podcastMatches: Set<Int64> = []
+        if !folded.isEmpty {
+            for (id, title) in foldedPodcastTitles where title.withUnsafeBufferPointer({ t in
+                folded.withUnsafeBufferPointer { Self.contains(t, 0..<t.count, $0) }
+            }) { podcastMatches.insert(id) }
+        }
+        var out: [Int32] = []
+        keys.withUnsafeBufferPointer { keys in
+            folded.withUnsafeBufferPointer { needle in
+                func test(_ position: Int32) {
+                    let p = Int(position)
+                    let owner = podcastIds[p]
+                    if let podcast, owner != podcast { return }
+                    if needle.isEmpty || podcastMatches.contains(owner)
+                        || Self.contains(keys, Int(keyStarts[p])..<Int(keyStarts[p + 1]), needle) {
+                        out.append(position)
+                    }
+                }
+                if let candidates {
+                    for position in candidates { test(position) }
+                } else {
+                    out.reserveCapacity(needle.isEmpty && podcast == nil ? ids.count : 64)
+                    for position in 0..<Int32(ids.count) { test(position) }
+                }
+            }
+        }
+        return out
+    }
+
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        let first = needle[0]
+        let end = range.upperBound - needle.count
+        var i = range.lowerBound
+        while i <= end {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// The rows the Episodes view shows, remembered between frames and keys: the list is made again only
+/// when the library, the filter or the podcast shown changes, and a filter that grows by a letter
+/// searches only the rows the shorter one kept. Its answers are what ``TUIState/visibleIDs(_:in:)``
+/// computes without it; it only saves the work.
+public final class RowListCache: Sendable {
+    struct Key: Equatable {
+        var library: Int
+        var podcast: Int64?
+        var needle: String
+    }
+
+    struct Entry {
+        var key: Key
+        var positions: [Int32]
+        var ids: [Int64]
+    }
+
+    private let last = Mutex<Entry?>(nil)
+
+    public init() {}
+
+    /// The ids the Episodes view shows, in order.
+    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String) -> [Int64] {
+        let key = Key(library: library.version, podcast: podcast, needle: needle)
+        let previous = last.withLock { $0 }
+        if let previous, previous.key == key { return previous.ids }
+        var candidates: [Int32]?
+        if let previous, previous.key.library == key.library, previous.key.podcast == key.podcast, !previous.key.needle.isEmpty,
+           needle.lowercased().hasPrefix(previous.key.needle.lowercased()) {
+            candidates = previous.positions
+        }
+        let positions = library.positions(podcast: podcast, matching: needle, among: candidates)
+        let ids = positions.map { library.id(at: Int($0)) }
+        last.withLock { $0 = Entry(key: key, positions: positions, ids: ids) }
+        return ids
+    }
+}

@@ -1,0 +1,87 @@
+import PodqCore
+import PodqUI
+import XCTest
+
+/// The TUI's in-memory library: lookups, rows made for the screen, and the filter (with and without
+/// the cache that narrows a growing filter).
+final class EpisodeLibraryTests: XCTestCase {
+    private let podcasts = [
+        PodcastRow(id: 1, title: "Tech Talk", url: "http://a/1", episodes: 3, lastRefresh: nil, error: nil, autoQueue: false),
+        PodcastRow(id: 2, title: "日本語ラジオ", url: "http://a/2", episodes: 2, lastRefresh: nil, error: nil, autoQueue: false),
+    ]
+
+    private func library() -> EpisodeLibrary {
+        EpisodeLibrary(podcasts: podcasts, entries: [
+            .init(id: 30, podcastId: 1, title: "Swift on LINUX", published: 300, duration: 3723, length: 40_000_000),
+            .init(id: 7, podcastId: 2, title: "第一回 Ärger", published: 200, duration: nil, length: nil),
+            .init(id: 12, podcastId: 1, title: "ncurses \u{1B}[31min 2026", published: nil, duration: 0, length: 0),
+            .init(id: 5, podcastId: 2, title: "Linux 🐧 again", published: 100, duration: 60, length: 1),
+            .init(id: 99, podcastId: 1, title: "", published: 50, duration: nil, length: nil),
+        ])
+    }
+
+    func testLookupsAndRowsKeepTheDisplayOrder() {
+        let lib = library()
+        XCTAssertEqual(lib.count, 5)
+        XCTAssertEqual((0..<5).map(lib.id(at:)), [30, 7, 12, 5, 99])
+        XCTAssertEqual([30, 7, 12, 5, 99, 1, 100].map(lib.position(of:)), [0, 1, 2, 3, 4, nil, nil])
+        XCTAssertEqual(lib.podcastId(of: 5), 2)
+        XCTAssertEqual(lib.episodeCount(of: 1), 3)
+        XCTAssertEqual(lib.episodeCount(of: 3), 0)
+        XCTAssertEqual(lib.row(at: 0, state: "queued"),
+                       EpisodeRow(id: 30, podcastId: 1, podcast: "Tech Talk", title: "Swift on LINUX", published: 300, duration: 3723,
+                                  length: 40_000_000, state: "queued"))
+        XCTAssertEqual(lib.row(at: 1, state: "new"),
+                       EpisodeRow(id: 7, podcastId: 2, podcast: "日本語ラジオ", title: "第一回 Ärger", published: 200,
+                                  duration: nil, length: nil, state: "new"), "nil stays nil: no duration, no length")
+        let zeroes = lib.row(at: 2, state: "new")
+        XCTAssertEqual(zeroes.duration, 0, "zero is not taken for nil")
+        XCTAssertEqual(zeroes.length, 0)
+        XCTAssertNil(zeroes.published)
+        XCTAssertEqual(zeroes.title, "ncurses in 2026", "an escape sequence never reaches the screen")
+        XCTAssertEqual(lib.row(at: 4, state: "new").title, "")
+        XCTAssertNotEqual(lib.version, library().version, "each library is told apart")
+    }
+
+    func testTheFilterIsCaseInsensitiveOnTitlesAndPodcasts() {
+        let lib = library()
+        func ids(_ needle: String, podcast: Int64? = nil) -> [Int64] {
+            lib.positions(podcast: podcast, matching: needle).map { lib.id(at: Int($0)) }
+        }
+        XCTAssertEqual(ids(""), [30, 7, 12, 5, 99])
+        XCTAssertEqual(ids("linux"), [30, 5])
+        XCTAssertEqual(ids("LiNuX"), [30, 5])
+        XCTAssertEqual(ids("ärger"), [7], "non-ASCII folds too")
+        XCTAssertEqual(ids("ÄRGER"), [7])
+        XCTAssertEqual(ids("🐧"), [5])
+        XCTAssertEqual(ids("tech"), [30, 12, 99], "a podcast's title matches all its episodes")
+        XCTAssertEqual(ids("ラジオ"), [7, 5])
+        XCTAssertEqual(ids("linux", podcast: 2), [5])
+        XCTAssertEqual(ids("", podcast: 1), [30, 12, 99])
+        XCTAssertEqual(ids("nothing like it"), [])
+        XCTAssertEqual(ids("swift on linux and more"), [], "a needle longer than every title")
+    }
+
+    /// The cache's answer, letter by letter and back, is always the plain search's.
+    func testTheCacheAnswersAsTheSearchDoes() {
+        let lib = library()
+        let cache = RowListCache()
+        var state = TUIState()
+        state.view = .episodes
+        let cached = TUISnapshot(library: lib, rowLists: cache)
+        let plain = TUISnapshot(library: lib)
+        let typed = ["l", "li", "lin", "linu", "linux", "linu", "lin", "", "t", "te", "tec", "tech", "a", "ag", "aga", "again"]
+        for scope in [nil, Int64(1), Int64(2)] {
+            state.episodesOf = scope.map { .init(id: $0, title: "x") }
+            for needle in typed {
+                state.filter[.episodes] = needle.isEmpty ? nil : needle
+                XCTAssertEqual(state.visibleIDs(.episodes, in: cached), state.visibleIDs(.episodes, in: plain), "\(needle) in \(String(describing: scope))")
+            }
+        }
+        // A new library (a refresh) is never answered from the old one's rows.
+        let other = EpisodeLibrary(podcasts: podcasts, entries: [.init(id: 1, podcastId: 1, title: "linux", published: nil, duration: nil, length: nil)])
+        state.episodesOf = nil
+        state.filter[.episodes] = "linux"
+        XCTAssertEqual(state.visibleIDs(.episodes, in: TUISnapshot(library: other, rowLists: cache)), [1])
+    }
+}
