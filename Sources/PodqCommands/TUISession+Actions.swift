@@ -52,6 +52,45 @@ extension TUISession {
                 }
                 return "queued #\(row.id ?? 0) \(row.title)"
             }
+        case .queueEpisodes(let ids):
+            let planning = QueuePlanning(context: context)
+            act {
+                let (new, skipped) = try planning.plan(forEpisodes: ids)
+                let made = try await runner.add(new)
+                let already = skipped.isEmpty ? "" : "; \(skipped.count) already in the queue"
+                return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + already
+            }
+        case .performMany(let event, let ids):
+            act {
+                var done = 0
+                var failures: [String] = []
+                for id in ids {
+                    do {
+                        try await runner.perform(event, id: id)
+                        done += 1
+                    } catch {
+                        failures.append("#\(id): \(CommandError(error).message)")
+                    }
+                }
+                let line = "\(event.verb) \(done) download\(done == 1 ? "" : "s")"
+                    + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
+                guard failures.isEmpty else { throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure) }
+                return line
+            }
+        case .removeMany(let ids, let deletingFiles):
+            act {
+                for id in ids { try await runner.remove(id: id, deletingFile: deletingFiles) }
+                return "removed \(ids.count) row\(ids.count == 1 ? "" : "s")" + (deletingFiles ? " and deleted their completed files" : "; files kept")
+            }
+        case .loadDetail(let view, let id):
+            let reader = TUIDetailReader(store: context.store), inbox = self.inbox
+            commands.yield {
+                do {
+                    inbox.post(detail: try reader.detail(view: view, id: id))
+                } catch {
+                    inbox.post(CommandError(error).message, isError: true)
+                }
+            }
         case .addFeed(let url):
             say("adding \(SafeText.clean(url))…")
             background { refresher in

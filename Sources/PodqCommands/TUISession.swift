@@ -174,6 +174,10 @@ final class TUISession {
                 state.message = message
                 needsFrame = true
             }
+            if let detail = inbox.takeDetail(), state.mode == .detail, state.detail?.view == detail.view, state.detail?.id == detail.id {
+                state.detail = detail
+                needsFrame = true
+            }
             if library.takeFresh() { needsFrame = true }
             if let failure = library.takeFailure() {
                 state.message = .init("cannot read the episodes: \(failure)", isError: true)
@@ -218,6 +222,7 @@ final class TUIInbox: Sendable {
         var message: TUIState.Message?
         var changed = false
         var notice: String?
+        var detail: Detail?
     }
 
     private let contents = Mutex(Contents())
@@ -235,6 +240,18 @@ final class TUIInbox: Sendable {
 
     func post(_ text: String, isError: Bool = false) {
         contents.withLock { $0.message = .init(SafeText.clean(text), isError: isError) }
+    }
+
+    /// The detail pane's contents, read in the background.
+    func post(detail: Detail) {
+        contents.withLock { $0.detail = detail }
+    }
+
+    func takeDetail() -> Detail? {
+        contents.withLock { contents in
+            defer { contents.detail = nil }
+            return contents.detail
+        }
     }
 
     func takeMessage() -> TUIState.Message? {

@@ -81,3 +81,44 @@ public enum DisplayWidth {
         Unicode.Scalar(v)?.properties.isEmojiPresentation ?? false
     }
 }
+
+extension DisplayWidth {
+    /// `text` broken into lines of at most `cells` cells: at spaces where it can, inside a word longer
+    /// than a line where it must; wide characters and clusters are never split.
+    public static func wrap(_ text: String, to cells: Int) -> [String] {
+        guard cells > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let width = of(String(word))
+            if used > 0 && used + 1 + width <= cells {
+                line += " " + word
+                used += 1 + width
+                continue
+            }
+            if used > 0 {
+                lines.append(line)
+                line = ""
+                used = 0
+            }
+            if width <= cells {
+                line = String(word)
+                used = width
+                continue
+            }
+            for ch in word {
+                let w = of(ch)
+                if used + w > cells {
+                    lines.append(line)
+                    line = ""
+                    used = 0
+                }
+                line.append(ch)
+                used += w
+            }
+        }
+        if used > 0 || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+}

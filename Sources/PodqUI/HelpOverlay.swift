@@ -21,7 +21,9 @@ public enum HelpOverlay {
             (k(.pauseAll), "pause all / resume all"),
             (k(.remove), "remove the row (asks before deleting a completed file)"),
             (k(.addFeed) + "  " + k(.refresh), "add a feed by URL · refresh the feeds"),
-            (k(.filter) + "  Esc", "filter rows by text · clear the filter"),
+            (k(.filter) + "  Esc", "filter rows by text · clear the marks, then the filter"),
+            (k(.detail), "the row's detail: facts, file, URLs, show notes (↑↓ scroll, Esc closes)"),
+            (k(.mark) + "  " + k(.markAll), "mark the row · mark all shown; then p c r x and Enter act on every marked row"),
             (k(.help), "this help"),
             (k(.quit), "quit: downloads stop, partial files stay and resume next time"),
         ]
@@ -32,7 +34,8 @@ public enum HelpOverlay {
         let keyWidth = 15
         let lines = keys.map { DisplayWidth.pad($0.0, to: keyWidth) + " " + $0.1 }
         let inner = min(grid.width - 4, (lines.map(DisplayWidth.of).max() ?? 0) + 2)
-        let height = min(grid.height - 2, lines.count + 4)
+        // Borders, the keys, and the closing line: at 24 lines every key fits.
+        let height = min(grid.height, lines.count + 3)
         guard inner > 10, height > 4 else { return }
         let left = (grid.width - inner - 2) / 2
         let top = (grid.height - height) / 2
@@ -43,7 +46,7 @@ public enum HelpOverlay {
         }
         grid.put("└" + String(repeating: "─", count: inner) + "┘", x: left, y: top + height - 1, style: .bold)
         grid.put(" Keys ", x: left + 2, y: top, style: .bold)
-        for (i, line) in lines.prefix(height - 4).enumerated() {
+        for (i, line) in lines.prefix(height - 3).enumerated() {
             grid.put(DisplayWidth.truncate(line, to: inner - 2), x: left + 2, y: top + 1 + i)
         }
         grid.put(DisplayWidth.truncate("Any key closes this help.", to: inner - 2), x: left + 2, y: top + height - 2, style: .dim)

@@ -19,6 +19,14 @@ public enum TUIAction: Sendable, Equatable {
     case remove(id: Int64, deletingFile: Bool)
     /// Queue an episode.
     case queueEpisode(id: Int64)
+    /// Queue several episodes (the marked ones).
+    case queueEpisodes(ids: [Int64])
+    /// Pause, resume, cancel or retry several downloads (the marked ones).
+    case performMany(DownloadEvent, ids: [Int64])
+    /// Remove several rows, deleting completed files when `deletingFiles`.
+    case removeMany(ids: [Int64], deletingFiles: Bool)
+    /// Read what the detail pane shows of a row (its notes come from the store).
+    case loadDetail(view: TUIView, id: Int64)
     /// Subscribe to a feed.
     case addFeed(url: String)
     /// Re-fetch every feed.

@@ -9,6 +9,9 @@ public enum TUIController {
         case .help:
             state.mode = .normal  // any key closes the overlay
             return []
+        case .detail:
+            scrollDetail(key, state: &state, pageSize: max(1, pageSize))
+            return []
         case .filtering:
             editFilter(key, state: &state)
             return []
@@ -62,8 +65,37 @@ public enum TUIController {
             let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
             return [.pauseAll(anyRunnable)]
         case .escape:
+            // Marks go first; then the filter and the podcast shown.
+            if state.marked[view]?.isEmpty == false {
+                state.marked[view] = nil
+                return []
+            }
             state.filter[view] = nil
             if view == .episodes { state.episodesOf = nil }
+        case .character("i"):
+            guard let id = selectedID else { return [] }
+            state.detail = placeholderDetail(view: view, id: id, snapshot: snapshot)
+            state.detailScroll = 0
+            state.mode = .detail
+            return [.loadDetail(view: view, id: id)]
+        case .character(" ") where view != .downloads, .character("v"):
+            guard let id = selectedID else { return [] }
+            if state.marked[view, default: []].remove(id) == nil { state.marked[view, default: []].insert(id) }
+            state.select((index ?? 0) + 1, in: view, ids: ids)
+        case .character("*"):
+            let shown = Set(ids)
+            state.marked[view] = shown.isSubset(of: state.marked[view] ?? []) ? nil : shown
+        case .enter where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty,
+             .character("d") where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty:
+            let marked = state.markedIDs(view, in: snapshot)
+            state.marked[view] = nil
+            return [.queueEpisodes(ids: marked)]
+        case .character("c") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+             .character("p") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+             .character(" ") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+             .character("r") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+             .character("x") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty:
+            return markedKey(key, ids: state.markedIDs(view, in: snapshot), snapshot: snapshot, state: &state)
         case .enter, .character("d"):
             return open(view: view, id: selectedID, snapshot: snapshot, state: &state)
         case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"),
@@ -131,6 +163,71 @@ public enum TUIController {
         return [.perform(event, id: id)]
     }
 
+    /// A row key with rows marked in the Downloads view: it acts on every marked row it applies to.
+    private static func markedKey(_ key: Key, ids: [Int64], snapshot: TUISnapshot, state: inout TUIState) -> [TUIAction] {
+        let rows = ids.compactMap { id in snapshot.downloads.first { Int64($0.id) == id } }
+        switch key {
+        case .character("c"):
+            let cancellable = rows.filter { $0.state.applying(.cancel) != nil }.map { Int64($0.id) }
+            guard !cancellable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be cancelled.")
+                return []
+            }
+            state.mode = .confirming(.cancelMarked(ids: cancellable))
+            return []
+        case .character("x"):
+            state.mode = .confirming(.removeMarked(ids: rows.map { Int64($0.id) }))
+            return []
+        case .character("r"):
+            let event = DownloadEvent.retry
+            let retryable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
+            state.marked[.downloads] = nil
+            guard !retryable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be retried.")
+                return []
+            }
+            return [.performMany(event, ids: retryable)]
+        default:  // p, Space: resume when every marked row is paused, else pause
+            let event: DownloadEvent = rows.allSatisfy { $0.state == .paused } ? .resume : .pause
+            let applicable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
+            state.marked[.downloads] = nil
+            guard !applicable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be \(event.verb).")
+                return []
+            }
+            return [.performMany(event, ids: applicable)]
+        }
+    }
+
+    /// The detail pane before its contents arrive: the row's title, from the snapshot.
+    private static func placeholderDetail(view: TUIView, id: Int64, snapshot: TUISnapshot) -> Detail {
+        let title: String = switch view {
+        case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? "#\(id)"
+        case .episodes: snapshot.library.position(of: id).map { snapshot.library.row(at: $0, state: "").title } ?? ""
+        case .podcasts: snapshot.podcasts.first { $0.id == id }?.title ?? ""
+        }
+        return Detail(view: view, id: id, title: title, isLoading: true)
+    }
+
+    /// Keys while the detail pane is open: they scroll it; Esc, q, i and Enter close it.
+    private static func scrollDetail(_ key: Key, state: inout TUIState, pageSize: Int) {
+        var key = key
+        if case .character(let pressed) = key, let canonical = state.keys.canonical(pressed) { key = .character(canonical) }
+        switch key {
+        case .up, .character("k"): state.detailScroll -= 1
+        case .down, .character("j"): state.detailScroll += 1
+        case .pageUp, .character("b"): state.detailScroll -= pageSize
+        case .pageDown, .character(" "): state.detailScroll += pageSize
+        case .home, .character("g"): state.detailScroll = 0
+        case .end, .character("G"): state.detailScroll = Int.max / 2  // the renderer clamps it
+        case .escape, .enter, .character("q"), .character("i"):
+            state.mode = .normal
+            state.detail = nil
+        default: break
+        }
+        state.detailScroll = max(0, state.detailScroll)
+    }
+
     private static func editFilter(_ key: Key, state: inout TUIState) {
         var text = state.filter[state.view] ?? ""
         switch key {
@@ -168,6 +265,15 @@ public enum TUIController {
         case (.removeCompleted(let id, _), .character("y")): return [.remove(id: id, deletingFile: true)]
         case (.removeCompleted(let id, _), .character("k")): return [.remove(id: id, deletingFile: false)]
         case (.removePodcast(let id, _), .character("y")): return [.removePodcast(id: id)]
+        case (.cancelMarked(let ids), .character("y")):
+            state.marked[.downloads] = nil
+            return [.performMany(.cancel, ids: ids)]
+        case (.removeMarked(let ids), .character("y")):
+            state.marked[.downloads] = nil
+            return [.removeMany(ids: ids, deletingFiles: true)]
+        case (.removeMarked(let ids), .character("k")):
+            state.marked[.downloads] = nil
+            return [.removeMany(ids: ids, deletingFiles: false)]
         default:
             state.message = .init("Nothing removed.")
             return []

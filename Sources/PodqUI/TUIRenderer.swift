@@ -29,21 +29,33 @@ public struct TUIRenderer: Sendable {
 
         tabs(state, snapshot, into: &grid)
         if height >= 4 {
+            // A marked row's title starts with a check mark.
+            let marks = state.marked[view] ?? []
+            func mark(_ title: String, _ id: Int64) -> String { marks.contains(id) ? "✓ " + title : title }
             switch view {
             case .downloads:
                 let table = DownloadTableRenderer(tick: tick)
                 table.header(into: &grid, y: 1)
-                table.render(Self.rows(snapshot.downloads, shown) { Int64($0.id) }, into: &grid, y: 2, selected: selectedOnScreen)
+                var rows = Self.rows(snapshot.downloads, shown) { Int64($0.id) }
+                for i in rows.indices { rows[i].title = mark(rows[i].title, Int64(rows[i].id)) }
+                table.render(rows, into: &grid, y: 2, selected: selectedOnScreen)
             case .episodes:
                 let library = snapshot.library
-                let rows = shown.compactMap { id in library.position(of: id).map { library.row(at: $0, state: snapshot.episodeState(id)) } }
+                var rows = shown.compactMap { id in library.position(of: id).map { library.row(at: $0, state: snapshot.episodeState(id)) } }
+                for i in rows.indices { rows[i].title = mark(rows[i].title, rows[i].id) }
                 ListRenderer.episodes(rows, into: &grid, y: 1, selected: selectedOnScreen)
             case .podcasts:
-                ListRenderer.podcasts(Self.rows(snapshot.podcasts, shown) { $0.id }, into: &grid, y: 1, selected: selectedOnScreen)
+                var rows = Self.rows(snapshot.podcasts, shown) { $0.id }
+                for i in rows.indices { rows[i].title = mark(rows[i].title, rows[i].id) }
+                ListRenderer.podcasts(rows, into: &grid, y: 1, selected: selectedOnScreen)
             }
             if ids.isEmpty { grid.put(emptyText(view, state), x: 2, y: 3, style: .dim) }
         }
-        if height >= 3 { grid.put(status(snapshot, view: view, count: ids.count, selected: selected), x: 0, y: height - 3, style: .header) }
+        if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
+        let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
+        if height >= 3 {
+            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked), x: 0, y: height - 3, style: .header)
+        }
         if height >= 2 { messageLine(state, snapshot, selectedID: selected.map { ids[$0] }, into: &grid, y: height - 2) }
         grid.put(hints(view, width: width, keys: state.keys), x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys) }
@@ -82,7 +94,7 @@ public struct TUIRenderer: Sendable {
         }
     }
 
-    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?) -> String {
+    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?, marked: Int = 0) -> String {
         let t = snapshot.totals
         var speed = Format.bytes(Int64(t.speed)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
@@ -92,6 +104,7 @@ public struct TUIRenderer: Sendable {
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")
         if view != .downloads || count > 0 { parts.append("row \(selected.map { $0 + 1 } ?? 0)/\(count)") }
+        if marked > 0 { parts.append("\(marked) marked") }
         return " " + parts.joined(separator: " · ")
     }
 
@@ -109,7 +122,15 @@ public struct TUIRenderer: Sendable {
         case .confirming(.removePodcast(_, let title)):
             grid.put("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", x: 0, y: y, style: .accent)
             return
-        case .normal, .help:
+        case .confirming(.cancelMarked(let ids)):
+            grid.put("Cancel \(ids.count) download\(ids.count == 1 ? "" : "s") and delete \(ids.count == 1 ? "its partial file" : "their partial files")? y: yes · any other key: no",
+                     x: 0, y: y, style: .accent)
+            return
+        case .confirming(.removeMarked(let ids)):
+            grid.put("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
+                     x: 0, y: y, style: .accent)
+            return
+        case .normal, .help, .detail:
             break
         }
         if let message = state.message {
@@ -152,11 +173,12 @@ public struct TUIRenderer: Sendable {
         let items: [String] = switch view {
         case .downloads: ["↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
                           "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
-                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.filter)) filter"]
+                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.filter)) filter",
+                          "\(k(.detail)) detail", "\(k(.mark)) mark"]
         case .episodes: ["↑↓ select", "Tab view", "Enter queue", "\(k(.filter)) filter", "Esc all", "\(k(.addFeed)) add feed",
-                         "\(k(.refresh)) refresh"]
+                         "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark"]
         case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
-                         "\(k(.remove)) unsubscribe"]
+                         "\(k(.remove)) unsubscribe", "\(k(.detail)) detail"]
         }
         let tail = "\(k(.help)) help  \(k(.quit)) quit"
         var text = ""

@@ -14,6 +14,8 @@ public struct TUIState: Sendable, Equatable {
         case confirming(Confirmation)
         /// The help overlay (`?`).
         case help
+        /// The detail pane of the selected row (`i`): ``TUIState/detail``.
+        case detail
     }
 
     /// A question the user answers with a key.
@@ -22,6 +24,10 @@ public struct TUIState: Sendable, Equatable {
         case removeCompleted(id: Int64, title: String)
         /// Unsubscribing: `y`.
         case removePodcast(id: Int64, title: String)
+        /// Cancelling marked downloads (their partial files are deleted): `y`.
+        case cancelMarked(ids: [Int64])
+        /// Removing marked rows: `y` deletes completed files too, `k` keeps them.
+        case removeMarked(ids: [Int64])
     }
 
     /// A line for the message line; errors are drawn in the failure style.
@@ -50,6 +56,11 @@ public struct TUIState: Sendable, Equatable {
     public var episodesOf: PodcastScope?
     public var message: Message?
     public var quit = false
+    /// What the detail pane shows, and the first of its lines on screen.
+    public var detail: Detail?
+    public var detailScroll = 0
+    /// The marked rows of each view (`v`, `*`): keys that act on a row act on all of them.
+    public var marked: [TUIView: Set<Int64>] = [:]
 
     /// One podcast, by id, with its title for the tab.
     public struct PodcastScope: Sendable, Equatable {
@@ -78,6 +89,12 @@ public struct TUIState: Sendable, Equatable {
         case .podcasts:
             return snapshot.podcasts.lazy.filter { keep($0.title) }.map(\.id)
         }
+    }
+
+    /// The marked rows of `view` that are still shown, in the order shown.
+    public func markedIDs(_ view: TUIView, in snapshot: TUISnapshot) -> [Int64] {
+        guard let marks = marked[view], !marks.isEmpty else { return [] }
+        return visibleIDs(view, in: snapshot).filter { marks.contains($0) }
     }
 
     /// The index of the selected row among `ids` (nil when there are none).

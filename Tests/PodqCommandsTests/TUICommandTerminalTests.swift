@@ -239,14 +239,4 @@ final class TUICommandTerminalTests: TerminalTestCase {
         }
         return nil
     }
-
-    /// Polls `condition` every 20 ms for up to `timeout` seconds.
-    private func waitUntil(timeout: Double = 15, _ condition: @escaping () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
 }

@@ -18,3 +18,16 @@ final class DisplayWidthTests: XCTestCase {
         XCTAssertEqual(DisplayWidth.truncate("abcdef", to: 4), "abc…")
     }
 }
+
+final class DisplayWidthWrapTests: XCTestCase {
+    func testWrapBreaksAtSpacesAndInsideLongWordsNeverSplittingWideCharacters() {
+        XCTAssertEqual(DisplayWidth.wrap("one two three four", to: 9), ["one two", "three", "four"])
+        XCTAssertEqual(DisplayWidth.wrap("abcdefghij", to: 4), ["abcd", "efgh", "ij"])
+        XCTAssertEqual(DisplayWidth.wrap("日本語のテキスト", to: 5), ["日本", "語の", "テキ", "スト"], "two cells each: never half a character")
+        XCTAssertEqual(DisplayWidth.wrap("a  b", to: 10), ["a b"])
+        XCTAssertEqual(DisplayWidth.wrap("", to: 10), [""])
+        XCTAssertEqual(DisplayWidth.wrap("x", to: 0), [])
+        XCTAssertEqual(DisplayWidth.wrap("🇯🇵 flag", to: 4), ["🇯🇵", "flag"], "a flag is one cluster")
+        for line in DisplayWidth.wrap(String(repeating: "wörd ", count: 50), to: 13) { XCTAssertLessThanOrEqual(DisplayWidth.of(line), 13) }
+    }
+}

@@ -49,4 +49,9 @@ int podq_html_links(int fd, const char *encoding, void *context, void (*found)(v
 /// written, -1 when the stream is damaged or cannot be read or written, -2 past `limit` bytes.
 long long podq_gunzip(int in, int out, long long limit);
 
+/// The text of an HTML fragment (show notes) through libxml2's HTML parser, without the network:
+/// `emit` gets each text run (kind 0), a block boundary (1), a list item (2) and a link's href (3,
+/// after the link's text). Script, style and head are skipped. 0, or -1 when nothing could be read.
+int podq_html_text(const char *html, int length, void *context, void (*emit)(void *context, const char *text, int kind));
+
 #endif

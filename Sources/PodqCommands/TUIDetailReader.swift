@@ -1,0 +1,84 @@
+import Foundation
+import PodqCore
+import PodqUI
+
+/// Reads what the detail pane shows of a download, an episode or a podcast: the store's whole row
+/// and the show notes as plain text. Called off the main actor (the keys' worker); every text is
+/// cleaned and every URL has its login taken out before it reaches the pane.
+struct TUIDetailReader {
+    let store: QueueStore
+
+    func detail(view: TUIView, id: Int64) throws -> Detail {
+        switch view {
+        case .downloads: try download(id)
+        case .episodes: try episode(id)
+        case .podcasts: try podcast(id)
+        }
+    }
+
+    private static func text(_ value: String?) -> String { value.map { SafeText.redactingCredentials(SafeText.clean($0)) } ?? "" }
+
+    private static func time(_ unixSeconds: Double?) -> String {
+        guard let unixSeconds else { return "" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: unixSeconds))
+    }
+
+    private func download(_ id: Int64) throws -> Detail {
+        guard let r = try store.download(id: id) else { throw StoreError.noSuchDownload(id) }
+        var fields: [Detail.Field] = [
+            .init("State", r.state.rawValue + (r.retryAt != nil ? " (retrying soon)" : "")),
+            .init("Podcast", Self.text(r.podcast)),
+            .init("Progress", Format.amount(received: r.bytesReceived, expected: r.bytesExpected)),
+            .init("File", Self.text(r.commitPath ?? (r.state == .completed ? r.destination : r.partialPath))),
+            .init("URL", Self.text(r.url)),
+            .init("Final URL", r.finalURL == r.url ? "" : Self.text(r.finalURL)),
+            .init("Attempts", r.attempts > 0 ? String(r.attempts) : ""),
+            .init("Added", Self.time(r.createdAt)),
+            .init("Completed", Self.time(r.completedAt)),
+            .init(r.state == .failed ? "Failure" : "Last error", Self.text(r.lastError)),
+        ]
+        var notes: [String] = []
+        if let episodeId = r.episodeId, let found = try? store.episode(id: episodeId) {
+            fields.insert(.init("Published", Self.time(found.episode.published)), at: 2)
+            notes = ShowNotes.paragraphs(found.episode.description ?? "")
+        }
+        return Detail(view: .downloads, id: id, title: Self.text(r.title), fields: fields, notes: notes)
+    }
+
+    private func episode(_ id: Int64) throws -> Detail {
+        let (e, p) = try store.episode(id: id)
+        var fields: [Detail.Field] = [
+            .init("Podcast", Self.text(p.title)),
+            .init("Published", Self.time(e.published)),
+            .init("Duration", e.duration.map { Format.duration($0) } ?? ""),
+            .init("Size", e.length.map(Format.bytes) ?? ""),
+            .init("Enclosure", Self.text(e.url) + (e.type.map { " (\(Self.text($0)))" } ?? "")),
+            .init("Link", Self.text(e.link)),
+            .init("GUID", Self.text(e.guid)),
+        ]
+        if let downloadId = e.downloadId, let r = try store.download(id: downloadId) {
+            fields.append(.init("Download", "#\(downloadId) \(r.state.rawValue)"))
+            fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
+            if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
+        }
+        return Detail(view: .episodes, id: id, title: Self.text(e.title), fields: fields, notes: ShowNotes.paragraphs(e.description ?? ""))
+    }
+
+    private func podcast(_ id: Int64) throws -> Detail {
+        let p = try store.podcast(matching: String(id))
+        let fields: [Detail.Field] = [
+            .init("Feed", Self.text(p.url)),
+            .init("Website", Self.text(p.link)),
+            .init("Author", Self.text(p.author)),
+            .init("Refreshed", Self.time(p.lastRefresh)),
+            .init("Auto-queue", p.autoQueue ? "on" : "off"),
+            .init("Login", p.loginUser.map { "as " + Self.text($0) } ?? ""),
+            .init("Last refresh", p.error.map { "failed: " + Self.text($0) } ?? ""),
+            .init("Repairs", Self.text(p.repairs)),
+        ]
+        return Detail(view: .podcasts, id: id, title: Self.text(p.title), fields: fields, notes: ShowNotes.paragraphs(p.description ?? ""))
+    }
+}

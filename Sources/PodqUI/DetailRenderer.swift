@@ -1,0 +1,30 @@
+/// Draws the detail pane: a box over the table (the tab line above it, the status, message and
+/// hint lines below it stay), its lines from ``TUIState/detailScroll``, and where the reader is.
+enum DetailRenderer {
+    /// The number of text lines the box shows on a screen `height` lines tall.
+    static func visibleLines(height: Int) -> Int { max(1, height - 3 - 3) }
+
+    static func render(_ detail: Detail, state: inout TUIState, into grid: inout Grid) {
+        let top = 1, bottom = grid.height - 4  // the box's first and last lines
+        guard grid.width >= 12, bottom - top >= 2 else { return }
+        let inner = grid.width - 2
+        let textWidth = inner - 2
+        let lines = detail.lines(width: textWidth)
+        let shown = bottom - top - 1
+        let maxScroll = max(0, lines.count - shown)
+        state.detailScroll = min(max(0, state.detailScroll), maxScroll)
+        let scroll = state.detailScroll
+        let blank = String(repeating: " ", count: inner)
+        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: 0, y: top, style: .bold)
+        for y in (top + 1)..<bottom { grid.put("│" + blank + "│", x: 0, y: y, style: .bold) }
+        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
+        let heading = detail.view == .downloads ? " Download #\(detail.id) " : detail.view == .episodes ? " Episode " : " Podcast "
+        grid.put(heading, x: 2, y: top, style: .bold)
+        for (i, line) in lines.dropFirst(scroll).prefix(shown).enumerated() {
+            grid.put(line.text, x: 2, y: top + 1 + i, style: line.style)
+        }
+        let position = lines.count > shown ? " \(scroll + 1)–\(min(lines.count, scroll + shown)) of \(lines.count) lines ·" : ""
+        let footer = position + " ↑↓ PgUp PgDn scroll · Esc closes "
+        grid.put(DisplayWidth.truncate(footer, to: inner - 2), x: max(2, inner - DisplayWidth.of(footer)), y: bottom, style: .dim)
+    }
+}

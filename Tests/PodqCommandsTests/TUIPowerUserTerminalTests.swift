@@ -1,0 +1,104 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// The TUI's keys for a big library, in a real terminal (tmux) against the in-process server:
+/// marks with a bulk action, and the detail pane with the show notes read from the store.
+final class TUIPowerUserTerminalTests: TerminalTestCase {
+    /// A feed of `count` episodes whose notes are HTML with entities, a list, a link and a script.
+    private func subscribe(count: Int, title: String = "Notes Show") async throws {
+        let items = (1...count).map { i in
+            """
+            <item><title>Episode \(i)</title><guid>n\(i)</guid><pubDate>Sat, \(10 + i) Oct 2026 10:00:00 GMT</pubDate>
+            <itunes:duration>12:34</itunes:duration>
+            <description><![CDATA[<p>Tom &amp; Jerry&#8217;s <b>guide</b>, part \(i).</p><ul><li>first point</li><li>second point</li></ul>
+            <p>More at <a href="https://example.com/notes/\(i)">our site</a>.<script>alert("x")</script></p>]]></description>
+            <enclosure url="/data/n\(i).mp3?size=300000&amp;seed=\(i)&amp;rate=100000" type="audio/mpeg" length="300000"/></item>
+            """
+        }.joined(separator: "\n")
+        server.serve(Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>
+            \(items)
+            </channel></rss>
+            """.utf8), as: "notes.xml")
+        let added = try await cli.run(["add", server.url("/static/notes.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
+    }
+
+    func testTheDetailPaneShowsTheNotesAsPlainTextAndScrolls() async throws {
+        try await subscribe(count: 3)
+        let tui = try openTUI(width: 100, height: 16)
+        tui.send("2")
+        let listed = await tui.waitFor { $0.contains("Episode 3") && $0.contains("Episode 1") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        tui.send("j")  // Episode 2 (newest first)
+        tui.send("i")
+        let shown = await tui.waitFor { $0.contains("Tom & Jerry’s guide, part 2.") }
+        XCTAssertTrue(shown.ok, "the notes, entities read and tags gone:\n\(shown.screen)")
+        XCTAssertTrue(shown.screen.contains("Podcast:") && shown.screen.contains("Notes Show"), shown.screen)
+        XCTAssertTrue(shown.screen.contains("Duration:") && shown.screen.contains("12:34"), shown.screen)
+        XCTAssertFalse(shown.screen.contains("<b>") || shown.screen.contains("&amp;") || shown.screen.contains("alert"), shown.screen)
+        // The box is shorter than its lines: it scrolls, and says where it is.
+        XCTAssertTrue(shown.screen.contains("of ") && shown.screen.contains("lines"), shown.screen)
+        tui.send("G")
+        let bottom = await tui.waitFor { $0.contains("our site <https://example.com/notes/2>.") }
+        XCTAssertTrue(bottom.ok, "the end of the notes, the link's address after its text:\n\(bottom.screen)")
+        XCTAssertTrue(bottom.screen.contains("• first point") && bottom.screen.contains("• second point"), "list items:\n\(bottom.screen)")
+        XCTAssertFalse(bottom.screen.contains("Podcast:"), "scrolled past the facts:\n\(bottom.screen)")
+        tui.send("\u{1B}")
+        let closed = await tui.waitFor { !$0.contains("Tom & Jerry") && $0.contains("Episode 3") }
+        XCTAssertTrue(closed.ok, "Esc closes the pane:\n\(closed.screen)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    func testMarkedEpisodesAreQueuedTogetherAndMarkedDownloadsPausedTogether() async throws {
+        try await subscribe(count: 4)
+        let tui = try openTUI(["--jobs", "4"], width: 110, height: 16)
+        tui.send("2")
+        let listed = await tui.waitFor { $0.contains("Episode 4") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        // Mark the newest three (Space and v), leaving Episode 1.
+        tui.send(" ")
+        tui.send("v")
+        tui.send(" ")
+        let marked = await tui.waitFor { $0.contains("3 marked") }
+        XCTAssertTrue(marked.ok, marked.screen)
+        XCTAssertTrue(line(marked.screen, containing: "Episode 4").contains("✓ Episode 4"), marked.screen)
+        XCTAssertFalse(line(marked.screen, containing: "Episode 1").contains("✓"), marked.screen)
+        tui.send("\r")
+        let queued = await tui.waitFor { $0.contains("queued 3 episodes") }
+        XCTAssertTrue(queued.ok, queued.screen)
+
+        tui.send("1")
+        let running = await tui.waitFor { s in (2...4).allSatisfy { self.line(s, containing: "Episode \($0)").hasPrefix("downloading") } }
+        XCTAssertTrue(running.ok, running.screen)
+        XCTAssertFalse(running.screen.contains("Episode 1"), "the unmarked episode was not queued:\n\(running.screen)")
+        tui.send("*")  // every row shown
+        tui.send("p")
+        let paused = await tui.waitFor { s in (2...4).allSatisfy { self.line(s, containing: "Episode \($0)").hasPrefix("paused") } }
+        XCTAssertTrue(paused.ok, "p paused every marked row:\n\(paused.screen)")
+        XCTAssertTrue(paused.screen.contains("paused 3 downloads"), paused.screen)
+        let idle = await waitUntil { self.server.log.currentInFlight == 0 }
+        XCTAssertTrue(idle, "nothing runs")
+        // Marks are gone after the action: p now acts on the selected row only.
+        tui.send("p")
+        let one = await tui.waitFor { $0.contains("resumed #") }
+        XCTAssertTrue(one.ok, one.screen)
+        // Cancel the rest, marked, after the question.
+        tui.send("j")
+        tui.send("v")
+        tui.send("v")
+        tui.send("c")
+        let asked = await tui.waitFor { $0.contains("Cancel 2 downloads") }
+        XCTAssertTrue(asked.ok, asked.screen)
+        tui.send("y")
+        let cancelled = await tui.waitFor { $0.contains("cancelled 2 downloads") }
+        XCTAssertTrue(cancelled.ok, cancelled.screen)
+        let done = await tui.waitFor(timeout: 30) { $0.contains("1 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+}
