@@ -31,6 +31,9 @@ public final class CursesScreen {
         keypad(window, true)
         curs_set(0)
         set_escdelay(25)
+        // Every frame reaches the terminal whole: ncurses' default cuts an update short while keys
+        // are waiting, and the frame of the last key of a burst could then stay unsent.
+        typeahead(-1)
         wtimeout(window, waitTime)
         if ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true, has_colors() {
             start_color()

@@ -1,3 +1,4 @@
+import Foundation
 import PodqCore
 import Synchronization
 
@@ -148,14 +149,10 @@ public final class EpisodeLibrary: Sendable {
     /// The positions of the episodes of `podcast` (nil: all) whose podcast or title contains `needle`
     /// (case-insensitive), in order; only among `candidates` when given (the matches of a shorter needle).
     public func positions(podcast: Int64?, matching needle: String, among candidates: [Int32]? = nil) -> [Int32] {
-        let folded = Array(needle.lowercased().utf8)
+        let matcher = matcher(needle)
+        let folded = matcher.folded
         // The podcasts whose own title matches: all their episodes do.
-        var podcastMatches: Set<Int64> = []
-        if !folded.isEmpty {
-            for (id, title) in foldedPodcastTitles where title.withUnsafeBufferPointer({ t in
-                folded.withUnsafeBufferPointer { Self.contains(t, 0..<t.count, $0) }
-            }) { podcastMatches.insert(id) }
-        }
+        let podcastMatches = matcher.podcasts
         var out: [Int32] = []
         keys.withUnsafeBufferPointer { keys in
             folded.withUnsafeBufferPointer { needle in
@@ -177,6 +174,72 @@ public final class EpisodeLibrary: Sendable {
             }
         }
         return out
+    }
+
+    /// The orders the Episodes view sorts by.
+    public enum Order: String, Sendable, CaseIterable {
+        case date, title, podcast, duration, size
+    }
+
+    /// `positions` sorted by `order`: the date newest first, the title and the podcast A to Z (the
+    /// podcast's episodes newest first), the duration and the size largest first, unknown ones last;
+    /// `reversed` turns the order round. Ties keep the library's order.
+    public func sorted(_ positions: [Int32], by order: Order, reversed: Bool = false) -> [Int32] {
+        var out: [Int32]
+        switch order {
+        case .date:
+            out = positions.sorted()
+        case .title:
+            out = keys.withUnsafeBufferPointer { keys in
+                positions.sorted { a, b in
+                    let ra = Int(keyStarts[Int(a)])..<Int(keyStarts[Int(a) + 1]), rb = Int(keyStarts[Int(b)])..<Int(keyStarts[Int(b) + 1])
+                    let common = min(ra.count, rb.count)
+                    let c = common == 0 ? 0 : memcmp(keys.baseAddress! + ra.lowerBound, keys.baseAddress! + rb.lowerBound, common)
+                    if c != 0 { return c < 0 }
+                    return ra.count != rb.count ? ra.count < rb.count : a < b
+                }
+            }
+        case .podcast:
+            let ranked = foldedPodcastTitles.sorted { $0.value.lexicographicallyPrecedes($1.value) }
+            let rank = Dictionary(uniqueKeysWithValues: ranked.enumerated().map { ($0.element.key, $0.offset) })
+            var byPosition = [Int](repeating: Int.max, count: ids.count)
+            for p in positions { byPosition[Int(p)] = rank[podcastIds[Int(p)]] ?? Int.max }
+            out = positions.sorted { byPosition[Int($0)] != byPosition[Int($1)] ? byPosition[Int($0)] < byPosition[Int($1)] : $0 < $1 }
+        case .duration:
+            out = positions.sorted { durations[Int($0)] != durations[Int($1)] ? durations[Int($0)] > durations[Int($1)] : $0 < $1 }
+        case .size:
+            out = positions.sorted { lengths[Int($0)] != lengths[Int($1)] ? lengths[Int($0)] > lengths[Int($1)] : $0 < $1 }
+        }
+        return reversed ? out.reversed() : out
+    }
+
+    /// Tells whether an episode's podcast or title contains a needle (case-insensitive): made once
+    /// per search, asked per row.
+    public struct Matcher: Sendable {
+        let folded: [UInt8]
+        let podcasts: Set<Int64>
+
+        /// True when the episode at `position` of `library` matches.
+        public func matches(_ position: Int, in library: EpisodeLibrary) -> Bool {
+            if folded.isEmpty || podcasts.contains(library.podcastIds[position]) { return true }
+            return library.keys.withUnsafeBufferPointer { keys in
+                folded.withUnsafeBufferPointer { needle in
+                    EpisodeLibrary.contains(keys, Int(library.keyStarts[position])..<Int(library.keyStarts[position + 1]), needle)
+                }
+            }
+        }
+    }
+
+    /// A ``Matcher`` for `needle`.
+    public func matcher(_ needle: String) -> Matcher {
+        let folded = Array(needle.lowercased().utf8)
+        var podcasts: Set<Int64> = []
+        if !folded.isEmpty {
+            for (id, title) in foldedPodcastTitles where title.withUnsafeBufferPointer({ t in
+                folded.withUnsafeBufferPointer { Self.contains(t, 0..<t.count, $0) }
+            }) { podcasts.insert(id) }
+        }
+        return Matcher(folded: folded, podcasts: podcasts)
     }
 
     private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {

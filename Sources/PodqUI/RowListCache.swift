@@ -9,6 +9,8 @@ public final class RowListCache: Sendable {
         var library: Int
         var podcast: Int64?
         var needle: String
+        var order: EpisodeLibrary.Order
+        var reversed: Bool
     }
 
     struct Entry {
@@ -22,16 +24,20 @@ public final class RowListCache: Sendable {
     public init() {}
 
     /// The ids the Episodes view shows, in order.
-    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String) -> [Int64] {
-        let key = Key(library: library.version, podcast: podcast, needle: needle)
+    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order = .date,
+                    reversed: Bool = false) -> [Int64] {
+        let key = Key(library: library.version, podcast: podcast, needle: needle, order: order, reversed: reversed)
         let previous = last.withLock { $0 }
         if let previous, previous.key == key { return previous.ids }
         var candidates: [Int32]?
-        if let previous, previous.key.library == key.library, previous.key.podcast == key.podcast, !previous.key.needle.isEmpty,
+        if let previous, previous.key.library == key.library, previous.key.podcast == key.podcast, previous.key.order == order,
+           previous.key.reversed == reversed, !previous.key.needle.isEmpty,
            needle.lowercased().hasPrefix(previous.key.needle.lowercased()) {
             candidates = previous.positions
         }
-        let positions = library.positions(podcast: podcast, matching: needle, among: candidates)
+        // Candidates are already in this order, and filtering keeps it.
+        var positions = library.positions(podcast: podcast, matching: needle, among: candidates)
+        if candidates == nil, order != .date || reversed { positions = library.sorted(positions, by: order, reversed: reversed) }
         let ids = positions.map { library.id(at: Int($0)) }
         last.withLock { $0 = Entry(key: key, positions: positions, ids: ids) }
         return ids

@@ -15,6 +15,9 @@ public enum TUIController {
         case .filtering:
             editFilter(key, state: &state)
             return []
+        case .searching(let origin):
+            editSearch(key, origin: origin, state: &state, snapshot: snapshot)
+            return []
         case .addingFeed(let text):
             return editFeedURL(key, text: text, state: &state)
         case .confirming(let question):
@@ -54,7 +57,36 @@ public enum TUIController {
             state.quit = true
             return [.quit]
         case .character("?"): state.mode = .help
-        case .character("/"): state.mode = .filtering
+        case .character("f"): state.mode = .filtering
+        case .character("/"):
+            state.search[view] = nil
+            state.mode = .searching(origin: selectedID)
+        case .character("n"), .character("N"):
+            guard let needle = state.search[view], !needle.isEmpty else {
+                state.message = .init("No search yet: \(state.keys.key(.search)) starts one.")
+                return []
+            }
+            let forward = key == .character("n")
+            let start = index ?? (forward ? -1 : ids.count)
+            if let found = firstMatch(needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot) {
+                state.select(found, in: view, ids: ids)
+                if forward ? found <= start : found >= start {
+                    state.message = .init("The search went round to the \(forward ? "top" : "bottom").")
+                }
+            } else {
+                state.message = .init("Nothing matches “\(needle)”.")
+            }
+        case .character("s"):
+            let keys = TUIState.SortKey.keys(for: view)
+            let now = state.order(view).key
+            let next = keys[((keys.firstIndex(of: now) ?? 0) + 1) % keys.count]
+            state.sort[view] = .init(next)
+            state.message = .init("sorted by \(next.rawValue)")
+        case .character("S"):
+            var order = state.order(view)
+            order.reversed.toggle()
+            state.sort[view] = order
+            state.message = .init("sorted by \(order.key.rawValue)" + (order.reversed ? ", the other way round" : ""))
         case .character("a"): state.mode = .addingFeed("")
         case .character("u"): return [.refreshFeeds]
         case .character("+"): return [.changeLimit(by: 1)]
@@ -226,6 +258,60 @@ public enum TUIController {
         default: break
         }
         state.detailScroll = max(0, state.detailScroll)
+    }
+
+    private static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) {
+        let view = state.view
+        var text = state.search[view] ?? ""
+        let ids = state.visibleIDs(view, in: snapshot)
+        switch key {
+        case .enter:
+            state.mode = .normal
+            return
+        case .escape:
+            state.search[view] = nil
+            state.mode = .normal
+            if let origin, let index = ids.firstIndex(of: origin) { state.select(index, in: view, ids: ids) }
+            return
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: return
+        }
+        state.search[view] = text.isEmpty ? nil : text
+        // As it is typed: the first match from where the search started, going round.
+        let start = origin.flatMap { ids.firstIndex(of: $0) } ?? 0
+        if text.isEmpty {
+            state.select(start, in: view, ids: ids)
+        } else if let found = firstMatch(text, in: view, ids: ids, from: start, forward: true, snapshot: snapshot) {
+            state.select(found, in: view, ids: ids)
+        }
+    }
+
+    /// The index of the first row of `ids` from `start` on (going round) whose title (or podcast)
+    /// contains `needle`, case-insensitive.
+    static func firstMatch(_ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot) -> Int? {
+        guard !ids.isEmpty else { return nil }
+        let matches: (Int64) -> Bool
+        switch view {
+        case .episodes:
+            let library = snapshot.library, matcher = library.matcher(needle)
+            matches = { id in library.position(of: id).map { matcher.matches($0, in: library) } ?? false }
+        case .downloads:
+            let folded = needle.lowercased()
+            let titles = Dictionary(snapshot.downloads.map { (Int64($0.id), $0.title) }, uniquingKeysWith: { a, _ in a })
+            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+        case .podcasts:
+            let folded = needle.lowercased()
+            let titles = Dictionary(snapshot.podcasts.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+        }
+        let count = ids.count
+        var i = ((start % count) + count) % count
+        for _ in 0..<count {
+            if matches(ids[i]) { return i }
+            i = forward ? (i + 1) % count : (i - 1 + count) % count
+        }
+        return nil
     }
 
     private static func editFilter(_ key: Key, state: inout TUIState) {

@@ -88,8 +88,16 @@ public struct TUIRenderer: Sendable {
             label += " (\(count)) "
             x = grid.put(label, x: x, y: 0, style: view == state.view ? .selected : .normal) + 1
         }
-        if let filter = state.filter[state.view] {
-            let text = " /" + filter
+        // What shapes the rows: the filter, the search, an order other than the first.
+        var parts: [String] = []
+        if let filter = state.filter[state.view] { parts.append("filter: " + filter) }
+        if let search = state.search[state.view] { parts.append("/" + search) }
+        let order = state.order(state.view)
+        if order != TUIState.Sort(TUIState.SortKey.keys(for: state.view)[0]) {
+            parts.append("by " + order.key.rawValue + (order.reversed ? ", reversed" : ""))
+        }
+        if !parts.isEmpty {
+            let text = " " + parts.joined(separator: " · ")
             grid.put(text, x: max(x, grid.width - DisplayWidth.of(text)), y: 0, style: .accent)
         }
     }
@@ -128,6 +136,10 @@ public struct TUIRenderer: Sendable {
             return
         case .confirming(.removeMarked(let ids)):
             grid.put("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
+                     x: 0, y: y, style: .accent)
+            return
+        case .searching:
+            grid.put("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous",
                      x: 0, y: y, style: .accent)
             return
         case .normal, .help, .detail:
@@ -173,12 +185,13 @@ public struct TUIRenderer: Sendable {
         let items: [String] = switch view {
         case .downloads: ["↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
                           "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
-                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.filter)) filter",
-                          "\(k(.detail)) detail", "\(k(.mark)) mark"]
-        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "\(k(.filter)) filter", "Esc all", "\(k(.addFeed)) add feed",
-                         "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark"]
+                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.search)) search",
+                          "\(k(.filter)) filter", "\(k(.detail)) detail", "\(k(.mark)) mark", "\(k(.sort)) sort"]
+        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "\(k(.search)) search", "\(k(.filter)) filter", "Esc all",
+                         "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
+                         "\(k(.sort)) sort"]
         case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
-                         "\(k(.remove)) unsubscribe", "\(k(.detail)) detail"]
+                         "\(k(.remove)) unsubscribe", "\(k(.search)) search", "\(k(.detail)) detail", "\(k(.sort)) sort"]
         }
         let tail = "\(k(.help)) help  \(k(.quit)) quit"
         var text = ""

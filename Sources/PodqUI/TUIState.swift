@@ -6,8 +6,11 @@ public struct TUIState: Sendable, Equatable {
     /// What the keyboard is doing now.
     public enum Mode: Sendable, Equatable {
         case normal
-        /// Typing a filter (`/`): applied as it is typed.
+        /// Typing a filter (`f`): applied as it is typed.
         case filtering
+        /// Typing a search (`/`): the selection jumps to the first match as it is typed; Esc goes back
+        /// to `origin`.
+        case searching(origin: Int64?)
         /// Typing a feed URL (`a`).
         case addingFeed(String)
         /// Waiting for an answer to a question.
@@ -61,6 +64,38 @@ public struct TUIState: Sendable, Equatable {
     public var detailScroll = 0
     /// The marked rows of each view (`v`, `*`): keys that act on a row act on all of them.
     public var marked: [TUIView: Set<Int64>] = [:]
+    /// The search of each view (`/`; `n` and `N` go to the next and previous match).
+    public var search: [TUIView: String] = [:]
+    /// How each view is sorted (`s` the next order, `S` the other way round); nil: its first order.
+    public var sort: [TUIView: Sort] = [:]
+
+    /// A view's order.
+    public struct Sort: Sendable, Equatable {
+        public var key: SortKey
+        public var reversed: Bool
+        public init(_ key: SortKey, reversed: Bool = false) {
+            self.key = key
+            self.reversed = reversed
+        }
+    }
+
+    /// What rows can be sorted by.
+    public enum SortKey: String, Sendable, CaseIterable {
+        /// Downloads: the queue's order; Podcasts: by title (their first orders).
+        case queue, date, title, podcast, duration, size, state, progress, refreshed
+
+        /// Each view's orders, its first one first.
+        public static func keys(for view: TUIView) -> [SortKey] {
+            switch view {
+            case .downloads: [.queue, .state, .progress, .title]
+            case .episodes: [.date, .title, .podcast, .duration, .size]
+            case .podcasts: [.title, .refreshed, .size]
+            }
+        }
+    }
+
+    /// The order `view` is sorted by now.
+    public func order(_ view: TUIView) -> Sort { sort[view] ?? Sort(SortKey.keys(for: view)[0]) }
 
     /// One podcast, by id, with its title for the tab.
     public struct PodcastScope: Sendable, Equatable {
@@ -74,20 +109,57 @@ public struct TUIState: Sendable, Equatable {
 
     public init() {}
 
-    /// The ids of `view`'s rows as shown: filtered, in order.
+    /// The ids of `view`'s rows as shown: filtered and sorted.
     public func visibleIDs(_ view: TUIView, in snapshot: TUISnapshot) -> [Int64] {
         let filter = self.filter[view] ?? ""
         let needle = filter.lowercased()
+        let order = order(view)
         func keep(_ text: String) -> Bool { needle.isEmpty || text.lowercased().contains(needle) }
         switch view {
         case .downloads:
-            return snapshot.downloads.lazy.filter { keep($0.title) }.map { Int64($0.id) }
+            var rows = snapshot.downloads.filter { keep($0.title) }
+            switch order.key {
+            case .state: rows = Self.stableSorted(rows) { Self.rank($0.state) < Self.rank($1.state) }
+            case .progress: rows = Self.stableSorted(rows) { ($0.fraction ?? -1) > ($1.fraction ?? -1) }
+            case .title: rows = Self.stableSorted(rows) { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
+            default: break
+            }
+            let ids = rows.map { Int64($0.id) }
+            return order.reversed ? ids.reversed() : ids
         case .episodes:
-            if let cache = snapshot.rowLists { return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter) }
+            let key = EpisodeLibrary.Order(rawValue: order.key.rawValue) ?? .date
+            if let cache = snapshot.rowLists {
+                return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed)
+            }
             let library = snapshot.library
-            return library.positions(podcast: episodesOf?.id, matching: filter).map { library.id(at: Int($0)) }
+            let positions = library.sorted(library.positions(podcast: episodesOf?.id, matching: filter), by: key, reversed: order.reversed)
+            return positions.map { library.id(at: Int($0)) }
         case .podcasts:
-            return snapshot.podcasts.lazy.filter { keep($0.title) }.map(\.id)
+            var rows = snapshot.podcasts.filter { keep($0.title) }
+            switch order.key {
+            case .refreshed: rows = Self.stableSorted(rows) { ($0.lastRefresh ?? 0) > ($1.lastRefresh ?? 0) }
+            case .size: rows = Self.stableSorted(rows) { $0.episodes > $1.episodes }
+            default: break
+            }
+            let ids = rows.map(\.id)
+            return order.reversed ? ids.reversed() : ids
+        }
+    }
+
+    /// Sorts keeping the order of equal rows.
+    static func stableSorted<T>(_ rows: [T], by less: (T, T) -> Bool) -> [T] {
+        rows.enumerated().sorted { less($0.element, $1.element) || (!less($1.element, $0.element) && $0.offset < $1.offset) }.map(\.element)
+    }
+
+    /// Downloads by state: the ones that need a look first.
+    static func rank(_ state: DownloadState) -> Int {
+        switch state {
+        case .downloading: 0
+        case .failed: 1
+        case .queued: 2
+        case .paused: 3
+        case .completed: 4
+        case .cancelled: 5
         }
     }
 

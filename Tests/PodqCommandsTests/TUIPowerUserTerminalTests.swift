@@ -101,4 +101,48 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
+
+    /// Keys typed in bursts (no pause between them, as a fast typist or a held key sends them): the
+    /// last key's frame reaches the terminal (ncurses' typeahead check once left it unsent).
+    func testSearchWithNAndSortingByTitle() async throws {
+        try await subscribe(count: 12)
+        let tui = try openTUI(width: 110, height: 24)
+        tui.send("2")
+        let listed = await tui.waitFor { $0.contains("Episode 12") && $0.contains("row 1/12") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        // Newest first: Episode 12 at the top. By title: Episode 1, 10, 11, 12, 2, ...
+        tui.send("s")
+        let sorted = await tui.waitFor { $0.contains("by title") }
+        XCTAssertTrue(sorted.ok, sorted.screen)
+        let rows = sorted.screen.split(separator: "\n").filter { $0.contains("Episode ") }.map { String($0.split(separator: " ").suffix(2).joined(separator: " ")) }
+        XCTAssertEqual(Array(rows.prefix(5)), ["Episode 1", "Episode 10", "Episode 11", "Episode 12", "Episode 2"], sorted.screen)
+        tui.send("S")
+        let reversed = await tui.waitFor { $0.contains("by title, reversed") }
+        XCTAssertTrue(reversed.ok, reversed.screen)
+        XCTAssertTrue(line(reversed.screen, containing: "row 1/12").contains("row 1/12"))
+        let first = reversed.screen.split(separator: "\n").first { $0.contains("Episode ") }.map(String.init) ?? ""
+        XCTAssertTrue(first.hasSuffix("Episode 9"), reversed.screen)
+
+        // Search: every row stays; the selection goes to the matches. Reversed title order: 9 8 7 6 5 4 3 2 12 11 10 1.
+        tui.send("/")
+        tui.send("episode 1")
+        let found = await tui.waitFor { $0.contains("row 9/12") }
+        XCTAssertTrue(found.ok, "the first match, Episode 12, at row 9:\n\(found.screen)")
+        tui.send("\r")
+        tui.send("n")
+        let next = await tui.waitFor { $0.contains("row 10/12") }
+        XCTAssertTrue(next.ok, next.screen)
+        tui.send("n")
+        tui.send("n")
+        let last = await tui.waitFor { $0.contains("row 12/12") }
+        XCTAssertTrue(last.ok, "Episode 10, then Episode 1, the last match:\n\(last.screen)")
+        tui.send("n")
+        let round = await tui.waitFor { $0.contains("row 9/12") && $0.contains("went round to the top") }
+        XCTAssertTrue(round.ok, round.screen)
+        tui.send("N")
+        let back = await tui.waitFor { $0.contains("row 12/12") && $0.contains("went round to the bottom") }
+        XCTAssertTrue(back.ok, back.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
 }

@@ -137,7 +137,7 @@ final class TUIControllerTests: XCTestCase {
 
     func testFilterAsYouType() {
         var state = TUIState()
-        _ = press(.character("/"), .character("t"), .character("W"), state: &state)
+        _ = press(.character("f"), .character("t"), .character("W"), state: &state)
         XCTAssertEqual(state.mode, .filtering)
         XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [2], "case-insensitive, applied while typing")
         _ = press(.backspace, state: &state)

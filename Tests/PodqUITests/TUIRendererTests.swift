@@ -92,13 +92,13 @@ final class TUIRendererTests: XCTestCase {
             queued                                    日本語ラジオ         第一回
              0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 1/3
 
-            ↑↓ select  Tab view  Enter queue  / filter  Esc all  a add feed  u refresh  ? help  q quit
+            ↑↓ select  Tab view  Enter queue  / search  f filter  Esc all  a add feed  ? help  q quit
             """)
 
         state.filter[.episodes] = "LINUX"
         let filtered = frame(&state, snapshot, width: 90, height: 8)
         XCTAssertTrue(filtered.contains("Swift on Linux") && !filtered.contains("ncurses"), filtered)
-        XCTAssertTrue(filtered.hasPrefix(" 1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)") && filtered.contains("/LINUX"), filtered)
+        XCTAssertTrue(filtered.hasPrefix(" 1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)") && filtered.contains("filter: LINUX"), filtered)
 
         state.view = .podcasts
         state.selectedID[.podcasts] = 2

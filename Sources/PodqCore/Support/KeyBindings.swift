@@ -12,7 +12,7 @@ public struct KeyBindings: Sendable, Equatable {
         case moveUp = "move-up", moveDown = "move-down"
         case moreJobs = "more-jobs", fewerJobs = "fewer-jobs", slower, faster
         case pauseAll = "pause-all", addFeed = "add-feed", refresh, filter, help, quit
-        case detail, mark, markAll = "mark-all"
+        case detail, mark, markAll = "mark-all", search, next, previous, sort, sortReverse = "sort-reverse"
     }
 
     /// Every action's key when the config does not change it.
@@ -20,7 +20,8 @@ public struct KeyBindings: Sendable, Equatable {
         .up: "k", .down: "j", .top: "g", .bottom: "G", .downloads: "1", .episodes: "2", .podcasts: "3",
         .open: "d", .cancel: "c", .pause: "p", .retry: "r", .remove: "x", .play: "o", .moveUp: "K", .moveDown: "J",
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
-        .filter: "/", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*",
+        .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
+        .sort: "s", .sortReverse: "S",
     ]
 
     /// The config's changes.

@@ -1,0 +1,132 @@
+import PodqCore
+import PodqUI
+import XCTest
+
+/// Search (`/`, `n`, `N`) and sort (`s`, `S`): keys in, the selection and the rows' order out.
+final class TUISearchAndSortTests: XCTestCase {
+    private let snapshot = TUISnapshot(
+        downloads: [
+            DownloadRow(id: 1, title: "Beta", state: .completed, fraction: 1, received: 10, expected: 10, speed: 0, eta: nil),
+            DownloadRow(id: 2, title: "alpha", state: .downloading, fraction: 0.5, received: 5, expected: 10, speed: 1, eta: 5),
+            DownloadRow(id: 3, title: "Gamma", state: .failed(reason: "404"), fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
+            DownloadRow(id: 4, title: "delta alpha", state: .queued, fraction: 0.1, received: 1, expected: 10, speed: 0, eta: nil),
+        ],
+        episodes: [
+            EpisodeRow(id: 10, podcastId: 2, podcast: "Zed Show", title: "banana", published: 5, duration: 60, length: 100, state: "new"),
+            EpisodeRow(id: 11, podcastId: 1, podcast: "Aardvark", title: "Apple pie", published: 4, duration: nil, length: 300, state: "new"),
+            EpisodeRow(id: 12, podcastId: 2, podcast: "Zed Show", title: "cherry", published: 3, duration: 600, length: nil, state: "new"),
+            EpisodeRow(id: 13, podcastId: 1, podcast: "Aardvark", title: "apple crumble", published: 2, duration: 30, length: 200, state: "new"),
+        ],
+        podcasts: [PodcastRow(id: 1, title: "Aardvark", url: "u", episodes: 2, lastRefresh: 1, error: nil, autoQueue: false),
+                   PodcastRow(id: 2, title: "Zed Show", url: "v", episodes: 2, lastRefresh: 9, error: nil, autoQueue: false)])
+
+    private func press(_ keys: Key..., state: inout TUIState) -> [TUIAction] {
+        keys.flatMap { TUIController.handle($0, state: &state, snapshot: snapshot, pageSize: 2) }
+    }
+
+    private func type(_ text: String, state: inout TUIState) {
+        for ch in text { _ = press(.character(ch), state: &state) }
+    }
+
+    private func selected(_ state: TUIState) -> Int64? {
+        let ids = state.visibleIDs(state.view, in: snapshot)
+        return state.selection(state.view, ids: ids).map { ids[$0] }
+    }
+
+    func testSlashJumpsAsTypedAndNAndShiftNGoRound() {
+        var state = TUIState()
+        _ = press(.character("/"), state: &state)
+        XCTAssertEqual(state.mode, .searching(origin: 1))
+        type("al", state: &state)
+        XCTAssertEqual(selected(state), 2, "the first match as it is typed")
+        type("pha", state: &state)
+        _ = press(.enter, state: &state)
+        XCTAssertEqual(state.mode, .normal)
+        XCTAssertEqual(state.search[.downloads], "alpha")
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [1, 2, 3, 4], "a search hides nothing")
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(selected(state), 4)
+        XCTAssertNil(state.message)
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(selected(state), 2)
+        XCTAssertEqual(state.message?.text, "The search went round to the top.")
+        _ = press(.character("N"), state: &state)
+        XCTAssertEqual(selected(state), 4)
+        XCTAssertEqual(state.message?.text, "The search went round to the bottom.")
+    }
+
+    func testEscGoesBackAndAMissSaysSo() {
+        var state = TUIState()
+        _ = press(.character("j"), state: &state)
+        _ = press(.character("/"), state: &state)
+        type("gam", state: &state)
+        XCTAssertEqual(selected(state), 3)
+        _ = press(.escape, state: &state)
+        XCTAssertEqual(selected(state), 2, "Esc goes back to where the search started")
+        XCTAssertNil(state.search[.downloads])
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(state.message?.text, "No search yet: / starts one.")
+        _ = press(.character("/"), state: &state)
+        type("zzz", state: &state)
+        _ = press(.enter, .character("n"), state: &state)
+        XCTAssertEqual(state.message?.text, "Nothing matches “zzz”.")
+        XCTAssertEqual(selected(state), 2)
+    }
+
+    func testEpisodesSearchMatchesThePodcastToo() {
+        var state = TUIState()
+        state.view = .episodes
+        _ = press(.character("/"), state: &state)
+        type("AARD", state: &state)
+        XCTAssertEqual(selected(state), 11)
+        _ = press(.enter, .character("n"), state: &state)
+        XCTAssertEqual(selected(state), 13)
+    }
+
+    func testSCyclesTheOrdersAndShiftSTurnsThemRound() {
+        var state = TUIState()
+        state.view = .episodes
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [10, 11, 12, 13], "newest first")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.order(.episodes), .init(.title))
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [13, 11, 10, 12], "A to Z, case-insensitive: apple c, Apple p")
+        _ = press(.character("S"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [12, 10, 11, 13])
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [11, 13, 10, 12], "by podcast, each newest first")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [12, 10, 13, 11], "longest first, unknown last")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.episodes, in: snapshot), [11, 13, 10, 12], "largest first, unknown last")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.order(.episodes), .init(.date), "and round again")
+
+        state.view = .downloads
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [2, 3, 4, 1], "running, failed, queued, completed")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [1, 2, 4, 3], "most done first")
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [2, 1, 4, 3], "by title")
+        state.view = .podcasts
+        _ = press(.character("s"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.podcasts, in: snapshot), [2, 1], "last refreshed first")
+    }
+
+    /// The cache's answers with an order are the plain ones, letter by letter.
+    func testTheCacheKeepsTheOrder() {
+        var state = TUIState()
+        state.view = .episodes
+        let cached = TUISnapshot(library: snapshot.library, rowLists: RowListCache())
+        let plain = TUISnapshot(library: snapshot.library)
+        for order in TUIState.SortKey.keys(for: .episodes) {
+            for reversed in [false, true] {
+                state.sort[.episodes] = .init(order, reversed: reversed)
+                for needle in ["", "a", "ap", "app", "a", ""] {
+                    state.filter[.episodes] = needle.isEmpty ? nil : needle
+                    XCTAssertEqual(state.visibleIDs(.episodes, in: cached), state.visibleIDs(.episodes, in: plain), "\(order) \(reversed) \(needle)")
+                }
+            }
+        }
+    }
+}
