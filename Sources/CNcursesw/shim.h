@@ -30,6 +30,25 @@ static inline int podq_put_wchar(WINDOW *win, int y, int x, wchar_t ch, attr_t a
     return mvwadd_wch(win, y, x, &cell);
 }
 
+/// Writes one grapheme cluster at (y, x): its first scalar and the zero-width ones that follow (an
+/// accent, a variation selector, a joiner), as many as a cell holds; a cluster ncurses cannot hold in
+/// one cell keeps its first scalar.
+static inline int podq_put_cluster(WINDOW *win, int y, int x, const wchar_t *chars, int count, attr_t attrs, short pair) {
+    cchar_t cell;
+    wchar_t text[CCHARW_MAX + 1];
+    int n = 0;
+    for (int i = 0; i < count && n < CCHARW_MAX; i++) {
+        if (i > 0 && wcwidth(chars[i]) != 0) break;
+        text[n++] = chars[i];
+    }
+    text[n] = L'\0';
+    if (setcchar(&cell, text, attrs, pair, NULL) == ERR) {
+        wchar_t first[2] = { chars[0], L'\0' };
+        setcchar(&cell, first, attrs, pair, NULL);
+    }
+    return mvwadd_wch(win, y, x, &cell);
+}
+
 /// True when the current locale's codeset is UTF-8.
 static inline int podq_locale_is_utf8(void) {
     const char *cs = nl_langinfo(CODESET);

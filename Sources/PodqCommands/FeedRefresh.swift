@@ -21,6 +21,8 @@ struct FeedRefresh {
     struct Outcome: Sendable {
         var line: String
         var failed: Bool
+        /// The episodes the refresh found new.
+        var newCount = 0
     }
 
     /// Fetches `source` (a URL or a file) and subscribes to it.
@@ -128,7 +130,7 @@ struct FeedRefresh {
             var metadata: Logger.Metadata = ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("feed refreshed", metadata: metadata)
-            return Outcome(line: line, failed: false)
+            return Outcome(line: line, failed: false, newCount: new.count)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
             let message = CommandError(error).message

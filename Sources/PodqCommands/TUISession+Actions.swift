@@ -102,15 +102,11 @@ extension TUISession {
             let count = library.current.podcasts.count, store = context.store
             say("refreshing \(count) feed\(count == 1 ? "" : "s")…")
             background { refresher in
-                var lines: [String] = []
-                var failed = 0
-                for p in try store.podcasts() {
-                    let outcome = await refresher.refresh(p)
-                    if outcome.failed { failed += 1 }
-                    lines.append(outcome.line)
-                }
-                if failed > 0 { throw CommandError(lines.joined(separator: " · "), code: ExitCodes.failure) }
-                return "refreshed: " + lines.joined(separator: " · ")
+                var outcomes: [FeedRefresh.Outcome] = []
+                for p in try store.podcasts() { outcomes.append(await refresher.refresh(p)) }
+                let line = Self.refreshSummary(outcomes)
+                if outcomes.contains(where: \.failed) { throw CommandError(line, code: ExitCodes.failure) }
+                return line
             }
         case .removePodcast(let id):
             let store = context.store, library = self.library
@@ -124,6 +120,17 @@ extension TUISession {
         case .quit:
             break
         }
+    }
+
+    /// What a refresh of every feed did, in one message: every feed with new episodes, every failure
+    /// and every note (a move, repairs), and how many had nothing new.
+    nonisolated static func refreshSummary(_ outcomes: [FeedRefresh.Outcome]) -> String {
+        let told = outcomes.filter { $0.failed || $0.newCount > 0 || $0.line.contains(";") }
+        let quiet = outcomes.count - told.count
+        let new = outcomes.reduce(0) { $0 + $1.newCount }
+        var head = "refreshed \(outcomes.count) feed\(outcomes.count == 1 ? "" : "s"): \(new) new episode\(new == 1 ? "" : "s")"
+        if quiet > 0 { head += ", \(quiet) with nothing new" }
+        return ([head] + told.map(\.line)).joined(separator: " · ")
     }
 
     /// Queues `work` to run after the work of the keys before; its line (or its error) comes back

@@ -55,7 +55,16 @@ public final class CursesScreen {
                 if let previous, previous[x, y] == cell { continue }
                 guard let ch = cell.character, let scalar = ch.unicodeScalars.first else { continue }
                 let (attrs, pair) = Self.attributes(for: cell.style, pairs: colorPairs)
-                _ = podq_put_wchar(window, Int32(y), Int32(x), wchar_t(bitPattern: scalar.value), attrs, pair)
+                let scalars = ch.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+                if scalars.count == 2, ch.unicodeScalars.allSatisfy({ (0x1F1E6...0x1F1FF).contains($0.value) }), x + 1 < grid.width {
+                    // A flag: its two regional indicators in its two cells, which the terminal joins.
+                    _ = podq_put_wchar(window, Int32(y), Int32(x), scalars[0], attrs, pair)
+                    _ = podq_put_wchar(window, Int32(y), Int32(x + 1), scalars[1], attrs, pair)
+                    continue
+                }
+                _ = scalars.withUnsafeBufferPointer {
+                    podq_put_cluster(window, Int32(y), Int32(x), $0.baseAddress, Int32($0.count), attrs, pair)
+                }
                 // Where the C library counts a character narrower than the layout does (emoji with
                 // U+FE0F), fill the cell the layout reserved so nothing stale shows through.
                 if DisplayWidth.of(ch) == 2, wcwidth(wchar_t(bitPattern: scalar.value)) == 1, x + 1 < grid.width {

@@ -10,6 +10,10 @@ public enum DisplayWidth {
         }
         // An emoji presentation selector makes the preceding symbol wide in most terminals.
         if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { width = max(width, 2) }
+        // A flag (two regional indicators) is one wide picture.
+        if character.unicodeScalars.count == 2, character.unicodeScalars.allSatisfy({ (0x1F1E6...0x1F1FF).contains($0.value) }) {
+            width = 2
+        }
         return width
     }
 

@@ -21,9 +21,13 @@ public struct TUIRenderer: Sendable {
         guard width > 0, height > 0 else { return grid }
         let view = state.view
         let ids = state.visibleIDs(view, in: snapshot)
-        let rows = Self.tableRows(height: height)
-        let top = state.scrollOffset(view, ids: ids, rows: rows)
         let selected = state.selection(view, ids: ids)
+        // A long message takes up to a quarter of the screen from the table.
+        let said = height >= 2 ? message(state, snapshot, selectedID: selected.map { ids[$0] }) : nil
+        let lines = said.map { Self.messageLines($0.text, width: width, limit: max(1, height / 4)) } ?? []
+        let extra = max(0, lines.count - 1)
+        let rows = max(0, Self.tableRows(height: height) - extra)
+        let top = state.scrollOffset(view, ids: ids, rows: rows)
         let shown = Array(ids.dropFirst(top).prefix(rows))
         let selectedOnScreen = selected.map { $0 - top }
 
@@ -54,9 +58,12 @@ public struct TUIRenderer: Sendable {
         if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
-            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked), x: 0, y: height - 3, style: .header)
+            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked), x: 0, y: height - 3 - extra,
+                     style: .header)
         }
-        if height >= 2 { messageLine(state, snapshot, selectedID: selected.map { ids[$0] }, into: &grid, y: height - 2) }
+        if let said {
+            for (i, line) in lines.enumerated() { grid.put(line, x: 0, y: height - 2 - extra + i, style: said.style) }
+        }
         grid.put(hints(view, width: width, keys: state.keys), x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys) }
         return grid
@@ -116,57 +123,59 @@ public struct TUIRenderer: Sendable {
         return " " + parts.joined(separator: " · ")
     }
 
-    private func messageLine(_ state: TUIState, _ snapshot: TUISnapshot, selectedID: Int64?, into grid: inout Grid, y: Int) {
+    /// What the message line says: the prompt of the mode, else the last message, the queue's notice,
+    /// or the selected row's error.
+    private func message(_ state: TUIState, _ snapshot: TUISnapshot, selectedID: Int64?) -> (text: String, style: CellStyle)? {
         switch state.mode {
         case .filtering:
-            grid.put("Filter: \(state.filter[state.view] ?? "")▏  Enter keeps it · Esc clears it", x: 0, y: y, style: .accent)
-            return
+            return ("Filter: \(state.filter[state.view] ?? "")▏  Enter keeps it · Esc clears it", .accent)
         case .addingFeed(let text):
-            grid.put("Feed URL: \(text)▏  Enter adds it · Esc cancels", x: 0, y: y, style: .accent)
-            return
+            return ("Feed URL: \(text)▏  Enter adds it · Esc cancels", .accent)
         case .confirming(.removeCompleted(_, let title)):
-            grid.put("Remove \"\(title)\"? y: and delete its file · k: keep the file · any other key: keep both", x: 0, y: y, style: .accent)
-            return
+            return ("Remove \"\(title)\"? y: and delete its file · k: keep the file · any other key: keep both", .accent)
         case .confirming(.removePodcast(_, let title)):
-            grid.put("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", x: 0, y: y, style: .accent)
-            return
+            return ("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", .accent)
         case .confirming(.cancelMarked(let ids)):
-            grid.put("Cancel \(ids.count) download\(ids.count == 1 ? "" : "s") and delete \(ids.count == 1 ? "its partial file" : "their partial files")? y: yes · any other key: no",
-                     x: 0, y: y, style: .accent)
-            return
+            return ("Cancel \(ids.count) download\(ids.count == 1 ? "" : "s") and delete \(ids.count == 1 ? "its partial file" : "their partial files")? y: yes · any other key: no",
+                    .accent)
         case .confirming(.removeMarked(let ids)):
-            grid.put("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
-                     x: 0, y: y, style: .accent)
-            return
+            return ("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
+                    .accent)
         case .searching:
-            grid.put("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous",
-                     x: 0, y: y, style: .accent)
-            return
+            return ("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous", .accent)
         case .normal, .help, .detail:
             break
         }
-        if let message = state.message {
-            grid.put(message.text, x: 0, y: y, style: message.isError ? .failure : .normal)
-        } else if let notice = snapshot.notice {
-            grid.put(notice, x: 0, y: y, style: .failure)
-        } else if let id = selectedID {
-            switch state.view {
-            case .downloads:
-                if let row = snapshot.downloads.first(where: { Int64($0.id) == id }), let error = row.error, !error.isEmpty {
-                    grid.put("#\(id) \(row.state.name): \(error)", x: 0, y: y, style: .failure)
-                }
-            case .podcasts:
-                if let row = snapshot.podcasts.first(where: { $0.id == id }) {
-                    if let error = row.error {
-                        grid.put("last refresh failed: \(error)", x: 0, y: y, style: .failure)
-                    } else if let repairs = row.repairs {
-                        grid.put("read with repairs: \(repairs)", x: 0, y: y, style: .normal)
-                    }
-                }
-            case .episodes:
-                break
+        if let message = state.message { return (message.text, message.isError ? .failure : .normal) }
+        if let notice = snapshot.notice { return (notice, .failure) }
+        guard let id = selectedID else { return nil }
+        switch state.view {
+        case .downloads:
+            if let row = snapshot.downloads.first(where: { Int64($0.id) == id }), let error = row.error, !error.isEmpty {
+                return ("#\(id) \(row.state.name): \(error)", .failure)
             }
+        case .podcasts:
+            if let row = snapshot.podcasts.first(where: { $0.id == id }) {
+                if let error = row.error { return ("last refresh failed: \(error)", .failure) }
+                if let repairs = row.repairs { return ("read with repairs: \(repairs)", .normal) }
+            }
+        case .episodes:
+            break
         }
+        return nil
+    }
+
+    /// The message's lines at `width`: it wraps (a long message is never cut silently) onto at most
+    /// `limit` lines; what still does not fit ends with "…".
+    static func messageLines(_ text: String, width: Int, limit: Int) -> [String] {
+        guard width > 1, limit > 0 else { return [] }
+        if DisplayWidth.of(text) <= width { return [text] }
+        var lines = DisplayWidth.wrap(text, to: width)
+        if lines.count > limit {
+            lines = Array(lines.prefix(limit))
+            lines[limit - 1] = DisplayWidth.truncate(lines[limit - 1], to: width - 2) + " …"
+        }
+        return lines
     }
 
     private func emptyText(_ view: TUIView, _ state: TUIState) -> String {

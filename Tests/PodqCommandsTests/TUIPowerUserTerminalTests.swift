@@ -145,4 +145,24 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
+
+    /// Accents written as a letter and a combining mark, and flags, reach the terminal whole (ncurses
+    /// was handed only a cluster's first scalar).
+    func testClustersAreDrawnWhole() async throws {
+        server.serve(Array("""
+            <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Cafe\u{301} 🇯🇵 Radio</title>
+            <item><title>Episode e\u{301}te\u{301} 🇫🇷 and 🇯🇵</title><guid>c1</guid><enclosure url="/data/c1.mp3?size=1000&amp;seed=1" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8), as: "clusters.xml")
+        let added = try await cli.run(["add", server.url("/static/clusters.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
+        let tui = try openTUI(width: 100, height: 10)
+        tui.send("2")
+        let shown = await tui.waitFor { $0.contains("Episode été") }
+        XCTAssertTrue(shown.ok, "the combining accents are kept:\n\(shown.screen)")
+        XCTAssertTrue(shown.screen.contains("🇫🇷") && shown.screen.contains("🇯🇵"), "both halves of each flag:\n\(shown.screen)")
+        XCTAssertTrue(shown.screen.contains("Café"), shown.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
 }

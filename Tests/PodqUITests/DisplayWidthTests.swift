@@ -28,6 +28,9 @@ final class DisplayWidthWrapTests: XCTestCase {
         XCTAssertEqual(DisplayWidth.wrap("", to: 10), [""])
         XCTAssertEqual(DisplayWidth.wrap("x", to: 0), [])
         XCTAssertEqual(DisplayWidth.wrap("🇯🇵 flag", to: 4), ["🇯🇵", "flag"], "a flag is one cluster")
+        XCTAssertEqual(DisplayWidth.of("🇯🇵"), 2, "a flag is two cells")
+        XCTAssertEqual(DisplayWidth.of("🇯🇵🇫🇷"), 4)
+        XCTAssertEqual(DisplayWidth.of("e\u{301}te\u{301}"), 3, "combining accents take no cell")
         for line in DisplayWidth.wrap(String(repeating: "wörd ", count: 50), to: 13) { XCTAssertLessThanOrEqual(DisplayWidth.of(line), 13) }
     }
 }

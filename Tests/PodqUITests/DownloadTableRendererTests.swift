@@ -56,7 +56,23 @@ final class DownloadTableRendererTests: XCTestCase {
         let rows = [DownloadRow(id: 1, title: "The Very Long Podcast Name Weekly — Episode 12: Resume", state: .downloading,
                                 fraction: 0.25, received: 1_000_000, expected: 4_000_000, speed: 250_000, eta: 12)]
         XCTAssertEqual(DownloadTableRenderer().lines(rows, width: 80), [
-            "downloading The Very Lon… — Episode 12: Resume ██········  25% 250.0 KB/s 12s",
+            "downloading The Very Lon… — Episode 12: Resume ██▌·······  25% 250.0 KB/s 12s",
         ])
+    }
+}
+
+final class ProgressBarTests: XCTestCase {
+    func testTheLastCellFillsInEighths() {
+        XCTAssertEqual(ProgressBar.cells(fraction: 0, width: 4).filled, "")
+        XCTAssertEqual(ProgressBar.cells(fraction: 1.0 / 32, width: 4).filled, "▏")
+        XCTAssertEqual(ProgressBar.cells(fraction: 0.5, width: 4).filled, "██")
+        XCTAssertEqual(ProgressBar.cells(fraction: 0.5 + 3.0 / 32, width: 4).filled, "██▍")
+        XCTAssertEqual(ProgressBar.cells(fraction: 31.0 / 32, width: 4).filled, "███▉")
+        XCTAssertEqual(ProgressBar.cells(fraction: 1, width: 4).filled, "████")
+        XCTAssertEqual(ProgressBar.cells(fraction: 2, width: 4).filled, "████", "never past the end")
+        for n in 0...64 {
+            let bar = ProgressBar.cells(fraction: Double(n) / 64, width: 7)
+            XCTAssertEqual(bar.filled.count + bar.empty.count, 7, "always the bar's width")
+        }
     }
 }

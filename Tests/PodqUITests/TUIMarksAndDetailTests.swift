@@ -147,3 +147,28 @@ final class TUIMarksAndDetailTests: XCTestCase {
         XCTAssertFalse(text.contains("✓ One"), text)
     }
 }
+
+final class TUIMessageTests: XCTestCase {
+    /// A message wider than the screen wraps over up to a quarter of it, taking lines from the table;
+    /// past that it ends with "…": never cut silently.
+    func testALongMessageWrapsAndTheTableMakesRoom() {
+        let rows = (1...20).map { DownloadRow(id: $0, title: "Episode \($0)", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil) }
+        var state = TUIState()
+        state.message = .init("refreshed 3 feeds: 4 new episodes · Tech Talk: 3 new · Night Shift: 1 new; the feed moved to https://new.example/feed")
+        let text = TUIRenderer().render(&state, TUISnapshot(downloads: rows), width: 50, height: 16).text
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(Array(lines[12...14]), [
+            "refreshed 3 feeds: 4 new episodes · Tech Talk: 3",
+            "new · Night Shift: 1 new; the feed moved to",
+            "https://new.example/feed",
+        ], text)
+        XCTAssertTrue(lines[11].hasPrefix(" 0/3 active"), "the status line moves up:\n\(text)")
+        XCTAssertTrue(lines[10].contains("Episode 9") && !text.contains("Episode 10"), "the table gives up two rows:\n\(text)")
+        XCTAssertEqual(lines.count, 16)
+
+        state.message = .init(String(repeating: "word ", count: 100))
+        let cut = TUIRenderer().render(&state, TUISnapshot(downloads: rows), width: 50, height: 16).text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(cut[14].hasSuffix(" …"), "the fourth line says there is more:\n\(cut.joined(separator: "\n"))")
+        XCTAssertTrue(cut[10].hasPrefix(" 0/3 active"))
+    }
+}

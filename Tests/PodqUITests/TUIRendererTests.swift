@@ -58,7 +58,7 @@ final class TUIRendererTests: XCTestCase {
             downloading Episode one  █████·····  50%
             downloading Live stream  ███·······   ?%
             queued      ポッドキャ…  ··········   ?%
-            paused      Paused one   ██········  25%
+            paused      Paused one   ██▌·······  25%
              2/3 active · 1.8 MB/s · 1 queued · 1 pa
 
             ↑↓ select  Tab view  ? help  q quit
