@@ -26,6 +26,8 @@ extension TUISession {
             act { try await runner.move(id: id, by: offset) ? nil : "#\(id) is already \(offset < 0 ? "first" : "last")" }
         case .changeLimit(let offset):
             changeLimit(by: offset)
+        case .changePerHost(let offset):
+            changePerHost(by: offset)
         case .changeRate(let faster):
             changeRate(faster: faster)
         case .pauseAll(let pause):
@@ -163,6 +165,26 @@ extension TUISession {
                 return "\(value) downloads at once (saved in \(configFile))"
             } catch {
                 throw CommandError("\(value) downloads at once; not saved: \(error.localizedDescription)", code: ExitCodes.config)
+            }
+        }
+    }
+
+    /// `]` / `[`: the runner's per-host cap now, and the config file for the next start.
+    private func changePerHost(by offset: Int) {
+        let value = min(64, max(1, perHost + offset))
+        guard value != perHost else {
+            say("the per-host cap is already \(value)")
+            return
+        }
+        perHost = value
+        let runner = self.runner, configFile = context.paths.configFile
+        act {
+            await runner.setPerHost(value)
+            do {
+                try ConfigFile(path: configFile).set("per-host-downloads", to: String(value))
+                return "\(value) download\(value == 1 ? "" : "s") at once from one host (saved in \(configFile))"
+            } catch {
+                throw CommandError("\(value) at once from one host; not saved: \(error.localizedDescription)", code: ExitCodes.config)
             }
         }
     }

@@ -30,6 +30,8 @@ final class TUISession {
     var tick = 0
     /// The number of downloads at once the keys asked for (`+`, `-`).
     var limit: Int
+    /// The number of downloads at once from one host the keys asked for (`]`, `[`).
+    var perHost: Int
     /// Timing for `podq-bench library` (`PODQ_TRACE_FRAMES`); nil otherwise.
     let trace = FrameTrace.fromEnvironment()
 
@@ -55,6 +57,7 @@ final class TUISession {
         self.rateLimiter = rateLimiter
         self.transport = transport
         self.limit = max(1, settings.simultaneousDownloads)
+        self.perHost = max(1, settings.perHostDownloads)
         let model = DownloadsViewModel()
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
@@ -209,7 +212,7 @@ final class TUISession {
     func snapshot() -> TUISnapshot {
         TUISnapshot(downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
                     limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
-                    waitingForHost: runner.waitingForHost, perHost: settings.perHostDownloads)
+                    waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
     }
 }
 

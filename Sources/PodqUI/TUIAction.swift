@@ -11,6 +11,8 @@ public enum TUIAction: Sendable, Equatable {
     case move(id: Int64, by: Int)
     /// Raise (+1) or lower (-1) the number of simultaneous downloads.
     case changeLimit(by: Int)
+    /// Raise (+1) or lower (-1) the number of simultaneous downloads from one host.
+    case changePerHost(by: Int)
     /// Raise (`>`, doubling it, up to none) or lower (`<`, halving it) the speed limit the downloads share.
     case changeRate(faster: Bool)
     /// Pause everything (true) or resume everything (false).

@@ -91,6 +91,8 @@ public enum TUIController {
         case .character("u"): return [.refreshFeeds]
         case .character("+"): return [.changeLimit(by: 1)]
         case .character("-"): return [.changeLimit(by: -1)]
+        case .character("]"): return [.changePerHost(by: 1)]
+        case .character("["): return [.changePerHost(by: -1)]
         case .character("<"): return [.changeRate(faster: false)]
         case .character(">"): return [.changeRate(faster: true)]
         case .character("P"):

@@ -113,8 +113,8 @@ public struct TUIRenderer: Sendable {
         let t = snapshot.totals
         var speed = Format.bytes(Int64(t.speed)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
-        var parts = ["\(t.active)/\(snapshot.limit) active", speed, "\(t.queued) queued"]
-        if snapshot.waitingForHost > 0 { parts[2] += " (\(snapshot.waitingForHost) wait for their host: per-host \(snapshot.perHost))" }
+        var parts = ["\(t.active)/\(snapshot.limit) active, \(snapshot.perHost) a host", speed, "\(t.queued) queued"]
+        if snapshot.waitingForHost > 0 { parts[2] += " (\(snapshot.waitingForHost) wait for their host)" }
         if t.paused > 0 { parts.append("\(t.paused) paused") }
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")

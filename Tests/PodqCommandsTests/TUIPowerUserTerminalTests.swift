@@ -7,6 +7,12 @@ import XCTest
 final class TUIPowerUserTerminalTests: TerminalTestCase {
     /// A feed of `count` episodes whose notes are HTML with entities, a list, a link and a script.
     private func subscribe(count: Int, title: String = "Notes Show") async throws {
+        serveFeed(count: count, title: title)
+        let added = try await cli.run(["add", server.url("/static/notes.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
+    }
+
+    private func serveFeed(count: Int, title: String = "Notes Show") {
         let items = (1...count).map { i in
             """
             <item><title>Episode \(i)</title><guid>n\(i)</guid><pubDate>Sat, \(10 + i) Oct 2026 10:00:00 GMT</pubDate>
@@ -22,8 +28,6 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
             \(items)
             </channel></rss>
             """.utf8), as: "notes.xml")
-        let added = try await cli.run(["add", server.url("/static/notes.xml").absoluteString])
-        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
     }
 
     func testTheDetailPaneShowsTheNotesAsPlainTextAndScrolls() async throws {
@@ -162,6 +166,44 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(shown.ok, "the combining accents are kept:\n\(shown.screen)")
         XCTAssertTrue(shown.screen.contains("🇫🇷") && shown.screen.contains("🇯🇵"), "both halves of each flag:\n\(shown.screen)")
         XCTAssertTrue(shown.screen.contains("Café"), shown.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    /// `]` raises the per-host cap live (the server sees a second transfer), the status line shows
+    /// it, and the config keeps it.
+    func testTheBracketsChangeThePerHostCapLive() async throws {
+        _ = try await queue(4, size: 4_000_000, rate: 300_000)
+        let tui = try openTUI(["--jobs", "4", "--per-host", "1"], width: 130, height: 12)
+        let one = await waitUntil { self.server.log.currentInFlight == 1 }
+        XCTAssertTrue(one, "the cap holds one, saw \(server.log.currentInFlight)")
+        let shown = await tui.waitFor { $0.contains("active, 1 a host") }
+        XCTAssertTrue(shown.ok, shown.screen)
+        tui.send("]")
+        let two = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(two, "raised live, saw \(server.log.currentInFlight)")
+        let said = await tui.waitFor { $0.contains("active, 2 a host") && $0.contains("2 downloads at once from one host") }
+        XCTAssertTrue(said.ok, said.screen)
+        let config = (try? String(contentsOfFile: cli.home + "/config", encoding: .utf8)) ?? ""
+        XCTAssertTrue(config.contains("per-host-downloads = 2"), config)
+        tui.send("P")
+        _ = await waitUntil { self.server.log.currentInFlight == 0 }
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    /// `u` says which feeds brought new episodes.
+    func testARefreshSaysWhichFeedsHaveNewEpisodes() async throws {
+        try await subscribe(count: 2)
+        let tui = try openTUI(width: 120, height: 12)
+        tui.send("u")
+        let nothing = await tui.waitFor { $0.contains("refreshed 1 feed: 0 new episodes, 1 with nothing new") }
+        XCTAssertTrue(nothing.ok, nothing.screen)
+        serveFeed(count: 4)  // two episodes more
+        tui.send("u")
+        let new = await tui.waitFor { $0.contains("refreshed 1 feed: 2 new episodes · Notes Show: 2 new") }
+        XCTAssertTrue(new.ok, new.screen)
+        XCTAssertTrue(new.screen.contains("2 Episodes (4)"), "the library shows them:\n\(new.screen)")
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }

@@ -128,7 +128,7 @@ final class TUIMarksAndDetailTests: XCTestCase {
             │ First paragraph of the notes, long   │
             │ enough to wrap.                      │
             └─ 1–8 of 12 lines · ↑↓ PgUp PgDn scr…─┘
-             1/3 active · 1 B/s · 0 queued · 1 pause
+             1/3 active, 2 a host · 1 B/s · 0 queued
             """ + "\n\n" + TUIRenderer().hints(.episodes, width: 40), "an empty field is left out")
         state.detailScroll = 100
         let bottom = TUIRenderer().render(&state, snapshot, width: 40, height: 14).text

@@ -36,7 +36,7 @@ final class TUIRendererTests: XCTestCase {
             cancelled   Changed my mind              ················   ?% 0 B / ?             -          -
             completed   Done                         ████████████████ 100% 2.0 KB / 2.0 KB     -          -
 
-             2/3 active · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 5/7
+             2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 5/7
             #5 failed: 404: The server has no file at http://x/y
             ↑↓ select  Tab view  p pause  c cancel  r retry  Enter next  K/J move  +/- limit  ? help  q quit
             """)
@@ -46,7 +46,7 @@ final class TUIRendererTests: XCTestCase {
         var state = TUIState()
         let snapshot = TUISnapshot(downloads: Self.downloads, limit: 6, waitingForHost: 1, perHost: 2)
         let status = frame(&state, snapshot, width: 130).split(separator: "\n").first { $0.contains("active") }
-        XCTAssertEqual(status.map(String.init), " 2/6 active · 1.8 MB/s · 1 queued (1 wait for their host: per-host 2) · 1 paused · 1 failed · 1 done · row 1/7")
+        XCTAssertEqual(status.map(String.init), " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait for their host) · 1 paused · 1 failed · 1 done · row 1/7")
     }
 
     func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
@@ -59,7 +59,7 @@ final class TUIRendererTests: XCTestCase {
             downloading Live stream  ███·······   ?%
             queued      ポッドキャ…  ··········   ?%
             paused      Paused one   ██▌·······  25%
-             2/3 active · 1.8 MB/s · 1 queued · 1 pa
+             2/3 active, 2 a host · 1.8 MB/s · 1 que
 
             ↑↓ select  Tab view  ? help  q quit
             """)
@@ -90,7 +90,7 @@ final class TUIRendererTests: XCTestCase {
             new         2025-11-20 1:02:03  52.0 MB   Tech Talk            Swift on Linux
             completed   2025-11-13 1:35               Tech Talk            ncurses in 2026
             queued                                    日本語ラジオ         第一回
-             0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 1/3
+             0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 0 done · row 1/3
 
             ↑↓ select  Tab view  Enter queue  / search  f filter  Esc all  a add feed  ? help  q quit
             """)
@@ -107,7 +107,7 @@ final class TUIRendererTests: XCTestCase {
             EPISODES REFRESHED  AUTO FEED     PODCAST
             2        2025-11-20 auto repaired Tech Talk
             1                        failed   日本語ラジオ
-             0/3 active · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
+             0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
             last refresh failed: 404: The server has no file at https://example.jp/rss
             ↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit
             """)

@@ -64,6 +64,16 @@ extension QueueRunner {
         }
     }
 
+    /// Changes how many downloads may run at once from one host: raised, more start at once; lowered,
+    /// the running ones go on and no other starts from that host until it is under the new cap.
+    public func setPerHost(_ value: Int) async {
+        await exclusively {
+            perHost = max(1, value)
+            updateStatus()
+            try? await replan()
+        }
+    }
+
     /// Makes the download `id` the next to start: first in the queue, and queued again when it was
     /// paused, failed or cancelled.
     public func startNext(id: Int64) async throws(StoreError) {

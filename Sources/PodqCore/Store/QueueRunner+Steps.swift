@@ -8,6 +8,7 @@ extension QueueRunner {
     struct PlanBasis: Equatable {
         var stamp: QueueStore.ChangeStamp
         var limit: Int
+        var perHost: Int
         var hold: OutcomeDecision.Hold
     }
 
@@ -18,12 +19,12 @@ extension QueueRunner {
         // Nothing runs and nothing changed since the last plan (the store, the limit, the hold, and no
         // retry came due): the plan would be the same, so the rows are not read again.
         let stamp = try await store.changeStamp()
-        let basis = PlanBasis(stamp: stamp, limit: limit, hold: hold)
+        let basis = PlanBasis(stamp: stamp, limit: limit, perHost: perHost, hold: hold)
         if running.isEmpty, let planned, planned.basis == basis, now < planned.due { return }
         let rows = try await store.loadDownloads()
         observers.onSync(rows)
         let plan = QueuePlanner.plan(QueuePlanner.Input(
-            rows: rows, running: running.mapValues(\.host), limit: limit, perHost: settings.perHostDownloads,
+            rows: rows, running: running.mapValues(\.host), limit: limit, perHost: perHost,
             now: now, holding: hold != .none))
         lastPlan = plan
         planned = (basis, plan.nextDue.map { now + $0 } ?? .infinity)

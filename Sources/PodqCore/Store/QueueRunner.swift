@@ -63,6 +63,8 @@ public actor QueueRunner {
         public var running = 0
         /// Queued downloads that could start but wait for their host (as of the last plan).
         public var waitingForHost = 0
+        /// The number of downloads that may run at once from one host.
+        public var perHost = 2
     }
 
     /// A running download.
@@ -97,6 +99,8 @@ public actor QueueRunner {
     var summary = Summary()
     var hold = OutcomeDecision.Hold.none
     var limit: Int
+    /// Downloads at once from one host (the config's `per-host-downloads`; ``setPerHost(_:)`` changes it).
+    var perHost: Int
     var lastCheckpoint = 0.0
     var lastPlan = QueuePlanner.Plan()
     /// What the last plan was made from, to skip reading an unchanged queue (``replan()``).
@@ -118,7 +122,8 @@ public actor QueueRunner {
         self.logger = logger
         self.observers = observers
         self.limit = max(1, settings.simultaneousDownloads)
-        self.shared = Mutex(Status(limit: max(1, settings.simultaneousDownloads)))
+        self.perHost = max(1, settings.perHostDownloads)
+        self.shared = Mutex(Status(limit: max(1, settings.simultaneousDownloads), perHost: max(1, settings.perHostDownloads)))
         (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)
     }
 
@@ -130,6 +135,8 @@ public actor QueueRunner {
     public nonisolated var runningCount: Int { status.running }
     /// Queued downloads that wait because their host has `per-host-downloads` running (as of the last plan).
     public nonisolated var waitingForHost: Int { status.waitingForHost }
+    /// The number of downloads that may run at once from one host.
+    public nonisolated var perHostLimit: Int { status.perHost }
 
     /// Runs until no download is running and none is queued (a retry that waits counts as queued),
     /// or, with `untilStopped` (the TUI), until ``stop()``. Call it once.
@@ -187,7 +194,7 @@ public actor QueueRunner {
     }
 
     func updateStatus() {
-        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost)
+        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost)
         shared.withLock { $0 = status }
     }
 

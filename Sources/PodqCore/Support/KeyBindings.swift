@@ -13,6 +13,7 @@ public struct KeyBindings: Sendable, Equatable {
         case moreJobs = "more-jobs", fewerJobs = "fewer-jobs", slower, faster
         case pauseAll = "pause-all", addFeed = "add-feed", refresh, filter, help, quit
         case detail, mark, markAll = "mark-all", search, next, previous, sort, sortReverse = "sort-reverse"
+        case morePerHost = "more-per-host", fewerPerHost = "fewer-per-host"
     }
 
     /// Every action's key when the config does not change it.
@@ -21,7 +22,7 @@ public struct KeyBindings: Sendable, Equatable {
         .open: "d", .cancel: "c", .pause: "p", .retry: "r", .remove: "x", .play: "o", .moveUp: "K", .moveDown: "J",
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
-        .sort: "s", .sortReverse: "S",
+        .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
     ]
 
     /// The config's changes.
