@@ -62,6 +62,25 @@ extension TUISession {
                 let already = skipped.isEmpty ? "" : "; \(skipped.count) already in the queue"
                 return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + already
             }
+        case .queueFromPodcasts(let ids, let latest):
+            let planning = QueuePlanning(context: context), store = context.store
+            act {
+                var episodeIds: [Int64] = []
+                for id in ids {
+                    let listing = try store.episodes(podcastId: id)  // newest first
+                    let chosen: [QueueStore.EpisodeListing]
+                    if let latest {
+                        chosen = Array(listing.prefix(latest))
+                    } else {
+                        chosen = listing.filter { $0.downloadState == nil }
+                    }
+                    episodeIds += chosen.compactMap { $0.episode.id }
+                }
+                guard !episodeIds.isEmpty else { return "nothing new to queue" }
+                let (new, skipped) = try planning.plan(forEpisodes: episodeIds)
+                let made = try await runner.add(new)
+                return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
+            }
         case .performMany(let event, let ids):
             act {
                 var done = 0

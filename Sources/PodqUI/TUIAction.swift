@@ -27,6 +27,8 @@ public enum TUIAction: Sendable, Equatable {
     case performMany(DownloadEvent, ids: [Int64])
     /// Remove several rows, deleting completed files when `deletingFiles`.
     case removeMany(ids: [Int64], deletingFiles: Bool)
+    /// Queue episodes of podcasts: the `latest` N of each, or (nil) every one never queued.
+    case queueFromPodcasts(ids: [Int64], latest: Int?)
     /// Read what the detail pane shows of a row (its notes come from the store).
     case loadDetail(view: TUIView, id: Int64)
     /// Subscribe to a feed.

@@ -20,6 +20,8 @@ public enum TUIController {
             return []
         case .addingFeed(let text):
             return editFeedURL(key, text: text, state: &state)
+        case .queueingFrom(let podcasts, let title, let count):
+            return editQueueCount(key, podcasts: podcasts, title: title, count: count, state: &state)
         case .confirming(let question):
             state.mode = .normal
             return answer(key, to: question, state: &state)
@@ -92,6 +94,29 @@ public enum TUIController {
         case .character("+"): return [.changeLimit(by: 1)]
         case .character("-"): return [.changeLimit(by: -1)]
         case .character("]"): return [.changePerHost(by: 1)]
+        case .character("R"):
+            let failed = snapshot.downloads.filter { if case .failed = $0.state { true } else { false } }.map { Int64($0.id) }
+            guard !failed.isEmpty else {
+                state.message = .init("No download has failed.")
+                return []
+            }
+            return [.performMany(.retry, ids: failed)]
+        case .character("C"):
+            let completed = snapshot.downloads.filter { $0.state == .completed }.map { Int64($0.id) }
+            guard !completed.isEmpty else {
+                state.message = .init("No completed row to clear.")
+                return []
+            }
+            return [.removeMany(ids: completed, deletingFiles: false)]
+        case .character("Q"):
+            guard view == .podcasts || view == .episodes, let scope = view == .podcasts ? selectedID : state.episodesOf?.id else {
+                state.message = .init("Q queues a podcast's episodes: in the Podcasts view (\(state.keys.key(.podcasts))), or the episodes of one podcast.")
+                return []
+            }
+            let marked = view == .podcasts ? state.markedIDs(.podcasts, in: snapshot) : []
+            let ids = marked.isEmpty ? [scope] : marked
+            let title = ids.count == 1 ? snapshot.podcasts.first { $0.id == ids[0] }?.title ?? "#\(ids[0])" : "\(ids.count) podcasts"
+            state.mode = .queueingFrom(podcasts: ids, title: title, count: "")
         case .character("["): return [.changePerHost(by: -1)]
         case .character("<"): return [.changeRate(faster: false)]
         case .character(">"): return [.changeRate(faster: true)]
@@ -328,6 +353,25 @@ public enum TUIController {
         default: break
         }
         state.filter[state.view] = text.isEmpty ? nil : text
+    }
+
+    /// `Q`'s question: digits for the latest N, Enter for every new episode, Esc for nothing.
+    private static func editQueueCount(_ key: Key, podcasts: [Int64], title: String, count: String, state: inout TUIState) -> [TUIAction] {
+        var count = count
+        switch key {
+        case .escape:
+            state.mode = .normal
+            return []
+        case .enter:
+            state.mode = .normal
+            state.marked[.podcasts] = nil
+            return [.queueFromPodcasts(ids: podcasts, latest: Int(count).flatMap { $0 > 0 ? $0 : nil })]
+        case .backspace: if !count.isEmpty { count.removeLast() }
+        case .character(let ch) where ch.isASCII && ch.isNumber && count.count < 5: count.append(ch)
+        default: break
+        }
+        state.mode = .queueingFrom(podcasts: podcasts, title: title, count: count)
+        return []
     }
 
     private static func editFeedURL(_ key: Key, text: String, state: inout TUIState) -> [TUIAction] {

@@ -141,6 +141,9 @@ public struct TUIRenderer: Sendable {
         case .confirming(.removeMarked(let ids)):
             return ("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
                     .accent)
+        case .queueingFrom(_, let title, let count):
+            return ("Queue from \(title): \(count.isEmpty ? "every new episode" : "the latest \(count)")▏  type a number for the latest N · Enter queues · Esc cancels",
+                    .accent)
         case .searching:
             return ("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous", .accent)
         case .normal, .help, .detail:

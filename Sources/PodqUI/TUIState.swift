@@ -19,6 +19,8 @@ public struct TUIState: Sendable, Equatable {
         case help
         /// The detail pane of the selected row (`i`): ``TUIState/detail``.
         case detail
+        /// Asking how many of the podcasts' latest episodes to queue (`Q`): empty for every new one.
+        case queueingFrom(podcasts: [Int64], title: String, count: String)
     }
 
     /// A question the user answers with a key.

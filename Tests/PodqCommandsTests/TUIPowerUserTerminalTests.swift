@@ -207,4 +207,39 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
+
+    /// From the Podcasts view, `Q` queues the latest N or every new episode; `C` then clears the
+    /// completed rows and keeps their files.
+    func testQQueuesAPodcastsLatestOrNewEpisodesAndCClearsCompletedRows() async throws {
+        try await subscribe(count: 4)
+        let tui = try openTUI(["--jobs", "4"], width: 130, height: 14)
+        tui.send("3")
+        let listed = await tui.waitFor { $0.contains("Notes Show") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        tui.send("Q")
+        tui.send("2")
+        let asked = await tui.waitFor { $0.contains("Queue from Notes Show: the latest 2") }
+        XCTAssertTrue(asked.ok, asked.screen)
+        tui.send("\r")
+        let two = await tui.waitFor { $0.contains("queued 2 episodes") }
+        XCTAssertTrue(two.ok, two.screen)
+        tui.send("Q")
+        tui.send("\r")
+        let rest = await tui.waitFor { $0.contains("queued 2 episodes") && $0.contains("Downloads (4)") }
+        XCTAssertTrue(rest.ok, "every new one: the two older:\n\(rest.screen)")
+        tui.send("Q")
+        tui.send("\r")
+        let none = await tui.waitFor { $0.contains("nothing new to queue") }
+        XCTAssertTrue(none.ok, none.screen)
+        tui.send("1")
+        let done = await tui.waitFor(timeout: 30) { $0.contains("4 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        tui.send("C")
+        let cleared = await tui.waitFor { $0.contains("Downloads (0)") && $0.contains("removed 4 rows; files kept") }
+        XCTAssertTrue(cleared.ok, cleared.screen)
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: cli.home + "/downloads"))?.filter { $0.hasSuffix(".mp3") } ?? []
+        XCTAssertEqual(files.count, 4, "the files stay: \(files)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
 }

@@ -76,6 +76,33 @@ final class TUIMarksAndDetailTests: XCTestCase {
         XCTAssertEqual(state.message?.text, "None of the 1 marked downloads can be paused.")
     }
 
+    func testShiftRRetriesEveryFailedAndShiftCClearsEveryCompletedRow() {
+        var state = TUIState()
+        XCTAssertEqual(press(.character("R"), state: &state), [.performMany(.retry, ids: [3])])
+        XCTAssertEqual(press(.character("C"), state: &state), [.removeMany(ids: [4], deletingFiles: false)], "files kept")
+        let empty = TUISnapshot()
+        XCTAssertEqual(TUIController.handle(.character("R"), state: &state, snapshot: empty, pageSize: 2), [])
+        XCTAssertEqual(state.message?.text, "No download has failed.")
+    }
+
+    func testShiftQAsksHowManyOfAPodcastsEpisodesToQueue() {
+        var state = TUIState()
+        state.view = .podcasts
+        _ = press(.character("Q"), state: &state)
+        XCTAssertEqual(state.mode, .queueingFrom(podcasts: [7], title: "Show", count: ""))
+        _ = press(.character("1"), .character("x"), .character("2"), state: &state)
+        XCTAssertEqual(state.mode, .queueingFrom(podcasts: [7], title: "Show", count: "12"), "digits only")
+        XCTAssertEqual(press(.enter, state: &state), [.queueFromPodcasts(ids: [7], latest: 12)])
+        _ = press(.character("Q"), state: &state)
+        XCTAssertEqual(press(.enter, state: &state), [.queueFromPodcasts(ids: [7], latest: nil)], "Enter alone: every new one")
+        _ = press(.character("Q"), state: &state)
+        XCTAssertEqual(press(.escape, state: &state), [])
+        XCTAssertEqual(state.mode, .normal)
+        state.view = .downloads
+        XCTAssertEqual(press(.character("Q"), state: &state), [])
+        XCTAssertTrue(state.message?.text.hasPrefix("Q queues a podcast's episodes") == true)
+    }
+
     func testEnterQueuesEveryMarkedEpisodeAndSpaceMarksThere() {
         var state = TUIState()
         state.view = .episodes

@@ -14,6 +14,7 @@ public struct KeyBindings: Sendable, Equatable {
         case pauseAll = "pause-all", addFeed = "add-feed", refresh, filter, help, quit
         case detail, mark, markAll = "mark-all", search, next, previous, sort, sortReverse = "sort-reverse"
         case morePerHost = "more-per-host", fewerPerHost = "fewer-per-host"
+        case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new"
     }
 
     /// Every action's key when the config does not change it.
@@ -23,6 +24,7 @@ public struct KeyBindings: Sendable, Equatable {
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
         .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
+        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q",
     ]
 
     /// The config's changes.
