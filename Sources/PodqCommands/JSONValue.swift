@@ -6,6 +6,7 @@ enum JSONValue {
     case string(String)
     case int(Int64)
     case null
+    case bool(Bool)
     case array([JSONValue])
     /// Written with its keys sorted.
     case object([String: JSONValue])
@@ -27,6 +28,7 @@ enum JSONValue {
         case .string(let s): Self.quote(s, into: &out)
         case .int(let n): out.append(contentsOf: String(n).utf8)
         case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {

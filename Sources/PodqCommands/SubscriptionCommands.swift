@@ -96,27 +96,29 @@ struct FeedsCommand: ParsableCommand {
     }
 }
 
-/// `podq episodes [<podcast>] [--json]`.
+/// `podq episodes [<podcast>] [--new] [--json]`.
 struct EpisodesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Flag(name: .long, help: "Only new episodes: never queued and not marked played.") var new = false
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
 
     func run() throws {
         let context = try QueueContext.open(global)
-        let rows: [QueueStore.EpisodeListing]
+        var rows: [QueueStore.EpisodeListing]
         do {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
             rows = try context.store.episodes(podcastId: id ?? nil)
         } catch { throw CommandError(error) }
+        if new { rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil } }
         if json {
             Console.out(JSONValue.array(rows.map { r in
                 let e = r.episode
                 return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
                                 "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
                                 "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
-                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new"),
+                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new"), "played": .bool(e.playedAt != nil),
                                 "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
             }).text)
             return

@@ -25,6 +25,8 @@ final class TUILibrary: Sendable {
         var fingerprint: [String] = []
         var watchedAt = 0.0
         var failure: String?
+        /// Episodes marked played or not (`m`) that the library may not show yet.
+        var playedChanges: [Int64: Bool] = [:]
     }
 
     private let store: QueueStore
@@ -37,6 +39,17 @@ final class TUILibrary: Sendable {
     /// The newest library (empty until the first read ends).
     var current: EpisodeLibrary { state.withLock { $0.library } }
     var estimates: [Int64: Int64] { state.withLock { $0.estimates } }
+    /// Episodes marked played or not that the newest library may not show yet.
+    var playedChanges: [Int64: Bool] { state.withLock { $0.playedChanges } }
+
+    /// Shows `ids` as played (or not) at once, before the store and the next read have them.
+    func markPlayed(_ ids: [Int64], _ played: Bool) {
+        state.withLock { state in
+            for id in ids { state.playedChanges[id] = played }
+            state.fresh = true
+        }
+    }
+
     /// True once the first read ended.
     var isLoaded: Bool { state.withLock { $0.loaded } }
 
@@ -118,7 +131,7 @@ final class TUILibrary: Sendable {
             for e in summaries {
                 if let download = e.downloadId, let length = e.length, length > 0 { estimates[download] = length }
                 entries.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
-                                     length: e.length))
+                                     length: e.length, played: e.played))
             }
             let rows = podcasts.map { p in
                 PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
@@ -130,6 +143,8 @@ final class TUILibrary: Sendable {
             state.withLock {
                 $0.library = library
                 $0.estimates = estimates
+                // A change the new library has is no longer needed on top of it.
+                $0.playedChanges = $0.playedChanges.filter { id, played in library.position(of: id).map { library.isPlayed(at: $0) } != played }
                 $0.fingerprint = fingerprint
                 $0.fresh = true
                 $0.loaded = true

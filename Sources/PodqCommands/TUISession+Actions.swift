@@ -81,6 +81,14 @@ extension TUISession {
                 let made = try await runner.add(new)
                 return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
             }
+        case .setPlayed(let ids, let played):
+            library.markPlayed(ids, played)
+            let store = context.store, library = self.library
+            act {
+                try store.setPlayed(episodeIds: ids, played: played)
+                library.reload()
+                return "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
+            }
         case .performMany(let event, let ids):
             act {
                 var done = 0

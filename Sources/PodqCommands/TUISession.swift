@@ -210,9 +210,11 @@ final class TUISession {
 
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
-        TUISnapshot(downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
+        var snapshot = TUISnapshot(downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
                     limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
                     waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
+        snapshot.playedChanges = library.playedChanges
+        return snapshot
     }
 }
 

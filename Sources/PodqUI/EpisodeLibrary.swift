@@ -15,8 +15,11 @@ public final class EpisodeLibrary: Sendable {
         public var published: Double?
         public var duration: Int?
         public var length: Int64?
+        /// Marked played by the user.
+        public var played: Bool
 
-        public init(id: Int64, podcastId: Int64, title: String, published: Double?, duration: Int?, length: Int64?) {
+        public init(id: Int64, podcastId: Int64, title: String, published: Double?, duration: Int?, length: Int64?, played: Bool = false) {
+            self.played = played
             self.id = id
             self.podcastId = podcastId
             self.title = title
@@ -37,6 +40,7 @@ public final class EpisodeLibrary: Sendable {
     private let published: [Double]
     private let durations: [Int32]
     private let lengths: [Int64]
+    private let played: [Bool]
     private let titleStarts: [UInt32]
     private let keyStarts: [UInt32]
     private let titles: [UInt8]
@@ -48,6 +52,7 @@ public final class EpisodeLibrary: Sendable {
     private let podcastTitles: [Int64: String]
     private let foldedPodcastTitles: [Int64: [UInt8]]
     private let episodeCounts: [Int64: Int]
+    private let playedCounts: [Int64: Int]
 
     private static let versions = Atomic<Int>(0)
 
@@ -62,6 +67,9 @@ public final class EpisodeLibrary: Sendable {
         var ids: [Int64] = [], podcastIds: [Int64] = [], published: [Double] = [], durations: [Int32] = [], lengths: [Int64] = []
         var titleStarts: [UInt32] = [], keyStarts: [UInt32] = [], titles: [UInt8] = [], keys: [UInt8] = []
         var counts: [Int64: Int] = [:]
+        var playedCounts: [Int64: Int] = [:]
+        var played: [Bool] = []
+        played.reserveCapacity(n)
         ids.reserveCapacity(n)
         podcastIds.reserveCapacity(n)
         published.reserveCapacity(n)
@@ -82,6 +90,8 @@ public final class EpisodeLibrary: Sendable {
             keyStarts.append(UInt32(keys.count))
             Self.appendFolded(entry.title, to: &keys)
             counts[entry.podcastId, default: 0] += 1
+            played.append(entry.played)
+            if entry.played { playedCounts[entry.podcastId, default: 0] += 1 }
         }
         titleStarts.append(UInt32(titles.count))
         keyStarts.append(UInt32(keys.count))
@@ -101,6 +111,8 @@ public final class EpisodeLibrary: Sendable {
         self.podcastTitles = names
         self.foldedPodcastTitles = names.mapValues { Array($0.lowercased().utf8) }
         self.episodeCounts = counts
+        self.playedCounts = playedCounts
+        self.played = played
     }
 
     /// Lower-cases ASCII byte by byte and the rest through the standard library.
@@ -117,6 +129,12 @@ public final class EpisodeLibrary: Sendable {
 
     /// The number of episodes of `podcast`.
     public func episodeCount(of podcast: Int64) -> Int { episodeCounts[podcast] ?? 0 }
+
+    /// The number of episodes of `podcast` marked played.
+    public func playedCount(of podcast: Int64) -> Int { playedCounts[podcast] ?? 0 }
+
+    /// True when the episode at `position` was marked played (as of this library's read).
+    public func isPlayed(at position: Int) -> Bool { played[position] }
 
     /// The id of the episode at `position`.
     public func id(at position: Int) -> Int64 { ids[position] }

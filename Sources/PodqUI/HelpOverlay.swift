@@ -14,7 +14,7 @@ public enum HelpOverlay {
             (k(.cancel), "cancel the download: stop it, delete its partial file"),
             (k(.pause) + "  Space", "pause / resume the download (the partial file is kept)"),
             (k(.retry) + "  " + k(.retryFailed), "retry a failed or cancelled download · retry every failed one"),
-            (k(.play), "play a completed download with the configured player"),
+            (k(.play) + "  " + k(.played), "play a completed download with the player · mark episodes played / not"),
             (k(.moveUp) + "  " + k(.moveDown), "move the download up / down in the queue"),
             (k(.moreJobs) + " " + k(.fewerJobs) + " " + k(.morePerHost) + " " + k(.fewerPerHost) + " " + k(.slower) + " " + k(.faster),
              "more / fewer at once · from one host · halve / double the speed limit (saved)"),

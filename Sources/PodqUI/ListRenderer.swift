@@ -30,11 +30,13 @@ enum ListRenderer {
     static func podcasts(_ rows: [PodcastRow], into grid: inout Grid, y: Int, selected: Int?) {
         let columns: [Column<PodcastRow>] = [
             Column(title: "EPISODES", width: 8) { String($0.episodes) },
+            Column(title: "NEW", width: 5) { $0.newEpisodes.map(String.init) ?? "" },
+            Column(title: "DONE", width: 5) { $0.downloaded.map(String.init) ?? "" },
             Column(title: "REFRESHED", width: 10) { Format.day($0.lastRefresh) },
             Column(title: "AUTO", width: 4) { $0.autoQueue ? "auto" : "" },
             Column(title: "FEED", width: 8) { $0.error != nil ? "failed" : $0.repairs != nil ? "repaired" : "ok" },
         ]
-        table(rows, columns: columns, title: ("PODCAST", { $0.title }), dropOrder: [3, 2, 1],
+        table(rows, columns: columns, title: ("PODCAST", { $0.title }), dropOrder: [5, 4, 3, 2, 0],
               into: &grid, y: y, selected: selected) { $0.error == nil ? .normal : .failure }
     }
 

@@ -13,6 +13,9 @@ public struct PodcastRow: Sendable, Equatable {
     public var repairs: String?
     /// New episodes are queued on refresh.
     public var autoQueue: Bool
+    /// Episodes neither queued nor played, and downloaded ones (set by the renderer from the queue).
+    public var newEpisodes: Int?
+    public var downloaded: Int?
 
     public init(id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool,
                 repairs: String? = nil) {

@@ -29,6 +29,8 @@ public enum TUIAction: Sendable, Equatable {
     case removeMany(ids: [Int64], deletingFiles: Bool)
     /// Queue episodes of podcasts: the `latest` N of each, or (nil) every one never queued.
     case queueFromPodcasts(ids: [Int64], latest: Int?)
+    /// Mark episodes played (true) or not played.
+    case setPlayed(ids: [Int64], played: Bool)
     /// Read what the detail pane shows of a row (its notes come from the store).
     case loadDetail(view: TUIView, id: Int64)
     /// Subscribe to a feed.

@@ -94,6 +94,15 @@ public enum TUIController {
         case .character("+"): return [.changeLimit(by: 1)]
         case .character("-"): return [.changeLimit(by: -1)]
         case .character("]"): return [.changePerHost(by: 1)]
+        case .character("m"):
+            guard view == .episodes, let id = selectedID else {
+                state.message = .init("m marks episodes played: in the Episodes view (\(state.keys.key(.episodes))).")
+                return []
+            }
+            let marked = state.markedIDs(.episodes, in: snapshot)
+            let ids = marked.isEmpty ? [id] : marked
+            state.marked[.episodes] = nil
+            return [.setPlayed(ids: ids, played: !ids.allSatisfy(snapshot.isPlayed))]
         case .character("R"):
             let failed = snapshot.downloads.filter { if case .failed = $0.state { true } else { false } }.map { Int64($0.id) }
             guard !failed.isEmpty else {

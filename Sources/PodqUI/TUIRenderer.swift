@@ -50,7 +50,12 @@ public struct TUIRenderer: Sendable {
                 ListRenderer.episodes(rows, into: &grid, y: 1, selected: selectedOnScreen)
             case .podcasts:
                 var rows = Self.rows(snapshot.podcasts, shown) { $0.id }
-                for i in rows.indices { rows[i].title = mark(rows[i].title, rows[i].id) }
+                let counts = snapshot.podcastCounts()
+                for i in rows.indices {
+                    rows[i].title = mark(rows[i].title, rows[i].id)
+                    rows[i].newEpisodes = counts[rows[i].id]?.new
+                    rows[i].downloaded = counts[rows[i].id]?.downloaded
+                }
                 ListRenderer.podcasts(rows, into: &grid, y: 1, selected: selectedOnScreen)
             }
             if ids.isEmpty { grid.put(emptyText(view, state), x: 2, y: 3, style: .dim) }

@@ -10,6 +10,8 @@ public struct TUISnapshot: Sendable {
     public var episodeStates: [Int64: String]
     /// Remembers the rows each view shows between frames (nil: computed every time).
     public var rowLists: RowListCache?
+    /// Episodes marked played or not since the library was read (`m`), by id.
+    public var playedChanges: [Int64: Bool] = [:]
     /// How many downloads may run at once.
     public var limit: Int
     /// The speed limit the downloads share, in bytes a second; nil for none.
@@ -51,8 +53,43 @@ public struct TUISnapshot: Sendable {
     /// The subscriptions, in the Podcasts view's order.
     public var podcasts: [PodcastRow] { library.podcasts }
 
-    /// What the Episodes view shows in the state column of episode `id`.
-    public func episodeState(_ id: Int64) -> String { episodeStates[id] ?? "new" }
+    /// True when episode `id` is marked played.
+    public func isPlayed(_ id: Int64) -> Bool {
+        if let changed = playedChanges[id] { return changed }
+        return library.position(of: id).map { library.isPlayed(at: $0) } ?? false
+    }
+
+    /// What the Episodes view shows in the state column of episode `id`: its download's state, else
+    /// `played` or `new`; a completed download that was played says `played`.
+    public func episodeState(_ id: Int64) -> String {
+        let state = episodeStates[id]
+        if state == nil || state == "completed", isPlayed(id) { return "played" }
+        return state ?? "new"
+    }
+
+    /// The Podcasts view's counts: episodes neither queued nor played (new) and downloaded ones, by
+    /// podcast. Walks the queue's episodes and the played changes, not the library.
+    public func podcastCounts() -> [Int64: (new: Int, downloaded: Int)] {
+        var handled: [Int64: Int] = [:]  // episodes not new for a reason beyond the library's played count
+        var downloaded: [Int64: Int] = [:]
+        var playedDelta: [Int64: Int] = [:]
+        for (id, changed) in playedChanges {
+            guard let p = library.position(of: id) else { continue }
+            let podcast = library.podcastId(of: id) ?? 0
+            if changed != library.isPlayed(at: p) { playedDelta[podcast, default: 0] += changed ? 1 : -1 }
+        }
+        for (id, state) in episodeStates {
+            guard let podcast = library.podcastId(of: id) else { continue }
+            if state == "completed" { downloaded[podcast, default: 0] += 1 }
+            if !isPlayed(id) { handled[podcast, default: 0] += 1 }  // has a download, not counted as played
+        }
+        var out: [Int64: (new: Int, downloaded: Int)] = [:]
+        for p in library.podcasts {
+            let played = library.playedCount(of: p.id) + (playedDelta[p.id] ?? 0)
+            out[p.id] = (max(0, library.episodeCount(of: p.id) - played - (handled[p.id] ?? 0)), downloaded[p.id] ?? 0)
+        }
+        return out
+    }
 
     /// The figures of the status line.
     public struct Totals: Sendable, Equatable {

@@ -242,4 +242,43 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
+
+    /// `m` marks an episode played: the state column and the Podcasts view's NEW count follow at
+    /// once, it lasts (a refresh, a restart), and `podq episodes --new` leaves it out.
+    func testMMarksPlayedAndItLasts() async throws {
+        try await subscribe(count: 3)
+        var tui = try openTUI(width: 120, height: 12)
+        tui.send("3")
+        let counts = await tui.waitFor { self.line($0, containing: "Notes Show").hasPrefix("3        3") }
+        XCTAssertTrue(counts.ok, "EPISODES 3, NEW 3:\n\(counts.screen)")
+        tui.send("2")
+        tui.send("m")
+        let played = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("played") }
+        XCTAssertTrue(played.ok, played.screen)
+        tui.send("3")
+        let fewer = await tui.waitFor { self.line($0, containing: "Notes Show").hasPrefix("3        2") }
+        XCTAssertTrue(fewer.ok, "NEW 2:\n\(fewer.screen)")
+        tui.send("u")
+        _ = await tui.waitFor { $0.contains("refreshed 1 feed") }
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+        tui.stop()
+
+        let (listed, out, err) = try await cli.run(["episodes", "--new", "--json"])
+        XCTAssertEqual(listed.code, 0, err)
+        XCTAssertFalse(out.contains("Episode 3"), out)
+        XCTAssertTrue(out.contains("Episode 2") && out.contains("\"played\":false"), out)
+        let all = try await cli.run(["episodes", "--json"]).out
+        XCTAssertTrue(all.contains("\"played\":true"), "kept through the refresh: \(all)")
+
+        tui = try openTUI(width: 120, height: 12)
+        tui.send("2")
+        let again = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("played") }
+        XCTAssertTrue(again.ok, "after a restart:\n\(again.screen)")
+        tui.send("m")
+        let unplayed = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("new") }
+        XCTAssertTrue(unplayed.ok, "m again: not played:\n\(unplayed.screen)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
 }

@@ -59,3 +59,22 @@ final class TUIKeyBindingsTests: XCTestCase {
         XCTAssertEqual(press(.character("o"), &state), [.play(id: 4)])
     }
 }
+
+final class KeyBindingDisplacementTests: XCTestCase {
+    /// A config written before `C` became clear-completed's default (`key-cancel = C`, the README's
+    /// example) still loads: its letter wins, and clear-completed waits for one of its own.
+    func testAConfigsLetterWinsOverANewDefault() {
+        var keys = KeyBindings()
+        keys.bind(.cancel, to: "C")
+        XCTAssertNil(keys.conflict())
+        XCTAssertTrue(keys.isDisplaced(.clearCompleted))
+        XCTAssertEqual(keys.key(.clearCompleted), "·")
+        XCTAssertEqual(keys.canonical("C"), "c", "C cancels")
+        XCTAssertNil(keys.canonical("c"), "the old letter does nothing")
+        keys.bind(.clearCompleted, to: "Z")
+        XCTAssertFalse(keys.isDisplaced(.clearCompleted))
+        XCTAssertEqual(keys.canonical("Z"), "C", "and Z clears completed rows")
+        keys.bind(.retry, to: "Z")
+        XCTAssertNotNil(keys.conflict(), "two letters the config chose still conflict")
+    }
+}

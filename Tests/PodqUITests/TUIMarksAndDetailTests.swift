@@ -199,3 +199,48 @@ final class TUIMessageTests: XCTestCase {
         XCTAssertTrue(cut[10].hasPrefix(" 0/3 active"))
     }
 }
+
+final class PlayedEpisodesTests: XCTestCase {
+    private func library() -> EpisodeLibrary {
+        EpisodeLibrary(podcasts: [PodcastRow(id: 1, title: "A", url: "", episodes: 4, lastRefresh: nil, error: nil, autoQueue: false),
+                                  PodcastRow(id: 2, title: "B", url: "", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false)],
+                       entries: [.init(id: 10, podcastId: 1, title: "a", published: 4, duration: nil, length: nil, played: true),
+                                 .init(id: 11, podcastId: 1, title: "b", published: 3, duration: nil, length: nil),
+                                 .init(id: 12, podcastId: 1, title: "c", published: 2, duration: nil, length: nil, played: true),
+                                 .init(id: 13, podcastId: 1, title: "d", published: 1, duration: nil, length: nil),
+                                 .init(id: 20, podcastId: 2, title: "e", published: 1, duration: nil, length: nil)])
+    }
+
+    /// NEW: neither queued nor played; DONE: downloaded. A played and downloaded episode counts once.
+    func testStatesAndCountsFollowPlayedMarksAndTheQueue() {
+        var snapshot = TUISnapshot(library: library(), episodeStates: [12: "completed", 13: "queued"])
+        XCTAssertEqual(snapshot.episodeState(10), "played")
+        XCTAssertEqual(snapshot.episodeState(11), "new")
+        XCTAssertEqual(snapshot.episodeState(12), "played", "downloaded and played")
+        XCTAssertEqual(snapshot.episodeState(13), "queued")
+        var counts = snapshot.podcastCounts()
+        XCTAssertEqual(counts[1]?.new, 1, "only #11")
+        XCTAssertEqual(counts[1]?.downloaded, 1)
+        XCTAssertEqual(counts[2]?.new, 1)
+
+        // Changes made since the read count at once.
+        snapshot.playedChanges = [11: true, 10: false, 20: true]
+        counts = snapshot.podcastCounts()
+        XCTAssertEqual(snapshot.episodeState(10), "new")
+        XCTAssertEqual(counts[1]?.new, 1, "#10 is new again, #11 played")
+        XCTAssertEqual(counts[2]?.new, 0)
+    }
+
+    func testMTogglesTheSelectedOrEveryMarkedEpisode() {
+        let snapshot = TUISnapshot(library: library())
+        var state = TUIState()
+        state.view = .episodes
+        XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [.setPlayed(ids: [10], played: false)])
+        state.marked[.episodes] = [10, 11]
+        XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [.setPlayed(ids: [10, 11], played: true)],
+                       "not all played: mark them played")
+        XCTAssertNil(state.marked[.episodes])
+        state.view = .downloads
+        XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [])
+    }
+}

@@ -104,9 +104,9 @@ final class TUIRendererTests: XCTestCase {
         state.selectedID[.podcasts] = 2
         XCTAssertEqual(frame(&state, snapshot, width: 90, height: 7), """
              1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
-            EPISODES REFRESHED  AUTO FEED     PODCAST
-            2        2025-11-20 auto repaired Tech Talk
-            1                        failed   日本語ラジオ
+            EPISODES NEW   DONE  REFRESHED  AUTO FEED     PODCAST
+            2        1     1     2025-11-20 auto repaired Tech Talk
+            1        0     0                     failed   日本語ラジオ
              0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
             last refresh failed: 404: The server has no file at https://example.jp/rss
             ↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit

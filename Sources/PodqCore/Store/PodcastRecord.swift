@@ -66,6 +66,8 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// Every enclosure of the item, in document order, as JSON (`[{"url":…,"type":…,"length":…}]`),
     /// when it has more than one (``url`` is the chosen one: ``FeedEpisode/preferredEnclosure``); nil otherwise.
     public var enclosures: String? = nil
+    /// When the user marked it played (Unix seconds); nil: not played.
+    public var playedAt: Double? = nil
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 

@@ -121,6 +121,7 @@ extension QueueStore {
         public var duration: Int?
         public var length: Int64?
         public var downloadId: Int64?
+        public var played: Bool
     }
 
     /// Every episode's ``EpisodeSummary``, newest first (undated last), read without blocking a thread.
@@ -129,13 +130,13 @@ extension QueueStore {
     public func episodeSummaries() async throws(StoreError) -> [EpisodeSummary] {
         try await readAsync { db in
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT id, podcastId, title, published, duration, length, downloadId FROM episode
+                SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
                 ORDER BY published IS NULL, published DESC, id DESC
                 """)
             var out: [EpisodeSummary] = []
             while let row = try cursor.next() {
                 out.append(EpisodeSummary(id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
-                                          length: row[5], downloadId: row[6]))
+                                          length: row[5], downloadId: row[6], played: row[7]))
             }
             return out
         }
@@ -152,6 +153,21 @@ extension QueueStore {
             let podcasts = try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db)
             let rows = try Row.fetchAll(db, sql: "SELECT podcastId, COUNT(*) AS n FROM episode GROUP BY podcastId")
             return (podcasts, Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Int64, $0[1] as Int) }))
+        }
+    }
+
+    /// Marks episodes played (now) or not played; returns how many changed.
+    @discardableResult
+    public func setPlayed(episodeIds: [Int64], played: Bool) throws(StoreError) -> Int {
+        try write { db in
+            var changed = 0
+            for id in episodeIds {
+                try db.execute(sql: played ? "UPDATE episode SET playedAt = ? WHERE id = ? AND playedAt IS NULL"
+                                           : "UPDATE episode SET playedAt = NULL WHERE id = ? AND playedAt IS NOT NULL",
+                               arguments: played ? [Date().timeIntervalSince1970, id] : [id])
+                changed += db.changesCount
+            }
+            return changed
         }
     }
 

@@ -261,6 +261,9 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v6: every enclosure of an item") { db in
             try db.alter(table: "episode") { t in t.add(column: "enclosures", .text) }
         }
+        migrator.registerMigration("v7: played episodes") { db in
+            try db.alter(table: "episode") { t in t.add(column: "playedAt", .double) }
+        }
         return migrator
     }
 }

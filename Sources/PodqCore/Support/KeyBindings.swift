@@ -14,7 +14,7 @@ public struct KeyBindings: Sendable, Equatable {
         case pauseAll = "pause-all", addFeed = "add-feed", refresh, filter, help, quit
         case detail, mark, markAll = "mark-all", search, next, previous, sort, sortReverse = "sort-reverse"
         case morePerHost = "more-per-host", fewerPerHost = "fewer-per-host"
-        case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new"
+        case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new", played
     }
 
     /// Every action's key when the config does not change it.
@@ -24,7 +24,7 @@ public struct KeyBindings: Sendable, Equatable {
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
         .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
-        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q",
+        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m",
     ]
 
     /// The config's changes.
@@ -32,25 +32,39 @@ public struct KeyBindings: Sendable, Equatable {
 
     public init() {}
 
-    /// The key of `action` now.
-    public func key(_ action: Action) -> Character { custom[action] ?? Self.defaults[action]! }
+    /// The key of `action` now; `·` for an action whose default letter the config gave to another
+    /// action (it has no letter until the config gives it one).
+    public func key(_ action: Action) -> Character {
+        if let bound = custom[action] { return bound }
+        return isDisplaced(action) ? "·" : Self.defaults[action]!
+    }
+
+    /// True when the config gave `action`'s default letter to another action and none to `action`.
+    /// A letter the config names wins over a default, so a new default never breaks a config.
+    public func isDisplaced(_ action: Action) -> Bool {
+        custom[action] == nil && custom.values.contains(Self.defaults[action]!)
+    }
 
     /// What a pressed character stands for: the default key of the action it is bound to, nil when
     /// it is a default key whose action moved, or the character itself when no action uses it.
     public func canonical(_ pressed: Character) -> Character? {
         if custom.isEmpty { return pressed }
-        if let action = Action.allCases.first(where: { key($0) == pressed }) { return Self.defaults[action]! }
+        if let action = custom.first(where: { $0.value == pressed })?.key { return Self.defaults[action]! }
+        if let action = Action.allCases.first(where: { custom[$0] == nil && Self.defaults[$0] == pressed }), !isDisplaced(action) {
+            return pressed
+        }
         return Self.defaults.values.contains(pressed) ? nil : pressed
     }
 
     /// Binds `action` to `character`.
     public mutating func bind(_ action: Action, to character: Character) { custom[action] = character }
 
-    /// Two actions on one key, if there are: the first pair found, in the order of ``Action``.
+    /// Two actions the config put on one key, if there are: the first pair found, in the order of
+    /// ``Action``. (A letter the config names takes it from an action that only had it by default.)
     public func conflict() -> (Action, Action, Character)? {
         var seen: [Character: Action] = [:]
         for action in Action.allCases {
-            let k = key(action)
+            guard let k = custom[action] else { continue }
             if let other = seen[k] { return (other, action, k) }
             seen[k] = action
         }

@@ -46,3 +46,28 @@ final class EpisodeIdentityTests: XCTestCase {
         XCTAssertEqual(Set(try store.episodes(podcastId: podcast.id!).compactMap(\.episode.guid)), ["a", "b"])
     }
 }
+
+final class PlayedEpisodesStoreTests: XCTestCase {
+    /// Played marks are the user's: a refresh that rewrites the episode keeps them.
+    func testPlayedMarksSurviveARefreshAndCountWhatChanged() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        func feed(_ title: String) -> Feed {
+            Feed(title: "P", episodes: [FeedEpisode(guid: "g1", title: title, enclosures: [Enclosure(url: "https://h/1.mp3")]),
+                                        FeedEpisode(guid: "g2", title: "Two", enclosures: [Enclosure(url: "https://h/2.mp3")])])
+        }
+        let (podcast, added) = try store.addPodcast(url: "https://h/feed", feed: feed("One"), etag: nil, lastModified: nil, autoQueue: false)
+        let ids = added.compactMap(\.id)
+        XCTAssertEqual(try store.setPlayed(episodeIds: [ids[0]], played: true), 1)
+        XCTAssertEqual(try store.setPlayed(episodeIds: ids, played: true), 1, "only what changed")
+        _ = try store.setPlayed(episodeIds: [ids[1]], played: false)
+        _ = try store.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed("One, renamed"), etag: nil, lastModified: nil)
+        let listed = try store.episodes(podcastId: podcast.id!)
+        XCTAssertEqual(listed.first { $0.episode.id == ids[0] }?.episode.title, "One, renamed")
+        XCTAssertNotNil(listed.first { $0.episode.id == ids[0] }?.episode.playedAt, "kept through the refresh")
+        XCTAssertNil(listed.first { $0.episode.id == ids[1] }?.episode.playedAt)
+        let summaries = try await store.episodeSummaries()
+        XCTAssertEqual(summaries.map(\.played), listed.map { $0.episode.playedAt != nil })
+    }
+}

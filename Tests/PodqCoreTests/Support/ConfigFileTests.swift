@@ -90,7 +90,7 @@ final class ConfigFileTests: XCTestCase {
         for (text, expected) in [
             ("key-cancle = C", ConfigError.unknownAction(path: path, line: 1, key: "key-cancle")),
             ("key-cancel = Cc", .badValue(path: path, line: 1, key: "key-cancel", expected: "one visible character, such as C or !")),
-            ("# x\nkey-cancel = x", .keyConflict(path: path, line: 2, key: "key-cancel", character: "x", other: "remove")),
+            ("# x\nkey-cancel = x\nkey-remove = x", .keyConflict(path: path, line: 3, key: "key-remove", character: "x", other: "cancel")),
             ("key-pause = z\nkey-retry = z", .keyConflict(path: path, line: 2, key: "key-retry", character: "z", other: "pause")),
             ("cleanup-days = -1", .badValue(path: path, line: 1, key: "cleanup-days", expected: "a whole number from 0 to 36500")),
             ("player = \"\"", .badValue(path: path, line: 1, key: "player", expected: "a command, such as mpv or \"vlc --play-and-exit\"")),
