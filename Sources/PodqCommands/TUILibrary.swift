@@ -27,6 +27,7 @@ final class TUILibrary: Sendable {
         var failure: String?
         /// Episodes marked played or not (`m`) that the library may not show yet.
         var playedChanges: [Int64: Bool] = [:]
+        var playedVersion = 0
     }
 
     private let store: QueueStore
@@ -41,11 +42,14 @@ final class TUILibrary: Sendable {
     var estimates: [Int64: Int64] { state.withLock { $0.estimates } }
     /// Episodes marked played or not that the newest library may not show yet.
     var playedChanges: [Int64: Bool] { state.withLock { $0.playedChanges } }
+    /// Changes each time a library is read or an episode is marked.
+    var playedVersion: Int { state.withLock { $0.playedVersion } }
 
     /// Shows `ids` as played (or not) at once, before the store and the next read have them.
     func markPlayed(_ ids: [Int64], _ played: Bool) {
         state.withLock { state in
             for id in ids { state.playedChanges[id] = played }
+            state.playedVersion += 1
             state.fresh = true
         }
     }
@@ -144,6 +148,7 @@ final class TUILibrary: Sendable {
                 $0.library = library
                 $0.estimates = estimates
                 // A change the new library has is no longer needed on top of it.
+                $0.playedVersion += 1
                 $0.playedChanges = $0.playedChanges.filter { id, played in library.position(of: id).map { library.isPlayed(at: $0) } != played }
                 $0.fingerprint = fingerprint
                 $0.fresh = true

@@ -33,6 +33,7 @@ public final class DownloadsViewModel: Sendable {
         var stored: [Stored]?
         var estimates: [Int64: Int64] = [:]
         var episodeStates: [Int64: String] = [:]
+        var episodeStatesVersion = 0
         var dirty = true
     }
 
@@ -104,7 +105,11 @@ public final class DownloadsViewModel: Sendable {
             rows.estimates = estimates
             if previous?.map(\.record) != records {
                 rows.dirty = true
-                rows.episodeStates = Self.episodeStates(records)
+                let states = Self.episodeStates(records)
+                if states != rows.episodeStates {
+                    rows.episodeStates = states
+                    rows.episodeStatesVersion += 1
+                }
             }
             var ended: [Tracked] = []
             for r in records {
@@ -128,6 +133,9 @@ public final class DownloadsViewModel: Sendable {
     /// The state of each episode's download, by episode id, as the stored queue says (the Episodes
     /// view's state column): made when the rows change, not on each frame.
     public var episodeStates: [Int64: String] { rows.withLock { $0.episodeStates } }
+
+    /// Changes each time ``episodeStates`` does.
+    public var episodeStatesVersion: Int { rows.withLock { $0.episodeStatesVersion } }
 
     /// An episode queued again has several rows: the newest one that was not cancelled speaks for it.
     private static func episodeStates(_ records: [DownloadRecord]) -> [Int64: String] {

@@ -22,7 +22,7 @@ public enum HelpOverlay {
             (k(.remove) + "  " + k(.clearCompleted), "remove the row (asks before deleting a file) · clear the completed rows"),
             (k(.addFeed) + " " + k(.refresh) + " " + k(.queueNew), "add a feed by URL · refresh the feeds · queue a podcast's new or latest"),
             (k(.search) + " " + k(.next) + " " + k(.previous), "search titles and podcasts · the next / previous match"),
-            (k(.filter) + "  Esc", "filter rows by text · clear the marks, then the filter"),
+            (k(.filter) + "  " + k(.stateFilter) + "  Esc", "filter by text · by state · Esc: clear the marks, then the filters"),
             (k(.sort) + "  " + k(.sortReverse), "sort by the next column · the other way round"),
             (k(.detail), "the row's detail: facts, file, URLs, show notes (↑↓ scroll, Esc closes)"),
             (k(.mark) + "  " + k(.markAll), "mark the row · mark all shown; then p c r x and Enter act on every marked row"),

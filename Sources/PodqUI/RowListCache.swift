@@ -20,6 +20,19 @@ public final class RowListCache: Sendable {
     }
 
     private let last = Mutex<Entry?>(nil)
+    /// The last list narrowed to one state: the key of the list it came from, the filter, the states' version.
+    private let narrowed = Mutex<(base: Key, filter: TUIState.StateFilter, version: Int, ids: [Int64])?>(nil)
+
+    /// The ids of `base` whose state passes `filter`, remembered while the states do not change.
+    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order, reversed: Bool,
+                    filter: TUIState.StateFilter, statesVersion: Int, passes: (Int64) -> Bool) -> [Int64] {
+        let base = episodeIDs(library, podcast: podcast, needle: needle, order: order, reversed: reversed)
+        let key = Key(library: library.version, podcast: podcast, needle: needle, order: order, reversed: reversed)
+        if let hit = narrowed.withLock({ $0 }), hit.base == key, hit.filter == filter, hit.version == statesVersion { return hit.ids }
+        let ids = base.filter(passes)
+        narrowed.withLock { $0 = (key, filter, statesVersion, ids) }
+        return ids
+    }
 
     public init() {}
 

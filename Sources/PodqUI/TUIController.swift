@@ -94,6 +94,14 @@ public enum TUIController {
         case .character("+"): return [.changeLimit(by: 1)]
         case .character("-"): return [.changeLimit(by: -1)]
         case .character("]"): return [.changePerHost(by: 1)]
+        case .character("F"):
+            let filters = TUIState.StateFilter.filters(for: view)
+            guard !filters.isEmpty else { return [] }
+            let next = state.stateFilter[view].flatMap { filters.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            state.stateFilter[view] = next < filters.count ? filters[next] : nil
+            let what = view == .episodes ? "episodes" : "downloads"
+            state.message = .init(state.stateFilter[view].map { "showing only \($0.rawValue) \(what) (F: the next state, Esc: all)" }
+                                  ?? "showing \(what) in every state")
         case .character("m"):
             guard view == .episodes, let id = selectedID else {
                 state.message = .init("m marks episodes played: in the Episodes view (\(state.keys.key(.episodes))).")
@@ -139,6 +147,7 @@ public enum TUIController {
                 return []
             }
             state.filter[view] = nil
+            state.stateFilter[view] = nil
             if view == .episodes { state.episodesOf = nil }
         case .character("i"):
             guard let id = selectedID else { return [] }

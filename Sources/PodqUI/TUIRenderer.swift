@@ -102,6 +102,7 @@ public struct TUIRenderer: Sendable {
         }
         // What shapes the rows: the filter, the search, an order other than the first.
         var parts: [String] = []
+        if let only = state.stateFilter[state.view] { parts.append("only " + only.rawValue) }
         if let filter = state.filter[state.view] { parts.append("filter: " + filter) }
         if let search = state.search[state.view] { parts.append("/" + search) }
         let order = state.order(state.view)

@@ -12,6 +12,9 @@ public struct TUISnapshot: Sendable {
     public var rowLists: RowListCache?
     /// Episodes marked played or not since the library was read (`m`), by id.
     public var playedChanges: [Int64: Bool] = [:]
+    /// Changes whenever ``episodeStates`` or ``playedChanges`` change (the state filter's lists are
+    /// kept while it does not); 0 in tests, where nothing is kept.
+    public var statesVersion = 0
     /// How many downloads may run at once.
     public var limit: Int
     /// The speed limit the downloads share, in bytes a second; nil for none.

@@ -68,6 +68,44 @@ public struct TUIState: Sendable, Equatable {
     public var marked: [TUIView: Set<Int64>] = [:]
     /// The search of each view (`/`; `n` and `N` go to the next and previous match).
     public var search: [TUIView: String] = [:]
+    /// The state each view shows only (`F` goes through them); nil: every state.
+    public var stateFilter: [TUIView: StateFilter] = [:]
+
+    /// Rows of one state: episodes new (never queued, not played), in the queue (queued, running or
+    /// paused), downloaded, failed or played; downloads running, queued, paused, failed or completed.
+    public enum StateFilter: String, Sendable, CaseIterable {
+        case new, inQueue = "in the queue", downloaded, failed, played, running, queued, paused, completed
+
+        /// The filters `F` goes through in `view`, in order (then back to none).
+        public static func filters(for view: TUIView) -> [StateFilter] {
+            switch view {
+            case .episodes: [.new, .inQueue, .downloaded, .failed, .played]
+            case .downloads: [.running, .queued, .paused, .failed, .completed]
+            case .podcasts: []
+            }
+        }
+
+        /// True when an episode in `state` (``TUISnapshot/episodeState(_:)``) passes.
+        func passes(episodeState state: String) -> Bool {
+            switch self {
+            case .new: state == "new"
+            case .inQueue: state == "queued" || state == "downloading" || state == "paused"
+            case .downloaded: state == "completed"
+            case .failed: state == "failed"
+            case .played: state == "played"
+            default: false
+            }
+        }
+
+        /// True when a download in `state` passes.
+        func passes(_ state: DownloadState) -> Bool {
+            switch (self, state) {
+            case (.running, .downloading), (.queued, .queued), (.paused, .paused), (.failed, .failed), (.completed, .completed): true
+            default: false
+            }
+        }
+    }
+
     /// How each view is sorted (`s` the next order, `S` the other way round); nil: its first order.
     public var sort: [TUIView: Sort] = [:]
 
@@ -119,7 +157,8 @@ public struct TUIState: Sendable, Equatable {
         func keep(_ text: String) -> Bool { needle.isEmpty || text.lowercased().contains(needle) }
         switch view {
         case .downloads:
-            var rows = snapshot.downloads.filter { keep($0.title) }
+            let only = stateFilter[.downloads]
+            var rows = snapshot.downloads.filter { keep($0.title) && (only?.passes($0.state) ?? true) }
             switch order.key {
             case .state: rows = Self.stableSorted(rows) { Self.rank($0.state) < Self.rank($1.state) }
             case .progress: rows = Self.stableSorted(rows) { ($0.fraction ?? -1) > ($1.fraction ?? -1) }
@@ -130,12 +169,19 @@ public struct TUIState: Sendable, Equatable {
             return order.reversed ? ids.reversed() : ids
         case .episodes:
             let key = EpisodeLibrary.Order(rawValue: order.key.rawValue) ?? .date
+            let only = stateFilter[.episodes]
             if let cache = snapshot.rowLists {
-                return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed)
+                guard let only else {
+                    return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed)
+                }
+                return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed,
+                                        filter: only, statesVersion: snapshot.statesVersion) { only.passes(episodeState: snapshot.episodeState($0)) }
             }
             let library = snapshot.library
             let positions = library.sorted(library.positions(podcast: episodesOf?.id, matching: filter), by: key, reversed: order.reversed)
-            return positions.map { library.id(at: Int($0)) }
+            let ids = positions.map { library.id(at: Int($0)) }
+            guard let only else { return ids }
+            return ids.filter { only.passes(episodeState: snapshot.episodeState($0)) }
         case .podcasts:
             var rows = snapshot.podcasts.filter { keep($0.title) }
             switch order.key {

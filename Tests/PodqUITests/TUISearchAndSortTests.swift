@@ -129,4 +129,40 @@ final class TUISearchAndSortTests: XCTestCase {
             }
         }
     }
+
+    func testShiftFShowsOneStateAtATimeAndEscShowsAll() {
+        var state = TUIState()
+        _ = press(.character("F"), state: &state)
+        XCTAssertEqual(state.stateFilter[.downloads], .running)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [2])
+        _ = press(.character("F"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [4], "queued")
+        _ = press(.character("F"), .character("F"), state: &state)
+        XCTAssertEqual(state.visibleIDs(.downloads, in: snapshot), [3], "failed")
+        _ = press(.character("F"), .character("F"), state: &state)
+        XCTAssertNil(state.stateFilter[.downloads], "after the last: every state")
+        _ = press(.character("F"), .escape, state: &state)
+        XCTAssertNil(state.stateFilter[.downloads])
+
+        // Episodes: from the queue's states and the played marks, with and without the cache.
+        let library = EpisodeLibrary(podcasts: [], entries: (1...6).map {
+            .init(id: Int64($0), podcastId: 1, title: "e\($0)", published: Double(10 - $0), duration: nil, length: nil, played: $0 == 6)
+        }, podcastTitles: [1: "P"])
+        let states: [Int64: String] = [1: "queued", 2: "downloading", 3: "completed", 4: "failed"]
+        let plain = TUISnapshot(library: library, episodeStates: states)
+        var cached = TUISnapshot(library: library, episodeStates: states, rowLists: RowListCache())
+        var episodes = TUIState()
+        episodes.view = .episodes
+        let expected: [TUIState.StateFilter: [Int64]] = [.new: [5], .inQueue: [1, 2], .downloaded: [3], .failed: [4], .played: [6]]
+        for filter in TUIState.StateFilter.filters(for: .episodes) {
+            episodes.stateFilter[.episodes] = filter
+            XCTAssertEqual(episodes.visibleIDs(.episodes, in: plain), expected[filter], filter.rawValue)
+            XCTAssertEqual(episodes.visibleIDs(.episodes, in: cached), expected[filter], filter.rawValue)
+        }
+        // A state that changes (the version moves) is seen through the cache.
+        episodes.stateFilter[.episodes] = .new
+        cached.playedChanges = [5: true]
+        cached.statesVersion = 1
+        XCTAssertEqual(episodes.visibleIDs(.episodes, in: cached), [])
+    }
 }

@@ -15,6 +15,7 @@ public struct KeyBindings: Sendable, Equatable {
         case detail, mark, markAll = "mark-all", search, next, previous, sort, sortReverse = "sort-reverse"
         case morePerHost = "more-per-host", fewerPerHost = "fewer-per-host"
         case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new", played
+        case stateFilter = "state-filter"
     }
 
     /// Every action's key when the config does not change it.
@@ -24,7 +25,7 @@ public struct KeyBindings: Sendable, Equatable {
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
         .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
-        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m",
+        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m", .stateFilter: "F",
     ]
 
     /// The config's changes.
