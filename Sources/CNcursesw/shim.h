@@ -49,6 +49,27 @@ static inline int podq_put_cluster(WINDOW *win, int y, int x, const wchar_t *cha
     return mvwadd_wch(win, y, x, &cell);
 }
 
+/// Asks the terminal for clicks and the wheel (no motion reports), or stops asking.
+static inline void podq_mouse(int on) {
+    mousemask(on ? (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED) : 0, NULL);
+    mouseinterval(0);
+}
+
+/// Reads the mouse event behind a KEY_MOUSE: 1 a click (button 1), 2 the wheel up, 3 the wheel down,
+/// 0 anything else or nothing; (x, y) where it happened.
+static inline int podq_read_mouse(int *x, int *y) {
+    MEVENT event;
+    if (getmouse(&event) != OK) return 0;
+    *x = event.x;
+    *y = event.y;
+    if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) return 1;
+    if (event.bstate & BUTTON4_PRESSED) return 2;
+    if (event.bstate & BUTTON5_PRESSED) return 3;
+    return 0;
+}
+
+static inline int podq_key_mouse(void) { return KEY_MOUSE; }
+
 /// True when the current locale's codeset is UTF-8.
 static inline int podq_locale_is_utf8(void) {
     const char *cs = nl_langinfo(CODESET);

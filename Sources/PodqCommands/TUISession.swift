@@ -92,7 +92,7 @@ final class TUISession {
         library.reload()
         let screen: CursesScreen
         do {
-            screen = try CursesScreen()
+            screen = try CursesScreen(mouse: settings.mouse)
         } catch {
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }

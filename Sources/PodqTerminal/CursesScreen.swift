@@ -17,7 +17,8 @@ public final class CursesScreen {
     /// Enters curses mode. Falls back to `C.UTF-8` when the locale is not UTF-8 (cron, CI), so wide
     /// text is drawn right. `NO_COLOR` turns colours off.
     /// - Throws: ``TerminalError`` when there is no usable terminal.
-    public init() throws(TerminalError) {
+    /// - Parameter mouse: report clicks and the wheel (the config's `mouse`).
+    public init(mouse: Bool = true) throws(TerminalError) {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
         setlocale(LC_ALL, "")
         if podq_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
@@ -34,6 +35,7 @@ public final class CursesScreen {
         // Every frame reaches the terminal whole: ncurses' default cuts an update short while keys
         // are waiting, and the frame of the last key of a burst could then stay unsent.
         typeahead(-1)
+        podq_mouse(mouse ? 1 : 0)
         wtimeout(window, waitTime)
         if ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true, has_colors() {
             start_color()
@@ -90,6 +92,15 @@ public final class CursesScreen {
         var value: wint_t = 0
         let rc = wget_wch(window, &value)
         if rc == podq_err() { return nil }
+        if rc == KEY_CODE_YES, Int32(value) == podq_key_mouse() {
+            var x: Int32 = 0, y: Int32 = 0
+            switch podq_read_mouse(&x, &y) {
+            case 1: return .mouse(.click, x: Int(x), y: Int(y))
+            case 2: return .mouse(.wheelUp, x: Int(x), y: Int(y))
+            case 3: return .mouse(.wheelDown, x: Int(x), y: Int(y))
+            default: return nil
+            }
+        }
         return Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
     }
 

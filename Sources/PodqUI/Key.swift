@@ -5,6 +5,13 @@ public enum Key: Sendable, Equatable {
     case enter, tab, backspace, escape
     case resize
     case function(Int)
+    /// A click (button 1) or the wheel, at a cell.
+    case mouse(MouseAction, x: Int, y: Int)
+
+    /// What the mouse did.
+    public enum MouseAction: Sendable, Equatable {
+        case click, wheelUp, wheelDown
+    }
 
     /// Decodes what `wget_wch` returned: `isKeyCode` is true for `KEY_CODE_YES`.
     public static func decode(_ value: UInt32, isKeyCode: Bool) -> Key? {

@@ -10,6 +10,10 @@ public enum TUIController {
             state.mode = .normal  // any key closes the overlay
             return []
         case .detail:
+            if case .mouse(let action, _, _) = key {
+                state.detailScroll = max(0, state.detailScroll + (action == .wheelUp ? -3 : action == .wheelDown ? 3 : 0))
+                return []
+            }
             scrollDetail(key, state: &state, pageSize: max(1, pageSize))
             return []
         case .filtering:
@@ -52,6 +56,15 @@ public enum TUIController {
         case .home, .character("g"): state.select(0, in: view, ids: ids)
         case .end, .character("G"): state.select(ids.count - 1, in: view, ids: ids)
         case .tab: state.view = view.next
+        case .mouse(.wheelUp, _, _): state.select((index ?? 0) - 3, in: view, ids: ids)
+        case .mouse(.wheelDown, _, _): state.select((index ?? 0) + 3, in: view, ids: ids)
+        case .mouse(.click, let x, let y):
+            if y == 0, let tab = TUIRenderer.tabs(state, snapshot).first(where: { $0.cells.contains(x) }) {
+                state.view = tab.view
+            } else if y >= TUIRenderer.firstRowLine, y - TUIRenderer.firstRowLine < pageSize {
+                let row = (state.scroll[view] ?? 0) + y - TUIRenderer.firstRowLine
+                if row < ids.count { state.select(row, in: view, ids: ids) }
+            }
         case .character("1"): state.view = .downloads
         case .character("2"): state.view = .episodes
         case .character("3"): state.view = .podcasts

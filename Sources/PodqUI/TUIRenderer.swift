@@ -87,9 +87,13 @@ public struct TUIRenderer: Sendable {
         return out
     }
 
-    private func tabs(_ state: TUIState, _ snapshot: TUISnapshot, into grid: inout Grid) {
+    /// The line of the first table row in every view (the tabs and the column titles above it).
+    public static let firstRowLine = 2
+
+    /// The tab line's labels and the cells each takes (a click there opens its view).
+    public static func tabs(_ state: TUIState, _ snapshot: TUISnapshot) -> [(view: TUIView, label: String, cells: Range<Int>)] {
         var x = 0
-        for view in TUIView.allCases {
+        return TUIView.allCases.map { view in
             let count = switch view {
             case .downloads: snapshot.downloads.count
             case .episodes: state.episodesOf.map { snapshot.library.episodeCount(of: $0.id) } ?? snapshot.library.count
@@ -98,7 +102,16 @@ public struct TUIRenderer: Sendable {
             var label = " \(view.rawValue + 1) \(view.title)"
             if view == .episodes, let scope = state.episodesOf { label += ": " + DisplayWidth.truncate(scope.title, to: 24) }
             label += " (\(count)) "
-            x = grid.put(label, x: x, y: 0, style: view == state.view ? .selected : .normal) + 1
+            let width = DisplayWidth.of(label)
+            defer { x += width + 1 }
+            return (view, label, x..<(x + width))
+        }
+    }
+
+    private func tabs(_ state: TUIState, _ snapshot: TUISnapshot, into grid: inout Grid) {
+        var x = 0
+        for tab in Self.tabs(state, snapshot) {
+            x = grid.put(tab.label, x: tab.cells.lowerBound, y: 0, style: tab.view == state.view ? .selected : .normal) + 1
         }
         // What shapes the rows: the filter, the search, an order other than the first.
         var parts: [String] = []

@@ -281,4 +281,35 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
+
+    /// A click (as the terminal reports it, X10 encoding) selects a row and opens a view; with
+    /// `mouse = false` the TUI leaves the mouse alone.
+    func testAClickSelectsARowAndATab() async throws {
+        _ = try await queue(6, size: 1_000_000, rate: 100_000)
+        // A press then a release, as xterm reports them without SGR: ESC [ M, 32 + button (3: released),
+        // 33 + column, 33 + line.
+        func click(x: Int, y: Int) -> String {
+            let at = String(UnicodeScalar(UInt8(33 + x))) + String(UnicodeScalar(UInt8(33 + y)))
+            return "\u{1B}[M " + at + "\u{1B}[M#" + at
+        }
+        var tui = try openTUI(["--jobs", "1"], width: 120, height: 14)
+        let listed = await tui.waitFor { $0.contains("row 1/6") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        tui.send("-l", click(x: 10, y: 5))
+        let row = await tui.waitFor { $0.contains("row 4/6") }
+        XCTAssertTrue(row.ok, "the fourth row (line 5):\n\(row.screen)")
+        tui.send("-l", click(x: 40, y: 0))
+        let podcasts = await tui.waitFor { $0.contains("No subscriptions") }
+        XCTAssertTrue(podcasts.ok, "the Podcasts tab:\n\(podcasts.screen)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+        tui.stop()
+
+        try "mouse = false\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        tui = try openTUI(["--jobs", "1"], width: 120, height: 14)
+        _ = await tui.waitFor { $0.contains("row 1/6") }
+        XCTAssertEqual(tui.display("#{mouse_any_flag}"), "0", "the TUI did not ask for the mouse")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
 }

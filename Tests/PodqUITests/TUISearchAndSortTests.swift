@@ -166,3 +166,31 @@ final class TUISearchAndSortTests: XCTestCase {
         XCTAssertEqual(episodes.visibleIDs(.episodes, in: cached), [])
     }
 }
+
+final class TUIMouseTests: XCTestCase {
+    private let snapshot = TUISnapshot(downloads: (1...30).map {
+        DownloadRow(id: $0, title: "Row \($0)", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil)
+    })
+
+    func testAClickSelectsTheRowOrTheViewAndTheWheelScrolls() {
+        var state = TUIState()
+        func press(_ key: Key) { _ = TUIController.handle(key, state: &state, snapshot: snapshot, pageSize: 10) }
+        press(.mouse(.click, x: 20, y: TUIRenderer.firstRowLine + 4))
+        XCTAssertEqual(state.selectedID[.downloads], 5)
+        press(.mouse(.wheelDown, x: 0, y: 5))
+        XCTAssertEqual(state.selectedID[.downloads], 8)
+        press(.mouse(.wheelUp, x: 0, y: 5))
+        press(.mouse(.wheelUp, x: 0, y: 5))
+        XCTAssertEqual(state.selectedID[.downloads], 2)
+        state.scroll[.downloads] = 10
+        press(.mouse(.click, x: 3, y: TUIRenderer.firstRowLine))
+        XCTAssertEqual(state.selectedID[.downloads], 11, "the row on screen, below the scroll")
+        press(.mouse(.click, x: 3, y: TUIRenderer.firstRowLine + 10))
+        XCTAssertEqual(state.selectedID[.downloads], 11, "below the table: nothing")
+        let tabs = TUIRenderer.tabs(state, snapshot)
+        press(.mouse(.click, x: tabs[2].cells.lowerBound + 1, y: 0))
+        XCTAssertEqual(state.view, .podcasts, "a click on a tab opens its view")
+        press(.mouse(.click, x: tabs[0].cells.upperBound, y: 0))
+        XCTAssertEqual(state.view, .podcasts, "between the tabs: nothing")
+    }
+}

@@ -224,6 +224,9 @@ public struct ConfigFile: Sendable {
         case "auto-queue":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"
+        case "mouse":
+            guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
+            settings.mouse = value == "true"
         case "feed-size-limit": settings.feedSizeLimit = Int64(try int(1...2000)) * 1_000_000
         case "cleanup-days":
             let days = try int(0...36_500)

@@ -23,6 +23,8 @@ public struct Settings: Sendable, Equatable {
     public var responseTimeout: Double = 30
     /// Queue the new episodes of every podcast on refresh (`auto-queue`), not only of those added with `--auto`.
     public var autoQueue = false
+    /// The TUI takes clicks and the wheel (`mouse`); false leaves the mouse to the terminal (selecting text).
+    public var mouse = true
     /// The largest feed podq reads, in bytes (`feed-size-limit`).
     public var feedSizeLimit: Int64 = 50_000_000
     /// The size at which `podq.log` is rotated, in bytes (`log-size`, in MB); 0 for no log file.
@@ -57,6 +59,7 @@ public struct Settings: Sendable, Equatable {
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
         ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
         ("response-timeout", "seconds a server may take to send its answer's headers once it has the request (default 30)"),
+        ("mouse", "false to leave the mouse to the terminal; true (default): a click selects a row or a view, the wheel scrolls"),
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),

@@ -93,6 +93,7 @@ final class ConfigFileTests: XCTestCase {
             ("# x\nkey-cancel = x\nkey-remove = x", .keyConflict(path: path, line: 3, key: "key-remove", character: "x", other: "cancel")),
             ("key-pause = z\nkey-retry = z", .keyConflict(path: path, line: 2, key: "key-retry", character: "z", other: "pause")),
             ("cleanup-days = -1", .badValue(path: path, line: 1, key: "cleanup-days", expected: "a whole number from 0 to 36500")),
+            ("mouse = no", .badValue(path: path, line: 1, key: "mouse", expected: "true or false")),
             ("player = \"\"", .badValue(path: path, line: 1, key: "player", expected: "a command, such as mpv or \"vlc --play-and-exit\"")),
         ] {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
