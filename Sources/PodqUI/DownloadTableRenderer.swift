@@ -40,14 +40,17 @@ public struct DownloadTableRenderer: Sendable {
     }
 
     /// `title` in `cells` cells. A `Podcast — Episode` title that does not fit cuts the podcast's
-    /// name first, so rows of one podcast stay told apart.
+    /// name first, so rows of one podcast stay told apart, but keeps at least 8 cells of it (then the
+    /// episode's title is cut too), so the rows of different podcasts stay told apart as well.
     static func fit(_ title: String, to cells: Int) -> String {
         guard DisplayWidth.of(title) > cells, let dash = title.range(of: " — ") else { return DisplayWidth.pad(title, to: cells) }
         let podcast = String(title[..<dash.lowerBound])
         let episode = String(title[dash.upperBound...])
         let room = cells - DisplayWidth.of(episode) - 3
-        if room >= 6 { return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: room) + " — " + episode, to: cells) }
-        return DisplayWidth.pad(episode, to: cells)
+        if room >= 8 { return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: room) + " — " + episode, to: cells) }
+        let keep = min(8, DisplayWidth.of(podcast))
+        guard cells - keep - 3 >= 8 else { return DisplayWidth.pad(episode, to: cells) }
+        return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: keep) + " — " + episode, to: cells)
     }
 
     /// One line per row, `width` cells wide, from line `y` of `grid`.

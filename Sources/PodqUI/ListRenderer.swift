@@ -14,7 +14,7 @@ enum ListRenderer {
             Column(title: "DATE", width: 10) { Format.day($0.published) },
             Column(title: "LENGTH", width: 8) { Format.duration($0.duration) },
             Column(title: "SIZE", width: 9) { $0.length.map(Format.bytes) ?? "" },
-            Column(title: "PODCAST", width: 20) { $0.podcast },
+            Column(title: "PODCAST", width: grid.width >= 200 ? 36 : grid.width >= 140 ? 28 : 20) { $0.podcast },
         ]
         table(rows, columns: columns, title: ("EPISODE", { $0.title }), dropOrder: [3, 2, 4, 1], into: &grid, y: y, selected: selected) {
             switch $0.state {

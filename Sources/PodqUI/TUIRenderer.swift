@@ -63,7 +63,7 @@ public struct TUIRenderer: Sendable {
         if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
-            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked), x: 0, y: height - 3 - extra,
+            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked, width: width), x: 0, y: height - 3 - extra,
                      style: .header)
         }
         if let said {
@@ -128,18 +128,35 @@ public struct TUIRenderer: Sendable {
         }
     }
 
-    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?, marked: Int = 0) -> String {
+    /// The status line in `width` cells: whole parts only, the last ones left out when they do not fit
+    /// (the first part is cut if it must be).
+    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?, marked: Int = 0, width: Int) -> String {
         let t = snapshot.totals
         var speed = Format.bytes(Int64(t.speed)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
         var parts = ["\(t.active)/\(snapshot.limit) active, \(snapshot.perHost) a host", speed, "\(t.queued) queued"]
+
         if snapshot.waitingForHost > 0 { parts[2] += " (\(snapshot.waitingForHost) wait for their host)" }
         if t.paused > 0 { parts.append("\(t.paused) paused") }
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")
         if view != .downloads || count > 0 { parts.append("row \(selected.map { $0 + 1 } ?? 0)/\(count)") }
         if marked > 0 { parts.append("\(marked) marked") }
-        return " " + parts.joined(separator: " · ")
+        if t.total > 0 {
+            // The overall gauge, last (a narrow screen loses it first): what the unfinished downloads
+            // have of their whole size.
+            let fraction = Double(t.received) / Double(t.total)
+            let bar = ProgressBar.cells(fraction: fraction, width: 8)
+            parts.append("▕" + bar.filled + String(repeating: " ", count: bar.empty.count) + "▏ \(Int((fraction * 100).rounded(.down)))% of "
+                         + Format.bytes(t.total))
+        }
+        var line = " " + parts[0]
+        for part in parts.dropFirst() {
+            let next = line + " · " + part
+            if DisplayWidth.of(next) > width { break }
+            line = next
+        }
+        return line
     }
 
     /// What the message line says: the prompt of the mode, else the last message, the queue's notice,

@@ -103,12 +103,24 @@ public struct TUISnapshot: Sendable {
         public var completed = 0
         /// Bytes a second, all downloads together.
         public var speed: Double = 0
+        /// The unfinished downloads whose size is known (or estimated by the feed): bytes received of
+        /// bytes in all, for the overall gauge.
+        public var received: Int64 = 0
+        public var total: Int64 = 0
     }
 
     /// Counts by state and the total speed.
     public var totals: Totals {
         var t = Totals()
         for row in downloads {
+            switch row.state {
+            case .downloading, .queued, .paused:
+                if let size = row.expected ?? row.estimate, size > 0 {
+                    t.received += min(row.received, size)
+                    t.total += size
+                }
+            default: break
+            }
             switch row.state {
             case .downloading: t.active += 1; t.speed += row.speed
             case .queued: t.queued += 1

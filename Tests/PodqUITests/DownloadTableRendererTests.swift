@@ -76,3 +76,24 @@ final class ProgressBarTests: XCTestCase {
         }
     }
 }
+
+final class LayoutWidthTests: XCTestCase {
+    /// At 80 columns a long podcast name stays, cut to 8 cells, and the episode's title is cut too.
+    func testTheNarrowTableKeepsThePodcastAbbreviated() {
+        var grid = Grid(width: 80, height: 1)
+        let row = DownloadRow(id: 1, title: "The Incredibly Long Podcast Name — Episode 123: an even longer episode title that goes on",
+                              state: .downloading, fraction: 0.5, received: 5, expected: 10, speed: 100, eta: 1)
+        DownloadTableRenderer().render([row], into: &grid)
+        XCTAssertTrue(grid.text.contains("The Inc… — Episode 123"), grid.text)
+    }
+
+    /// At 220 columns the Episodes view gives the podcast's name room.
+    func testAWideScreenGivesThePodcastRoom() {
+        let name = "A Podcast Name of Thirty Cells"
+        var state = TUIState()
+        state.view = .episodes
+        let snapshot = TUISnapshot(episodes: [EpisodeRow(id: 1, podcastId: 1, podcast: name, title: "One", published: nil, duration: nil, length: nil, state: "new")])
+        XCTAssertTrue(TUIRenderer().render(&state, snapshot, width: 220, height: 8).text.contains(name))
+        XCTAssertFalse(TUIRenderer().render(&state, snapshot, width: 100, height: 8).text.contains(name), "cut at 100 columns")
+    }
+}

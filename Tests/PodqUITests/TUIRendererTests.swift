@@ -49,6 +49,14 @@ final class TUIRendererTests: XCTestCase {
         XCTAssertEqual(status.map(String.init), " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait for their host) · 1 paused · 1 failed · 1 done · row 1/7")
     }
 
+    /// At 160 columns the status line has room for the overall gauge: the unfinished downloads'
+    /// bytes of their whole size (the estimate counts for a length the server has not told).
+    func testTheStatusLineEndsWithTheOverallGaugeWhereThereIsRoom() {
+        var state = TUIState()
+        let status = frame(&state, TUISnapshot(downloads: Self.downloads), width: 160).split(separator: "\n").first { $0.contains("active") }
+        XCTAssertEqual(status.map(String.init), " 2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
+    }
+
     func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
         var state = TUIState()
         let text = frame(&state, width: 40, height: 9)
@@ -59,7 +67,7 @@ final class TUIRendererTests: XCTestCase {
             downloading Live stream  ███·······   ?%
             queued      ポッドキャ…  ··········   ?%
             paused      Paused one   ██▌·······  25%
-             2/3 active, 2 a host · 1.8 MB/s · 1 que
+             2/3 active, 2 a host · 1.8 MB/s
 
             ↑↓ select  Tab view  ? help  q quit
             """)
