@@ -155,7 +155,10 @@ final class TUISession {
             // an idle TUI costs next to nothing; a key still wakes it at once.
             let idle = runner.runningCount == 0 && now - lastActivity > 2
             // The first frame does not wait for a key.
-            let key = screen.readKey(waiting: lastFrame == 0 ? 0 : idle ? 250 : 50)
+            // While downloads run, wake when the next progress frame is due (every 95 ms), so frames
+            // come evenly instead of up to a wait late.
+            let due = runner.runningCount > 0 ? Int32(max(1, min(50, (lastFrame + 0.095 - now) * 1000))) : 50
+            let key = screen.readKey(waiting: lastFrame == 0 ? 0 : idle ? 250 : due)
             let busySince = FrameTrace.now
             defer { trace?.busy(FrameTrace.now - busySince) }
             if let key {

@@ -67,7 +67,7 @@ enum LibraryBench {
         try await type("2", phase: "view")
         for _ in 0..<15 { try await type(down, phase: "move") }
         for _ in 0..<3 { try await type(pageDown, phase: "page") }
-        try await type("/", phase: "filter")
+        try await type("f", phase: "filter")
         for letter in "episode 12" { try await type(String(letter), phase: "filter") }
         for _ in 0..<3 { try await type(backspace, phase: "filter") }
         try await type(enter, phase: "filter")
@@ -75,6 +75,16 @@ enum LibraryBench {
         try await type(escape, phase: "filter")
         try await type(down, phase: "move")
         try await type(enter, phase: "queue")
+        // Search (nothing hidden) and its next matches; a sort by title and back.
+        try await type("/", phase: "search")
+        for letter in "show 7" { try await type(String(letter), phase: "search") }
+        try await type(enter, phase: "search")
+        for _ in 0..<5 { try await type("n", phase: "search") }
+        try await type("s", phase: "sort")
+        try await type("S", phase: "sort")
+        for _ in 0..<4 { try await type("s", phase: "sort") }
+        try await type("i", phase: "detail")
+        try await type(escape, phase: "detail")
         try await type("3", phase: "view")
         for _ in 0..<5 { try await type(down, phase: "move") }
         try await type(enter, phase: "open")
@@ -88,9 +98,9 @@ enum LibraryBench {
         // Everything paused: the idle CPU and the memory.
         try await type("P", phase: "pause")
         try await Task.sleep(for: .seconds(3))
-        let cpuBefore = TUIBench.cpuSeconds(tui.pid)
+        let cpuBefore = onCPU(tui.pid)
         try await Task.sleep(for: .seconds(options.idleSeconds))
-        let idleCPU = (TUIBench.cpuSeconds(tui.pid) - cpuBefore) * 100 / Double(options.idleSeconds)
+        let idleCPU = Double(onCPU(tui.pid) - cpuBefore) / 1e9 * 100 / Double(options.idleSeconds)
         let rss = memory(tui.pid)
         terminal.send("q")
         let exit = await Task.detached { tui.wait(timeout: 60) }.value
@@ -117,7 +127,7 @@ enum LibraryBench {
         }
         print("library: keys (typed → frame drawn), goal median ≤ 16 ms, p99 ≤ 50 ms")
         print("  " + line("all", all))
-        for phase in ["move", "page", "view", "filter", "queue", "open", "during refresh"] {
+        for phase in ["move", "page", "view", "filter", "search", "sort", "detail", "queue", "open", "during refresh"] {
             print("  " + line(phase, byPhase[phase] ?? []))
         }
         let running = trace.frames.filter { $0.end > firstFrame.end && $0.end < sent.last(where: { $0.phase == "pause" })?.time ?? 0 }
@@ -130,6 +140,16 @@ enum LibraryBench {
     }
 
     static func ms(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }
+
+    /// Nanoseconds `pid`'s threads have run, from each thread's schedstat (the scheduler's own count,
+    /// finer than the 10 ms ticks of /proc/<pid>/stat).
+    static func onCPU(_ pid: pid_t) -> UInt64 {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { sum, task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+            return sum + (text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0)
+        }
+    }
 
     /// VmRSS and VmHWM of `pid`, in MB.
     static func memory(_ pid: pid_t) -> (current: Double, peak: Double) {
