@@ -178,40 +178,42 @@ extension TUISession {
     /// `+` / `-`: the runner's limit now, and the config file for the next start.
     private func changeLimit(by offset: Int) {
         // From the limit the keys asked for so far (the runner may not have applied the last one yet).
-        let value = min(64, max(1, limit + offset))
-        guard value != limit else {
-            say("the limit is already \(value)")
-            return
-        }
+        guard let value = changeCap(limit, by: offset, name: "the limit") else { return }
         limit = value
-        let runner = self.runner, configFile = context.paths.configFile
-        act {
-            await runner.setMaxConcurrent(value)
-            do {
-                try ConfigFile(path: configFile).set("simultaneous-downloads", to: String(value))
-                return "\(value) downloads at once (saved in \(configFile))"
-            } catch {
-                throw CommandError("\(value) downloads at once; not saved: \(error.localizedDescription)", code: ExitCodes.config)
-            }
-        }
+        let runner = self.runner
+        saveCap(value, as: "simultaneous-downloads", saying: "\(value) downloads at once") { await runner.setMaxConcurrent(value) }
     }
 
     /// `]` / `[`: the runner's per-host cap now, and the config file for the next start.
     private func changePerHost(by offset: Int) {
-        let value = min(64, max(1, perHost + offset))
-        guard value != perHost else {
-            say("the per-host cap is already \(value)")
-            return
-        }
+        guard let value = changeCap(perHost, by: offset, name: "the per-host cap") else { return }
         perHost = value
-        let runner = self.runner, configFile = context.paths.configFile
-        act {
+        let runner = self.runner
+        saveCap(value, as: "per-host-downloads", saying: "\(value) download\(value == 1 ? "" : "s") at once from one host") {
             await runner.setPerHost(value)
+        }
+    }
+
+    /// `current` moved by `offset` within 1…64, or nil (and a line saying so) when it cannot move.
+    private func changeCap(_ current: Int, by offset: Int, name: String) -> Int? {
+        let value = min(64, max(1, current + offset))
+        guard value != current else {
+            say("\(name) is already \(value)")
+            return nil
+        }
+        return value
+    }
+
+    /// Applies a cap through the runner, then keeps it in the config file for the next start.
+    private func saveCap(_ value: Int, as key: String, saying line: String, apply: @escaping @Sendable () async -> Void) {
+        let configFile = context.paths.configFile
+        act {
+            await apply()
             do {
-                try ConfigFile(path: configFile).set("per-host-downloads", to: String(value))
-                return "\(value) download\(value == 1 ? "" : "s") at once from one host (saved in \(configFile))"
+                try ConfigFile(path: configFile).set(key, to: String(value))
+                return "\(line) (saved in \(configFile))"
             } catch {
-                throw CommandError("\(value) at once from one host; not saved: \(error.localizedDescription)", code: ExitCodes.config)
+                throw CommandError("\(line); not saved: \(error.localizedDescription)", code: ExitCodes.config)
             }
         }
     }

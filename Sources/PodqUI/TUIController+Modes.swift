@@ -1,0 +1,195 @@
+import PodqCore
+
+/// The keys of the modes other than the table's: typing a filter, a search, a feed URL or a count,
+/// answering a question, scrolling the detail pane, and a row key with rows marked.
+extension TUIController {
+    /// A row key with rows marked in the Downloads view: it acts on every marked row it applies to.
+    static func markedKey(_ key: Key, ids: [Int64], snapshot: TUISnapshot, state: inout TUIState) -> [TUIAction] {
+        let rows = ids.compactMap { id in snapshot.downloads.first { Int64($0.id) == id } }
+        switch key {
+        case .character("c"):
+            let cancellable = rows.filter { $0.state.applying(.cancel) != nil }.map { Int64($0.id) }
+            guard !cancellable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be cancelled.")
+                return []
+            }
+            state.mode = .confirming(.cancelMarked(ids: cancellable))
+            return []
+        case .character("x"):
+            state.mode = .confirming(.removeMarked(ids: rows.map { Int64($0.id) }))
+            return []
+        case .character("r"):
+            let event = DownloadEvent.retry
+            let retryable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
+            state.marked[.downloads] = nil
+            guard !retryable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be retried.")
+                return []
+            }
+            return [.performMany(event, ids: retryable)]
+        default:  // p, Space: resume when every marked row is paused, else pause
+            let event: DownloadEvent = rows.allSatisfy { $0.state == .paused } ? .resume : .pause
+            let applicable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
+            state.marked[.downloads] = nil
+            guard !applicable.isEmpty else {
+                state.message = .init("None of the \(ids.count) marked downloads can be \(event.verb).")
+                return []
+            }
+            return [.performMany(event, ids: applicable)]
+        }
+    }
+
+    /// The detail pane before its contents arrive: the row's title, from the snapshot.
+    static func placeholderDetail(view: TUIView, id: Int64, snapshot: TUISnapshot) -> Detail {
+        let title: String = switch view {
+        case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? "#\(id)"
+        case .episodes: snapshot.library.position(of: id).map { snapshot.library.row(at: $0, state: "").title } ?? ""
+        case .podcasts: snapshot.podcasts.first { $0.id == id }?.title ?? ""
+        }
+        return Detail(view: view, id: id, title: title, isLoading: true)
+    }
+
+    /// Keys while the detail pane is open: they scroll it; Esc, q, i and Enter close it.
+    static func scrollDetail(_ key: Key, state: inout TUIState, pageSize: Int) {
+        var key = key
+        if case .character(let pressed) = key, let canonical = state.keys.canonical(pressed) { key = .character(canonical) }
+        switch key {
+        case .up, .character("k"): state.detailScroll -= 1
+        case .down, .character("j"): state.detailScroll += 1
+        case .pageUp, .character("b"): state.detailScroll -= pageSize
+        case .pageDown, .character(" "): state.detailScroll += pageSize
+        case .home, .character("g"): state.detailScroll = 0
+        case .end, .character("G"): state.detailScroll = Int.max / 2  // the renderer clamps it
+        case .escape, .enter, .character("q"), .character("i"):
+            state.mode = .normal
+            state.detail = nil
+        default: break
+        }
+        state.detailScroll = max(0, state.detailScroll)
+    }
+
+    static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) {
+        let view = state.view
+        var text = state.search[view] ?? ""
+        let ids = state.visibleIDs(view, in: snapshot)
+        switch key {
+        case .enter:
+            state.mode = .normal
+            return
+        case .escape:
+            state.search[view] = nil
+            state.mode = .normal
+            if let origin, let index = ids.firstIndex(of: origin) { state.select(index, in: view, ids: ids) }
+            return
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: return
+        }
+        state.search[view] = text.isEmpty ? nil : text
+        // As it is typed: the first match from where the search started, going round.
+        let start = origin.flatMap { ids.firstIndex(of: $0) } ?? 0
+        if text.isEmpty {
+            state.select(start, in: view, ids: ids)
+        } else if let found = firstMatch(text, in: view, ids: ids, from: start, forward: true, snapshot: snapshot) {
+            state.select(found, in: view, ids: ids)
+        }
+    }
+
+    /// The index of the first row of `ids` from `start` on (going round) whose title (or podcast)
+    /// contains `needle`, case-insensitive.
+    static func firstMatch(_ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot) -> Int? {
+        guard !ids.isEmpty else { return nil }
+        let matches: (Int64) -> Bool
+        switch view {
+        case .episodes:
+            let library = snapshot.library, matcher = library.matcher(needle)
+            matches = { id in library.position(of: id).map { matcher.matches($0, in: library) } ?? false }
+        case .downloads:
+            let folded = needle.lowercased()
+            let titles = Dictionary(snapshot.downloads.map { (Int64($0.id), $0.title) }, uniquingKeysWith: { a, _ in a })
+            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+        case .podcasts:
+            let folded = needle.lowercased()
+            let titles = Dictionary(snapshot.podcasts.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
+            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+        }
+        let count = ids.count
+        var i = ((start % count) + count) % count
+        for _ in 0..<count {
+            if matches(ids[i]) { return i }
+            i = forward ? (i + 1) % count : (i - 1 + count) % count
+        }
+        return nil
+    }
+
+    static func editFilter(_ key: Key, state: inout TUIState) {
+        var text = state.filter[state.view] ?? ""
+        switch key {
+        case .enter: state.mode = .normal
+        case .escape:
+            text = ""
+            state.mode = .normal
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: break
+        }
+        state.filter[state.view] = text.isEmpty ? nil : text
+    }
+
+    /// `Q`'s question: digits for the latest N, Enter for every new episode, Esc for nothing.
+    static func editQueueCount(_ key: Key, podcasts: [Int64], title: String, count: String, state: inout TUIState) -> [TUIAction] {
+        var count = count
+        switch key {
+        case .escape:
+            state.mode = .normal
+            return []
+        case .enter:
+            state.mode = .normal
+            state.marked[.podcasts] = nil
+            return [.queueFromPodcasts(ids: podcasts, latest: Int(count).flatMap { $0 > 0 ? $0 : nil })]
+        case .backspace: if !count.isEmpty { count.removeLast() }
+        case .character(let ch) where ch.isASCII && ch.isNumber && count.count < 5: count.append(ch)
+        default: break
+        }
+        state.mode = .queueingFrom(podcasts: podcasts, title: title, count: count)
+        return []
+    }
+
+    static func editFeedURL(_ key: Key, text: String, state: inout TUIState) -> [TUIAction] {
+        var text = text
+        switch key {
+        case .escape:
+            state.mode = .normal
+            return []
+        case .enter:
+            state.mode = .normal
+            let url = text.trimmingASCIIWhitespace
+            return url.isEmpty ? [] : [.addFeed(url: url)]
+        case .backspace: if !text.isEmpty { text.removeLast() }
+        case .character(let ch): text.append(ch)
+        default: break
+        }
+        state.mode = .addingFeed(text)
+        return []
+    }
+
+    static func answer(_ key: Key, to question: TUIState.Confirmation, state: inout TUIState) -> [TUIAction] {
+        switch (question, key) {
+        case (.removeCompleted(let id, _), .character("y")): return [.remove(id: id, deletingFile: true)]
+        case (.removeCompleted(let id, _), .character("k")): return [.remove(id: id, deletingFile: false)]
+        case (.removePodcast(let id, _), .character("y")): return [.removePodcast(id: id)]
+        case (.cancelMarked(let ids), .character("y")):
+            state.marked[.downloads] = nil
+            return [.performMany(.cancel, ids: ids)]
+        case (.removeMarked(let ids), .character("y")):
+            state.marked[.downloads] = nil
+            return [.removeMany(ids: ids, deletingFiles: true)]
+        case (.removeMarked(let ids), .character("k")):
+            state.marked[.downloads] = nil
+            return [.removeMany(ids: ids, deletingFiles: false)]
+        default:
+            state.message = .init("Nothing removed.")
+            return []
+        }
+    }
+}
