@@ -18,17 +18,8 @@ extension TUIController {
         case .character("x"):
             state.mode = .confirming(.removeMarked(ids: rows.map { Int64($0.id) }))
             return []
-        case .character("r"):
-            let event = DownloadEvent.retry
-            let retryable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
-            state.marked[.downloads] = nil
-            guard !retryable.isEmpty else {
-                state.message = .init("None of the \(ids.count) marked downloads can be retried.")
-                return []
-            }
-            return [.performMany(event, ids: retryable)]
-        default:  // p, Space: resume when every marked row is paused, else pause
-            let event: DownloadEvent = rows.allSatisfy { $0.state == .paused } ? .resume : .pause
+        default:  // r retries; p and Space resume when every marked row is paused, else pause
+            let event: DownloadEvent = key == .character("r") ? .retry : rows.allSatisfy { $0.state == .paused } ? .resume : .pause
             let applicable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
             state.marked[.downloads] = nil
             guard !applicable.isEmpty else {
