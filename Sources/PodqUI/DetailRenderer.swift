@@ -9,7 +9,12 @@ enum DetailRenderer {
         guard grid.width >= 12, bottom - top >= 2 else { return }
         let inner = grid.width - 2
         let textWidth = inner - 2
-        let lines = detail.lines(width: textWidth)
+        if state.detailLayout?.width != textWidth || state.detailLayout?.detail != detail {
+            let laid = detail.lines(width: textWidth)
+            state.detailLayout = .init(detail: detail, width: textWidth, lines: laid.map(\.text), styles: laid.map(\.style))
+        }
+        let layout = state.detailLayout!
+        let lines = layout.lines
         let shown = bottom - top - 1
         let maxScroll = max(0, lines.count - shown)
         state.detailScroll = min(max(0, state.detailScroll), maxScroll)
@@ -20,8 +25,8 @@ enum DetailRenderer {
         grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
         let heading = detail.view == .downloads ? " Download #\(detail.id) " : detail.view == .episodes ? " Episode " : " Podcast "
         grid.put(heading, x: 2, y: top, style: .bold)
-        for (i, line) in lines.dropFirst(scroll).prefix(shown).enumerated() {
-            grid.put(line.text, x: 2, y: top + 1 + i, style: line.style)
+        for i in 0..<max(0, min(shown, lines.count - scroll)) {
+            grid.put(lines[scroll + i], x: 2, y: top + 1 + i, style: layout.styles[scroll + i])
         }
         let position = lines.count > shown ? " \(scroll + 1)–\(min(lines.count, scroll + shown)) of \(lines.count) lines ·" : ""
         let footer = position + " ↑↓ PgUp PgDn scroll · Esc closes "

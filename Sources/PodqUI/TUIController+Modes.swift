@@ -54,6 +54,7 @@ extension TUIController {
         case .escape, .enter, .character("q"), .character("i"):
             state.mode = .normal
             state.detail = nil
+            state.detailLayout = nil
         default: break
         }
         state.detailScroll = max(0, state.detailScroll)

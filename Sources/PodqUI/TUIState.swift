@@ -64,6 +64,17 @@ public struct TUIState: Sendable, Equatable {
     /// What the detail pane shows, and the first of its lines on screen.
     public var detail: Detail?
     public var detailScroll = 0
+    /// The detail pane's lines as last laid out: made again only for another detail or width (a
+    /// megabyte of show notes is wrapped once, not on every frame).
+    public var detailLayout: DetailLayout?
+
+    /// A detail's lines at one width.
+    public struct DetailLayout: Sendable, Equatable {
+        public var detail: Detail
+        public var width: Int
+        public var lines: [String]
+        public var styles: [CellStyle]
+    }
     /// The marked rows of each view (`v`, `*`): keys that act on a row act on all of them.
     public var marked: [TUIView: Set<Int64>] = [:]
     /// The search of each view (`/`; `n` and `N` go to the next and previous match).

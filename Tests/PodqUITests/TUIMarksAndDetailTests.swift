@@ -160,6 +160,10 @@ final class TUIMarksAndDetailTests: XCTestCase {
         state.detailScroll = 100
         let bottom = TUIRenderer().render(&state, snapshot, width: 40, height: 14).text
         XCTAssertEqual(state.detailScroll, 4, "clamped to the last page")
+        XCTAssertEqual(state.detailLayout?.width, 36, "laid out once for this width, kept for the next frames")
+        _ = TUIRenderer().render(&state, snapshot, width: 60, height: 14)
+        XCTAssertEqual(state.detailLayout?.width, 56, "and again for another width")
+        XCTAssertEqual(state.detailLayout?.lines.count, 10, "nothing wraps at 56 cells")
         XCTAssertTrue(bottom.contains("│ Last.") && bottom.contains("│ • a point") && bottom.contains("5–12 of 12"), bottom)
         XCTAssertFalse(bottom.contains("Podcast:"), bottom)
     }
