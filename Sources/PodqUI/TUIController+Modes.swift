@@ -62,20 +62,19 @@ extension TUIController {
 
     static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) {
         let view = state.view
-        var text = state.search[view] ?? ""
         let ids = state.visibleIDs(view, in: snapshot)
-        switch key {
-        case .enter:
+        let text: String
+        switch edit(state.search[view] ?? "", with: key) {
+        case .finished:
             state.mode = .normal
             return
-        case .escape:
+        case .cancelled:
             state.search[view] = nil
             state.mode = .normal
             if let origin, let index = ids.firstIndex(of: origin) { state.select(index, in: view, ids: ids) }
             return
-        case .backspace: if !text.isEmpty { text.removeLast() }
-        case .character(let ch): text.append(ch)
-        default: return
+        case .ignored: return
+        case .changed(let typed): text = typed
         }
         state.search[view] = text.isEmpty ? nil : text
         // As it is typed: the first match from where the search started, going round.
@@ -116,53 +115,61 @@ extension TUIController {
 
     static func editFilter(_ key: Key, state: inout TUIState) {
         var text = state.filter[state.view] ?? ""
-        switch key {
-        case .enter: state.mode = .normal
-        case .escape:
+        switch edit(text, with: key) {
+        case .finished: state.mode = .normal
+        case .cancelled:
             text = ""
             state.mode = .normal
-        case .backspace: if !text.isEmpty { text.removeLast() }
-        case .character(let ch): text.append(ch)
-        default: break
+        case .changed(let typed): text = typed
+        case .ignored: break
         }
         state.filter[state.view] = text.isEmpty ? nil : text
     }
 
     /// `Q`'s question: digits for the latest N, Enter for every new episode, Esc for nothing.
     static func editQueueCount(_ key: Key, podcasts: [Int64], title: String, count: String, state: inout TUIState) -> [TUIAction] {
-        var count = count
-        switch key {
-        case .escape:
+        switch edit(count, with: key, accepting: { $0.isASCII && $0.isNumber && count.count < 5 }) {
+        case .cancelled:
             state.mode = .normal
-            return []
-        case .enter:
+        case .finished:
             state.mode = .normal
             state.marked[.podcasts] = nil
             return [.queueFromPodcasts(ids: podcasts, latest: Int(count).flatMap { $0 > 0 ? $0 : nil })]
-        case .backspace: if !count.isEmpty { count.removeLast() }
-        case .character(let ch) where ch.isASCII && ch.isNumber && count.count < 5: count.append(ch)
-        default: break
+        case .changed(let typed): state.mode = .queueingFrom(podcasts: podcasts, title: title, count: typed)
+        case .ignored: break
         }
-        state.mode = .queueingFrom(podcasts: podcasts, title: title, count: count)
         return []
     }
 
     static func editFeedURL(_ key: Key, text: String, state: inout TUIState) -> [TUIAction] {
-        var text = text
-        switch key {
-        case .escape:
+        switch edit(text, with: key) {
+        case .cancelled:
             state.mode = .normal
-            return []
-        case .enter:
+        case .finished:
             state.mode = .normal
             let url = text.trimmingASCIIWhitespace
             return url.isEmpty ? [] : [.addFeed(url: url)]
-        case .backspace: if !text.isEmpty { text.removeLast() }
-        case .character(let ch): text.append(ch)
-        default: break
+        case .changed(let typed): state.mode = .addingFeed(typed)
+        case .ignored: break
         }
-        state.mode = .addingFeed(text)
         return []
+    }
+
+    /// What a key does to a line being typed (a filter, a search, a feed URL, a count).
+    enum LineEdit: Equatable {
+        case changed(String), finished, cancelled, ignored
+    }
+
+    /// Enter finishes, Esc cancels, Backspace takes the last character off, and a character
+    /// `accepting` takes is added; any other key is ignored.
+    static func edit(_ text: String, with key: Key, accepting: (Character) -> Bool = { _ in true }) -> LineEdit {
+        switch key {
+        case .enter: .finished
+        case .escape: .cancelled
+        case .backspace: .changed(String(text.dropLast()))
+        case .character(let ch) where accepting(ch): .changed(text + String(ch))
+        default: .ignored
+        }
     }
 
     static func answer(_ key: Key, to question: TUIState.Confirmation, state: inout TUIState) -> [TUIAction] {
