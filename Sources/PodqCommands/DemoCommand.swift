@@ -47,7 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
         let code: Int32
         if tui {
             // Every episode comes from one host here: the per-host cap would hide the point of --jobs.
-            code = try await TUISession.run(context: context, jobs: jobs, perHost: jobs)
+            code = try await TUISession.run(context: context, jobs: jobs, perHost: jobs, keepsPartials: downloadDir != nil)
         } else {
             Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
             code = try await DownloadRunner(context: context, jobs: jobs, perHost: jobs).run(adding: [])

@@ -40,14 +40,17 @@ final class TUISession {
     /// - Parameters:
     ///   - jobs: overrides the config's number of simultaneous downloads.
     ///   - perHost: overrides the config's number of simultaneous downloads from one host.
-    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil) async throws -> Int32 {
+    ///   - keepsPartials: false when the caller removes the home afterwards (`podq demo` in a temporary
+    ///     folder), so the TUI does not say the unfinished downloads resume next time.
+    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, keepsPartials: Bool = true) async throws -> Int32 {
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
         let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
         return try await HTTPSession.with(settings: settings, logger: context.log,
                                           rateLimiter: rateLimiter) { transport in
-            try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport).run()
+            try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport)
+                .run(keepsPartials: keepsPartials)
         }
     }
 
@@ -78,7 +81,7 @@ final class TUISession {
     }
 
     /// Runs until `q`, SIGINT or SIGTERM; returns the exit code. The terminal is restored on every path.
-    private func run() async throws -> Int32 {
+    private func run(keepsPartials: Bool) async throws -> Int32 {
         trace?.started()
         guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         defer { lock.release() }
@@ -134,7 +137,7 @@ final class TUISession {
         context.log.info("tui quit", metadata: ["signal": "\(inbox.quitBySignal)"])
         if let failure { throw CommandError(failure) }
         let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
-        if stopped > 0 {
+        if stopped > 0, keepsPartials {
             Console.out("podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start.")
         }
         return inbox.quitBySignal ? ExitCodes.interrupted : ExitCodes.success

@@ -177,7 +177,26 @@ final class TUICommandTerminalTests: TerminalTestCase {
         return tui
     }
 
-    func testDemoOpensTheTUIWithLiveDownloads() async throws {
+/// `q` in a demo that runs in a temporary folder: the folder goes with its partial files, and the
+    /// TUI does not claim they resume next time.
+    func testQuittingATemporaryDemoRemovesItAndDoesNotPromiseAResume() async throws {
+        let tmp = dir.file("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        tmux?.stop()
+        let tui = try Tmux(command: "env TMPDIR='\(tmp)' '\(ChildProcess.podqExecutable)' demo --bytes-per-second 200000", width: 120, height: 20)
+        tmux = tui
+        let live = await tui.waitFor { $0.contains("downloading") && $0.contains("B/s") }
+        XCTAssertTrue(live.ok, live.screen)
+        try await Task.sleep(for: .milliseconds(800))
+        tui.send("q")
+        let exited = await tui.waitFor { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, exited.screen)
+        XCTAssertTrue(exited.screen.contains("now removed"), exited.screen)
+        XCTAssertFalse(exited.screen.contains("resume on the next start"), exited.screen)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "nothing left behind")
+    }
+
+        func testDemoOpensTheTUIWithLiveDownloads() async throws {
         let tui = try openDemo(rate: 400_000)
         let live = await tui.waitFor { $0.contains("downloading") && $0.contains("The podq Demo Hour") && $0.contains("B/s") }
         XCTAssertTrue(live.ok, live.screen)
