@@ -96,12 +96,14 @@ struct FeedsCommand: ParsableCommand {
     }
 }
 
-/// `podq episodes [<podcast>] [--new] [--json]`.
+/// `podq episodes [<podcast>] [--new] [--search <text>] [--json]`.
 struct EpisodesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
     @Flag(name: .long, help: "Only new episodes: never queued and not marked played.") var new = false
+    @Option(name: .long, help: ArgumentHelp("Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).", valueName: "text"))
+    var search: String?
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
 
     func run() throws {
@@ -112,6 +114,17 @@ struct EpisodesCommand: ParsableCommand {
             rows = try context.store.episodes(podcastId: id ?? nil)
         } catch { throw CommandError(error) }
         if new { rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil } }
+        if let search {
+            let inNotes: Set<Int64>
+            do {
+                try context.store.indexAllNotes()  // the episodes stored before the index, once
+                inNotes = Set(try context.store.episodesMatchingNotesNow(search).ids)
+            } catch { throw CommandError(error) }
+            let folded = search.lowercased()  // as the TUI's `/`
+            rows = rows.filter { r in
+                r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded) || r.episode.id.map(inNotes.contains) ?? false
+            }
+        }
         if json {
             Console.out(JSONValue.array(rows.map { r in
                 let e = r.episode

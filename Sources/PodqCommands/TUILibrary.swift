@@ -28,6 +28,8 @@ final class TUILibrary: Sendable {
         /// Episodes marked played or not (`m`) that the library may not show yet.
         var playedChanges: [Int64: Bool] = [:]
         var playedVersion = 0
+        /// The older episodes' notes are being (or were) indexed.
+        var indexing = false
     }
 
     private let store: QueueStore
@@ -100,6 +102,28 @@ final class TUILibrary: Sendable {
                     return false
                 }
                 if !more { break }
+            }
+            indexOlderNotes()
+        }
+    }
+
+    /// Indexes the show notes of episodes stored before the store had its search index, a batch at
+    /// a time with pauses between (downloads' writes go in between), once per session.
+    private func indexOlderNotes() {
+        let start = state.withLock { state -> Bool in
+            defer { state.indexing = true }
+            return !state.indexing
+        }
+        guard start else { return }
+        Task.detached(priority: .background) { [store] in
+            var indexed = false
+            while (try? await store.indexNotesBatch()) == true {
+                indexed = true
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            if indexed {
+                store.releaseMemory()
+                FreedMemory.release()
             }
         }
     }

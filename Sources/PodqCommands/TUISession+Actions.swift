@@ -120,6 +120,17 @@ extension TUISession {
                     inbox.post(CommandError(error).message, isError: true)
                 }
             }
+        case .searchNotes(let needle):
+            // Off the keys' worker too: a search typed during a long bulk action is answered at once.
+            let store = context.store, inbox = self.inbox
+            Task.detached {
+                do {
+                    let found = try await store.episodesMatchingNotes(needle)
+                    inbox.post(notes: NotesMatches(needle: needle, ids: found.ids, isComplete: found.isComplete))
+                } catch {
+                    inbox.post("cannot search the show notes: \(CommandError(error).message)", isError: true)
+                }
+            }
         case .addFeed(let url):
             say("adding \(SafeText.clean(url))…")
             background { refresher in

@@ -152,6 +152,7 @@ final class TUISession {
         var needsFrame = true
         var keyPressed = false
         var lastActivity = now
+        var speeds = SpeedHistory()
         while !state.quit && !inbox.quitRequested {
             var size = screen.size
             // Idle (nothing running, nothing happened for 2 s): wake 4 times a second instead of 20, so
@@ -187,6 +188,10 @@ final class TUISession {
                 state.detail = detail
                 needsFrame = true
             }
+            if let matches = inbox.takeNotesMatches() {
+                TUIController.receive(matches, state: &state, snapshot: snapshot())
+                needsFrame = true
+            }
             if library.takeFresh() { needsFrame = true }
             if let failure = library.takeFailure() {
                 state.message = .init("cannot read the episodes: \(failure)", isError: true)
@@ -206,7 +211,10 @@ final class TUISession {
             lastActivity = time
             keyPressed = false
             let frameBegin = FrameTrace.now
-            let grid = TUIRenderer(tick: tick).render(&state, snapshot(), width: size.width, height: size.height)
+            var frame = snapshot()
+            speeds.record(frame.totals.speed, at: time)
+            frame.speedHistory = speeds.samples
+            let grid = TUIRenderer(tick: tick).render(&state, frame, width: size.width, height: size.height)
             screen.draw(grid)
             trace?.frame(begin: frameBegin, libraryReady: library.isLoaded)
             lastFrame = time
@@ -235,6 +243,7 @@ final class TUIInbox: Sendable {
         var changed = false
         var notice: String?
         var detail: Detail?
+        var notes: NotesMatches?
     }
 
     private let contents = Mutex(Contents())
@@ -263,6 +272,18 @@ final class TUIInbox: Sendable {
         contents.withLock { contents in
             defer { contents.detail = nil }
             return contents.detail
+        }
+    }
+
+    /// The episodes whose show notes match a search, found in the background.
+    func post(notes: NotesMatches) {
+        contents.withLock { $0.notes = notes }
+    }
+
+    func takeNotesMatches() -> NotesMatches? {
+        contents.withLock { contents in
+            defer { contents.notes = nil }
+            return contents.notes
         }
     }
 

@@ -33,6 +33,8 @@ public enum TUIAction: Sendable, Equatable {
     case setPlayed(ids: [Int64], played: Bool)
     /// Read what the detail pane shows of a row (its notes come from the store).
     case loadDetail(view: TUIView, id: Int64)
+    /// Find the episodes whose show notes match a search (in the background: ``TUIController/receive(_:state:snapshot:)``).
+    case searchNotes(String)
     /// Subscribe to a feed.
     case addFeed(url: String)
     /// Re-fetch every feed.

@@ -60,41 +60,91 @@ extension TUIController {
         state.detailScroll = max(0, state.detailScroll)
     }
 
-    static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) {
+    static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) -> [TUIAction] {
         let view = state.view
         let ids = state.visibleIDs(view, in: snapshot)
         let text: String
         switch edit(state.search[view] ?? "", with: key) {
         case .finished:
             state.mode = .normal
-            return
+            if view == .episodes, let needle = state.search[view] { state.message = searchSummary(needle, ids: ids, state: state, snapshot: snapshot) }
+            return []
         case .cancelled:
             state.search[view] = nil
             state.mode = .normal
             if let origin, let index = ids.firstIndex(of: origin) { state.select(index, in: view, ids: ids) }
-            return
-        case .ignored: return
+            return []
+        case .ignored: return []
         case .changed(let typed): text = typed
         }
         state.search[view] = text.isEmpty ? nil : text
-        // As it is typed: the first match from where the search started, going round.
+        selectFirstMatch(from: origin, state: &state, ids: ids, snapshot: snapshot)
+        // The show notes are searched by the store, in the background: ``receive(_:state:snapshot:)``.
+        return view == .episodes && !text.isEmpty ? [.searchNotes(text)] : []
+    }
+
+    /// As a search is typed: the first match from where the search started, going round.
+    private static func selectFirstMatch(from origin: Int64?, state: inout TUIState, ids: [Int64], snapshot: TUISnapshot) {
+        let view = state.view
         let start = origin.flatMap { ids.firstIndex(of: $0) } ?? 0
-        if text.isEmpty {
+        guard let text = state.search[view] else {
             state.select(start, in: view, ids: ids)
-        } else if let found = firstMatch(text, in: view, ids: ids, from: start, forward: true, snapshot: snapshot) {
+            return
+        }
+        if let found = firstMatch(text, in: view, ids: ids, from: start, forward: true, snapshot: snapshot, notes: state.notesMatches) {
             state.select(found, in: view, ids: ids)
         }
     }
 
+    /// The episodes whose show notes match a search, from the store. Used only while the search
+    /// is still the same text; while it is being typed, the selection goes to the first match again
+    /// (the notes may match before the first title does), and once it was typed, the count is told.
+    public static func receive(_ matches: NotesMatches, state: inout TUIState, snapshot: TUISnapshot) {
+        guard state.search[.episodes] == matches.needle else { return }
+        let wasKnown = state.notesMatches?.needle == matches.needle
+        state.notesMatches = matches
+        guard state.view == .episodes else { return }
+        let ids = state.visibleIDs(.episodes, in: snapshot)
+        if case .searching(let origin) = state.mode {
+            selectFirstMatch(from: origin, state: &state, ids: ids, snapshot: snapshot)
+        } else if state.mode == .normal, !wasKnown {
+            state.message = searchSummary(matches.needle, ids: ids, state: state, snapshot: snapshot)
+        }
+    }
+
+    /// "“climate”: 12 episodes match (9 only in their show notes)."
+    static func searchSummary(_ needle: String, ids: [Int64], state: TUIState, snapshot: TUISnapshot) -> TUIState.Message {
+        let library = snapshot.library, matcher = library.matcher(needle)
+        let notes = state.notesMatches?.needle == needle ? state.notesMatches : nil
+        var inTitles = 0, onlyInNotes = 0
+        for id in ids {
+            if library.position(of: id).map({ matcher.matches($0, in: library) }) ?? false {
+                inTitles += 1
+            } else if notes?.contains(id) ?? false {
+                onlyInNotes += 1
+            }
+        }
+        let total = inTitles + onlyInNotes
+        let indexing = notes?.isComplete == false ? " Older show notes are still being indexed: more may match in a minute." : ""
+        guard total > 0 else {
+            return .init("Nothing matches “\(needle)”" + (notes == nil ? " in the titles (the show notes are being searched)." : "." + indexing))
+        }
+        let count = "“\(needle)”: \(total) " + (total == 1 ? "episode matches" : "episodes match")
+        return .init(notes == nil ? count + " by title (the show notes are being searched)."
+                                  : count + " (\(onlyInNotes) only in the show notes; n and N go through them)." + indexing)
+    }
+
     /// The index of the first row of `ids` from `start` on (going round) whose title (or podcast)
-    /// contains `needle`, case-insensitive.
-    static func firstMatch(_ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot) -> Int? {
+    /// contains `needle`, case-insensitive, or (episodes) whose show notes match it (`notes`).
+    static func firstMatch(_ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot,
+                           notes: NotesMatches? = nil) -> Int? {
         guard !ids.isEmpty else { return nil }
         let matches: (Int64) -> Bool
         switch view {
         case .episodes:
             let library = snapshot.library, matcher = library.matcher(needle)
-            matches = { id in library.position(of: id).map { matcher.matches($0, in: library) } ?? false }
+            let notes = notes?.needle == needle ? notes : nil
+            matches = { id in (library.position(of: id).map { matcher.matches($0, in: library) } ?? false) || (notes?.contains(id) ?? false) }
         case .downloads:
             let folded = needle.lowercased()
             let titles = Dictionary(snapshot.downloads.map { (Int64($0.id), $0.title) }, uniquingKeysWith: { a, _ in a })

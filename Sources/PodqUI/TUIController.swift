@@ -20,8 +20,7 @@ public enum TUIController {
             editFilter(key, state: &state)
             return []
         case .searching(let origin):
-            editSearch(key, origin: origin, state: &state, snapshot: snapshot)
-            return []
+            return editSearch(key, origin: origin, state: &state, snapshot: snapshot)
         case .addingFeed(let text):
             return editFeedURL(key, text: text, state: &state)
         case .queueingFrom(let podcasts, let title, let count):
@@ -75,6 +74,7 @@ public enum TUIController {
         case .character("f"): state.mode = .filtering
         case .character("/"):
             state.search[view] = nil
+            if view == .episodes { state.notesMatches = nil }
             state.mode = .searching(origin: selectedID)
         case .character("n"), .character("N"):
             guard let needle = state.search[view], !needle.isEmpty else {
@@ -83,7 +83,8 @@ public enum TUIController {
             }
             let forward = key == .character("n")
             let start = index ?? (forward ? -1 : ids.count)
-            if let found = firstMatch(needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot) {
+            if let found = firstMatch(needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot,
+                                      notes: state.notesMatches) {
                 state.select(found, in: view, ids: ids)
                 if forward ? found <= start : found >= start {
                     state.message = .init("The search went round to the \(forward ? "top" : "bottom").")

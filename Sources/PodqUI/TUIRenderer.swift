@@ -150,6 +150,21 @@ public struct TUIRenderer: Sendable {
             parts.append("▕" + bar.filled + String(repeating: " ", count: bar.empty.count) + "▏ \(Int((fraction * 100).rounded(.down)))% of "
                          + Format.bytes(t.total))
         }
+        var line = Self.fit(parts, width: width)
+        // The speed's sparkline, where the parts left room: up to the last 30 seconds.
+        let room = width - DisplayWidth.of(line) - 1
+        if room >= 8, snapshot.speedHistory.count >= 2 {
+            let spark = SpeedHistory.sparkline(snapshot.speedHistory, width: min(30, room))
+            if !spark.isEmpty {
+                parts[1] += " " + spark
+                line = Self.fit(parts, width: width)
+            }
+        }
+        return line
+    }
+
+    /// The parts joined by " · ", as many of them as fit in `width` cells.
+    private static func fit(_ parts: [String], width: Int) -> String {
         var line = " " + parts[0]
         for part in parts.dropFirst() {
             let next = line + " · " + part

@@ -15,6 +15,8 @@ public struct TUISnapshot: Sendable {
     /// Changes whenever ``episodeStates`` or ``playedChanges`` change (the state filter's lists are
     /// kept while it does not); 0 in tests, where nothing is kept.
     public var statesVersion = 0
+    /// All downloads' speed over the last minute, a sample a second (``SpeedHistory``).
+    public var speedHistory: [Double] = []
     /// How many downloads may run at once.
     public var limit: Int
     /// The speed limit the downloads share, in bytes a second; nil for none.

@@ -79,6 +79,8 @@ public struct TUIState: Sendable, Equatable {
     public var marked: [TUIView: Set<Int64>] = [:]
     /// The search of each view (`/`; `n` and `N` go to the next and previous match).
     public var search: [TUIView: String] = [:]
+    /// The episodes whose show notes match the Episodes view's search (from the background).
+    public var notesMatches: NotesMatches?
     /// The state each view shows only (`F` goes through them); nil: every state.
     public var stateFilter: [TUIView: StateFilter] = [:]
 

@@ -51,6 +51,25 @@ final class SubscriptionCommandTests: CLITestCase {
         XCTAssertEqual(queue.first?["podcast"] as? String, "Night/Shift: Talk")
     }
 
+    /// `podq episodes --search` finds a title, a podcast, or words of the show notes (not their markup).
+    func testEpisodesSearchFindsTitlesPodcastsAndShowNotes() async throws {
+        server.serve(Array("""
+            <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Garden Hour</title>
+            <item><title>Roses</title><guid>r</guid><description><![CDATA[<p>On <b>pruning</b> &amp; feeding</p>]]></description>
+            <enclosure url="/data/r.mp3?size=10" type="audio/mpeg"/></item>
+            <item><title>Tulips</title><guid>t</guid><description>Bulbs, in the Café</description>
+            <enclosure url="/data/t.mp3?size=10" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8), as: "garden.xml")
+        let (added, _, err) = try await cli.run(["add", server.url("/static/garden.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, err)
+        for (query, titles) in [("prun", ["Roses"]), ("CAFE", ["Tulips"]), ("tulip", ["Tulips"]), ("garden h", ["Roses", "Tulips"]),
+                                ("amp", []), ("b", ["Tulips"]), ("\" OR *", [])] {
+            let found = try await json(["episodes", "--search", query, "--json"])
+            XCTAssertEqual(Set(found.compactMap { $0["title"] as? String }), Set(titles), query)
+        }
+    }
+
     func testRefreshUsesConditionalGETFollowsAPermanentMoveAndQueuesNewEpisodesWhenAuto() async throws {
         server.serve(feed(title: "Auto", episodes: [("a1", "Old", "Sat, 14 Nov 2026 10:00:00 GMT", 1)]), as: "auto.xml")
         _ = try await cli.run(["add", "--auto", server.url("/moved/static/auto.xml").absoluteString])

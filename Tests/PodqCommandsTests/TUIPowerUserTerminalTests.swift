@@ -150,6 +150,31 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
 
+    /// `/` in the Episodes view finds words of the show notes too (SQLite FTS5, in the background):
+    /// "part 7" is in Episode 7's notes only, never in a title.
+    func testSearchFindsWordsOfTheShowNotes() async throws {
+        try await subscribe(count: 12)
+        let tui = try openTUI(width: 110, height: 24)
+        tui.send("2")
+        let listed = await tui.waitFor { $0.contains("Episode 12") && $0.contains("row 1/12") }
+        XCTAssertTrue(listed.ok, listed.screen)
+        tui.send("/")
+        tui.send("Part 7")
+        let found = await tui.waitFor { $0.contains("row 6/12") }
+        XCTAssertTrue(found.ok, "Episode 7, newest first the sixth row:\n\(found.screen)")
+        tui.send("\r")
+        let told = await tui.waitFor { $0.contains("1 episode matches (1 only in the show notes") }
+        XCTAssertTrue(told.ok, told.screen)
+        // Markup is not searched: "script" and "href" are in every episode's HTML, not in its text.
+        tui.send("/")
+        tui.send("href")
+        tui.send("\r")
+        let none = await tui.waitFor { $0.contains("Nothing matches “href”.") }
+        XCTAssertTrue(none.ok, none.screen)
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
     /// Accents written as a letter and a combining mark, and flags, reach the terminal whole (ncurses
     /// was handed only a cluster's first scalar).
     func testClustersAreDrawnWhole() async throws {

@@ -57,6 +57,22 @@ final class TUIRendererTests: XCTestCase {
         XCTAssertEqual(status.map(String.init), " 2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
     }
 
+    /// The speed's sparkline follows the speed where the parts left room: up to 30 seconds wide,
+    /// narrower on a narrower screen, and not at all when nothing else fits.
+    func testTheSpeedSparklineTakesTheRoomTheStatusLineLeaves() {
+        var state = TUIState()
+        var snapshot = TUISnapshot(downloads: Self.downloads)
+        snapshot.speedHistory = [0, 1, 2, 3, 4, 5, 6, 7, 8] + Array(repeating: 8, count: 40)
+        let wide = frame(&state, snapshot, width: 200).split(separator: "\n").first { $0.contains("active") }.map(String.init) ?? ""
+        XCTAssertEqual(wide, " 2/3 active, 2 a host · 1.8 MB/s " + String(repeating: "█", count: 30)
+                       + " · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
+        let fits = frame(&state, snapshot, width: 100).split(separator: "\n").first { $0.contains("active") }.map(String.init) ?? ""
+        XCTAssertEqual(fits, " 2/3 active, 2 a host · 1.8 MB/s " + String(repeating: "█", count: 15) + " · 1 queued · 1 paused · 1 failed · 1 done · row 1/7")
+        XCTAssertEqual(DisplayWidth.of(fits), 100, "the room the parts left, to the last cell")
+        let narrow = frame(&state, snapshot, width: 40).split(separator: "\n").first { $0.contains("active") }.map(String.init) ?? ""
+        XCTAssertEqual(narrow, " 2/3 active, 2 a host · 1.8 MB/s", "no room left")
+    }
+
     func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
         var state = TUIState()
         let text = frame(&state, width: 40, height: 9)

@@ -83,6 +83,43 @@ final class TUISearchAndSortTests: XCTestCase {
         XCTAssertEqual(selected(state), 13)
     }
 
+    /// The Episodes view's search asks the store for the show notes as it is typed; their matches
+    /// arrive later, take the selection while the search is typed, and count when it is done.
+    func testEpisodesSearchAsksForTheShowNotesAndTheirMatchesJoinTheTitles() {
+        var state = TUIState()
+        state.view = .episodes
+        _ = press(.character("/"), state: &state)
+        XCTAssertEqual(press(.character("c"), state: &state), [.searchNotes("c")])
+        XCTAssertEqual(press(.character("h"), state: &state), [.searchNotes("ch")])
+        XCTAssertEqual(selected(state), 12, "cherry: the title matches at once")
+        // An older text's answer is not used.
+        TUIController.receive(NotesMatches(needle: "c", ids: [10, 11, 12, 13]), state: &state, snapshot: snapshot)
+        XCTAssertNil(state.notesMatches)
+        // Episode 11's notes say "chocolate": it comes before cherry, so the selection goes there.
+        TUIController.receive(NotesMatches(needle: "ch", ids: [11]), state: &state, snapshot: snapshot)
+        XCTAssertEqual(selected(state), 11)
+        _ = press(.enter, state: &state)
+        XCTAssertEqual(state.message?.text, "“ch”: 2 episodes match (1 only in the show notes; n and N go through them).")
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(selected(state), 12)
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(selected(state), 11, "round again, through the notes' match")
+        // A new search forgets the old matches; Enter before the store answers says so, and the answer then counts.
+        _ = press(.character("/"), state: &state)
+        XCTAssertNil(state.notesMatches)
+        type("zzz", state: &state)
+        _ = press(.enter, state: &state)
+        XCTAssertEqual(state.message?.text, "Nothing matches “zzz” in the titles (the show notes are being searched).")
+        TUIController.receive(NotesMatches(needle: "zzz", ids: [13]), state: &state, snapshot: snapshot)
+        XCTAssertEqual(state.message?.text, "“zzz”: 1 episode matches (1 only in the show notes; n and N go through them).")
+        _ = press(.character("n"), state: &state)
+        XCTAssertEqual(selected(state), 13)
+        // The Downloads view's search stays on titles: no question to the store.
+        state.view = .downloads
+        _ = press(.character("/"), state: &state)
+        XCTAssertEqual(press(.character("a"), state: &state), [])
+    }
+
     func testSCyclesTheOrdersAndShiftSTurnsThemRound() {
         var state = TUIState()
         state.view = .episodes

@@ -224,6 +224,7 @@ extension QueueStore {
             } else {
                 record = EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
             }
+            let notesBefore = record.id == nil ? nil : record.description
             record.title = item.title
             record.link = item.link
             record.description = item.description
@@ -239,8 +240,10 @@ extension QueueStore {
             if record.id == nil {
                 try record.insert(db)
                 added.append(record)
+                if record.description?.isEmpty == false { try indexNotes(episodeId: record.id!, description: record.description, db: db) }
             } else {
                 try record.update(db)
+                if record.description != notesBefore { try indexNotes(episodeId: record.id!, description: record.description, db: db) }
             }
             if let guid = record.guid { byGUID[guid] = record } else { byKey[key] = record }  // the same file twice in one feed
         }

@@ -264,6 +264,7 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v7: played episodes") { db in
             try db.alter(table: "episode") { t in t.add(column: "playedAt", .double) }
         }
+        migrator.registerMigration("v8: search in show notes") { db in try createNotesIndex(db) }
         return migrator
     }
 }
