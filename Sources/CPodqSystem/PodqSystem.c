@@ -21,3 +21,7 @@ int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const cha
 int podq_release_free_memory(void) {
     return malloc_trim(0);
 }
+
+int podq_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}

@@ -18,6 +18,19 @@ struct TUIDetailReader {
 
     private static func text(_ value: String?) -> String { value.map { SafeText.redactingCredentials(SafeText.clean($0)) } ?? "" }
 
+    /// The hosts a URL goes through before the file's: its tracking prefixes (podtrac, chartable, OP3
+    /// and the like, ``TrackingPrefix``), read from the URL itself, then the file's host. Empty when
+    /// there is no prefix.
+    static func via(_ url: String?) -> String {
+        guard let url, var current = URL(string: url) else { return "" }
+        var hosts = [current.host ?? url]
+        while let inner = TrackingPrefix.innerURL(of: current), hosts.count < 10 {
+            hosts.append(inner.host ?? inner.absoluteString)
+            current = inner
+        }
+        return hosts.count > 1 ? text(hosts.joined(separator: " → ")) + " (the file)" : ""
+    }
+
     private static func time(_ unixSeconds: Double?) -> String {
         guard let unixSeconds else { return "" }
         let formatter = DateFormatter()
@@ -34,6 +47,7 @@ struct TUIDetailReader {
             .init("Progress", Format.amount(received: r.bytesReceived, expected: r.bytesExpected)),
             .init("File", Self.text(r.commitPath ?? (r.state == .completed ? r.destination : r.partialPath))),
             .init("URL", Self.text(r.url)),
+            .init("Via", Self.via(r.url)),
             .init("Final URL", r.finalURL == r.url ? "" : Self.text(r.finalURL)),
             .init("Attempts", r.attempts > 0 ? String(r.attempts) : ""),
             .init("Added", Self.time(r.createdAt)),
@@ -56,6 +70,7 @@ struct TUIDetailReader {
             .init("Duration", e.duration.map { Format.duration($0) } ?? ""),
             .init("Size", e.length.map(Format.bytes) ?? ""),
             .init("Enclosure", Self.text(e.url) + (e.type.map { " (\(Self.text($0)))" } ?? "")),
+            .init("Via", Self.via(e.url)),
             .init("Link", Self.text(e.link)),
             .init("GUID", Self.text(e.guid)),
         ]
