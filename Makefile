@@ -32,9 +32,10 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
+# The build's own progress lines ([n/m] Compiling ...) show how far a first build is.
 demo:
-	@echo "Building podq (the first build takes a few minutes)..."
-	@$(SWIFT) build -q --product podq
+	@echo "Building podq (a first build compiles the dependencies: several minutes on 2 cores)..."
+	@$(SWIFT) build --product podq
 	.build/debug/podq demo
 
 bench-deps:
@@ -66,11 +67,13 @@ install: release
 	$(MAKE) install-files BIN=.build/release/podq
 
 BIN ?= .build/release/podq
+# Installed stripped (symbols only: Swift's metadata stays); `make install STRIP=` keeps them.
+STRIP ?= -s
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/podq
+	install -m 755 $(STRIP) $(BIN) $(DESTDIR)$(PREFIX)/bin/podq
 	rm -rf $(DESTDIR)$(PREFIX)/bin/podq_PodqResources.resources
 	cp -R $(dir $(BIN))podq_PodqResources.resources $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/podq.1 $(DESTDIR)$(PREFIX)/share/man/man1/podq.1

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "PodqSystem.h"
@@ -22,6 +23,9 @@ int podq_release_free_memory(void) {
     return malloc_trim(0);
 }
 
-int podq_limit_malloc_arenas(int count) {
-    return mallopt(M_ARENA_MAX, count);
+/// One malloc arena for the whole process (docs/DECISIONS.md, "One malloc arena"), set as the program
+/// loads: glibc fixes its arena limit when a thread first needs a second arena, so `main` is too late.
+/// `MALLOC_ARENA_MAX` in the environment still wins.
+__attribute__((constructor)) static void podq_one_malloc_arena(void) {
+    if (getenv("MALLOC_ARENA_MAX") == NULL) mallopt(M_ARENA_MAX, 1);
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import PodqCore
 
 /// The entry point: parses the arguments, runs the command, and maps errors to podq's exit codes
 /// through the one table (``ExitCodes/code(for:)``); ArgumentParser's usage errors become 2, as
@@ -8,7 +7,6 @@ import PodqCore
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
-        FreedMemory.limitArenas()
         do {
             var command = try Podq.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {

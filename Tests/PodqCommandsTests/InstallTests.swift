@@ -95,6 +95,8 @@ final class InstallTests: CLITestCase {
             XCTAssertGreaterThan(attributes?[.size] as? Int ?? 0, 0, "\(file) is installed")
         }
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix + "/bin/podq"))
+        let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0 }
+        XCTAssertLessThan(size(prefix + "/bin/podq"), size(ChildProcess.podqExecutable) * 3 / 4, "installed stripped")
         let installed = try ChildProcess(executable: prefix + "/bin/podq", arguments: ["--version"], directory: dir.path)
         let version = await installed.finish()
         XCTAssertEqual(version.code, 0)

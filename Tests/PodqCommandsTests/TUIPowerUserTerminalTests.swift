@@ -181,6 +181,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         server.serve(Array("""
             <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Cafe\u{301} 🇯🇵 Radio</title>
             <item><title>Episode e\u{301}te\u{301} 🇫🇷 and 🇯🇵</title><guid>c1</guid><enclosure url="/data/c1.mp3?size=1000&amp;seed=1" type="audio/mpeg"/></item>
+            <item><title>Coder 👩\u{200D}💻 here</title><guid>c2</guid><enclosure url="/data/c2.mp3?size=1000&amp;seed=2" type="audio/mpeg"/></item>
             </channel></rss>
             """.utf8), as: "clusters.xml")
         let added = try await cli.run(["add", server.url("/static/clusters.xml").absoluteString])
@@ -191,6 +192,8 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(shown.ok, "the combining accents are kept:\n\(shown.screen)")
         XCTAssertTrue(shown.screen.contains("🇫🇷") && shown.screen.contains("🇯🇵"), "both halves of each flag:\n\(shown.screen)")
         XCTAssertTrue(shown.screen.contains("Café"), shown.screen)
+        // A ZWJ sequence takes its 2 cells as its first emoji (a curses cell holds one spacing character): the text after it stays in place.
+        XCTAssertTrue(shown.screen.contains("Coder 👩 here"), shown.screen)
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }

@@ -12,7 +12,4 @@ int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const cha
 /// some was released.
 int podq_release_free_memory(void);
 
-/// At most `count` malloc arenas (glibc's `mallopt(M_ARENA_MAX)`); 1 on success.
-int podq_limit_malloc_arenas(int count);
-
 #endif
