@@ -122,11 +122,11 @@ extension TUISession {
             }
         case .searchNotes(let needle):
             // Off the keys' worker too: a search typed during a long bulk action is answered at once.
-            let store = context.store, inbox = self.inbox
+            let store = context.store, inbox = self.inbox, number = inbox.nextNotesSearch()
             Task.detached {
                 do {
                     let found = try await store.episodesMatchingNotes(needle)
-                    inbox.post(notes: NotesMatches(needle: needle, ids: found.ids, isComplete: found.isComplete))
+                    inbox.post(notes: NotesMatches(needle: needle, ids: found.ids, isComplete: found.isComplete), number: number)
                 } catch {
                     inbox.post("cannot search the show notes: \(CommandError(error).message)", isError: true)
                 }

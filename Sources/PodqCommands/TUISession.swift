@@ -244,6 +244,8 @@ final class TUIInbox: Sendable {
         var notice: String?
         var detail: Detail?
         var notes: NotesMatches?
+        var notesAsked = 0
+        var notesAnswered = 0
     }
 
     private let contents = Mutex(Contents())
@@ -268,29 +270,36 @@ final class TUIInbox: Sendable {
         contents.withLock { $0.detail = detail }
     }
 
-    func takeDetail() -> Detail? {
-        contents.withLock { contents in
-            defer { contents.detail = nil }
-            return contents.detail
+    func takeDetail() -> Detail? { take(\.detail) }
+
+    /// A number for the next search of the show notes: answers come back in any order (each runs in
+    /// a task of its own), and an older one must not take the place of a newer.
+    func nextNotesSearch() -> Int {
+        contents.withLock {
+            $0.notesAsked += 1
+            return $0.notesAsked
         }
     }
 
-    /// The episodes whose show notes match a search, found in the background.
-    func post(notes: NotesMatches) {
-        contents.withLock { $0.notes = notes }
-    }
-
-    func takeNotesMatches() -> NotesMatches? {
-        contents.withLock { contents in
-            defer { contents.notes = nil }
-            return contents.notes
+    /// The episodes whose show notes match search number `number`, found in the background; kept
+    /// only when no later search has answered.
+    func post(notes: NotesMatches, number: Int) {
+        contents.withLock {
+            guard number > $0.notesAnswered else { return }
+            $0.notesAnswered = number
+            $0.notes = notes
         }
     }
 
-    func takeMessage() -> TUIState.Message? {
+    func takeNotesMatches() -> NotesMatches? { take(\.notes) }
+
+    func takeMessage() -> TUIState.Message? { take(\.message) }
+
+    /// What was posted to `field` since the last take, once.
+    private func take<Value: Sendable>(_ field: WritableKeyPath<Contents, Value?>) -> Value? {
         contents.withLock { contents in
-            defer { contents.message = nil }
-            return contents.message
+            defer { contents[keyPath: field] = nil }
+            return contents[keyPath: field]
         }
     }
 
