@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "PodqUI", dependencies: ["PodqCore"], swiftSettings: strict),
 
         // Layer 3: the one ncurses backend.
-        .target(name: "PodqTerminal", dependencies: ["PodqUI", "CNcursesw"], swiftSettings: strict),
+        .target(name: "PodqTerminal", dependencies: ["PodqUI", "CNcursesw", "CPodqSystem"], swiftSettings: strict),
 
         // A small in-process HTTP/1.1 server (SwiftNIO): serves the demo, and the test routes build on it.
         .target(
@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "PodqCommands",
             dependencies: [
-                "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources",
+                "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

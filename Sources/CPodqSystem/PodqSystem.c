@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,4 +30,16 @@ int podq_release_free_memory(void) {
 /// `MALLOC_ARENA_MAX` in the environment still wins.
 __attribute__((constructor)) static void podq_one_malloc_arena(void) {
     if (getenv("MALLOC_ARENA_MAX") == NULL) mallopt(M_ARENA_MAX, 1);
+}
+
+int podq_signal_is_ignored(int sig) {
+    struct sigaction current;
+    if (sigaction(sig, NULL, &current) != 0) return 0;
+    return current.sa_handler == SIG_IGN;
+}
+
+int podq_terminal_hung_up(int fd) {
+    struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
+    if (poll(&p, 1, 0) < 0) return 0;
+    return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }

@@ -1,3 +1,4 @@
+import CPodqSystem
 import Dispatch
 import Foundation
 import Synchronization
@@ -5,7 +6,7 @@ import PodqCore
 import PodqUI
 
 /// The frontend of `podq download`: takes the lock, reconciles the store with the disk, adds the
-/// URLs, runs the queue with a reporter, handles SIGINT and SIGTERM, and returns the exit code.
+/// URLs, runs the queue with a reporter, handles SIGINT, SIGTERM and SIGHUP, and returns the exit code.
 final class DownloadRunner: Sendable {
     let context: QueueContext
     let jobs: Int?
@@ -74,15 +75,20 @@ final class DownloadRunner: Sendable {
     }
 }
 
-/// Turns SIGINT and SIGTERM into one call of `action` (stop everything, keep the partials); a second
-/// signal exits at once.
+/// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal, a dropped ssh session) into one call of
+/// `action` (stop everything, keep the partials); a second signal exits at once. SIGHUP is left
+/// alone when it was ignored at the start (`nohup podq download`).
 final class InterruptHandler: Sendable {
     private let sources: Mutex<[DispatchSourceSignal]>
     private let signalled = Mutex(false)
+    /// SIGHUP is handled (it was not ignored at the start).
+    private let hangUp: Bool
 
     init(action: @escaping @Sendable () async -> Void) {
         var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
+        let hangUp = podq_signal_is_ignored(SIGHUP) == 1 ? [] : [SIGHUP]
+        self.hangUp = !hangUp.isEmpty
+        for sig in [SIGINT, SIGTERM] + hangUp {
             signal(sig, SIG_IGN)
             sources.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
         }
@@ -114,5 +120,6 @@ final class InterruptHandler: Sendable {
         sources.withLock { $0.forEach { $0.cancel() } }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+        if hangUp { signal(SIGHUP, SIG_DFL) }
     }
 }

@@ -12,7 +12,7 @@ import PodqCore
 /// | 3 | another podq runs the queue (it is named) |
 /// | 4 | the config file is invalid (the line and key are named) |
 /// | 5 | the queue database cannot be used (damaged, not podq's, newer, unwritable) |
-/// | 130 | SIGINT or SIGTERM: the queue and every partial file are kept |
+/// | 130 | SIGINT, SIGTERM or SIGHUP (or the TUI's terminal hung up): the queue and every partial file are kept |
 public enum ExitCodes {
     /// Every download it ran completed.
     public static let success: Int32 = 0
@@ -26,7 +26,7 @@ public enum ExitCodes {
     public static let config: Int32 = 4
     /// The queue database cannot be used.
     public static let store: Int32 = 5
-    /// Stopped by SIGINT or SIGTERM, partial files kept.
+    /// Stopped by SIGINT, SIGTERM or SIGHUP, partial files kept.
     public static let interrupted: Int32 = 130
     /// The output was closed under podq (`podq episodes | head`), as SIGPIPE would end it.
     public static let brokenPipe: Int32 = 141
@@ -51,7 +51,7 @@ public enum ExitCodes {
     static let summary = """
         Exit codes: 0 success; 1 a download, a feed or the player failed (a full disk included); 2 bad usage \
         or input; 3 another podq runs the queue; 4 the config file is invalid; 5 the queue database cannot be \
-        used; 130 interrupted by SIGINT or SIGTERM (the queue and every partial file are kept); 141 the output was \
+        used; 130 interrupted by SIGINT, SIGTERM or SIGHUP (the queue and every partial file are kept); 141 the output was \
         closed (podq … | head).
         """
 }

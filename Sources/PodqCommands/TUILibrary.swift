@@ -21,8 +21,8 @@ final class TUILibrary: Sendable {
         var loaded = false
         var loading = false
         var again = false
-        /// The podcasts' (id, title, last refresh) as of the last read, to notice other processes' changes.
-        var fingerprint: [String] = []
+        /// The podcasts' stamps as of the last read, by id, to notice other processes' changes.
+        var stamps: [QueueStore.PodcastStamp] = []
         var watchedAt = 0.0
         var failure: String?
         /// Episodes marked played or not (`m`) that the library may not show yet.
@@ -138,15 +138,11 @@ final class TUILibrary: Sendable {
         }
         guard due else { return }
         Task.detached(priority: .utility) { [self] in
-            // The podcasts alone (50 rows): counting the episodes would scan them all.
-            guard let podcasts = try? await store.podcastsAsync() else { return }
-            let changed = state.withLock { $0.fingerprint != Self.fingerprint(podcasts) }
+            // The podcasts' stamps alone (50 rows): counting the episodes would scan them all.
+            guard let stamps = try? await store.podcastStamps() else { return }
+            let changed = state.withLock { $0.stamps != stamps }
             if changed { reload() }
         }
-    }
-
-    private static func fingerprint(_ podcasts: [PodcastRecord]) -> [String] {
-        podcasts.map { "\($0.id ?? 0) \($0.lastRefresh ?? 0) \($0.error ?? "") \($0.title)" }
     }
 
     private func read() async {
@@ -167,14 +163,14 @@ final class TUILibrary: Sendable {
                            repairs: p.repairs.map(SafeText.clean))
             }
             let library = EpisodeLibrary(podcasts: rows, entries: entries)
-            let fingerprint = Self.fingerprint(podcasts)
+            let stamps = podcasts.map(QueueStore.PodcastStamp.init).sorted { $0.id < $1.id }
             state.withLock {
                 $0.library = library
                 $0.estimates = estimates
                 // A change the new library has is no longer needed on top of it.
                 $0.playedVersion += 1
                 $0.playedChanges = $0.playedChanges.filter { id, played in library.position(of: id).map { library.isPlayed(at: $0) } != played }
-                $0.fingerprint = fingerprint
+                $0.stamps = stamps
                 $0.fresh = true
                 $0.loaded = true
             }

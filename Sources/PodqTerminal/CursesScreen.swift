@@ -1,4 +1,5 @@
 import CNcursesw
+import CPodqSystem
 import Foundation
 import PodqUI
 
@@ -13,6 +14,9 @@ public final class CursesScreen {
     private var shown: Grid?
     /// How long ``readKey(waiting:)`` waits, in milliseconds.
     private var waitTime: Int32 = 50
+    /// True once the terminal hung up (its window closed, its ssh session dropped): no key will come,
+    /// and reading would return at once, forever. The caller leaves as after SIGHUP.
+    public private(set) var isHungUp = false
 
     /// Enters curses mode. Falls back to `C.UTF-8` when the locale is not UTF-8 (cron, CI), so wide
     /// text is drawn right. `NO_COLOR` turns colours off.
@@ -91,7 +95,11 @@ public final class CursesScreen {
         }
         var value: wint_t = 0
         let rc = wget_wch(window, &value)
-        if rc == podq_err() { return nil }
+        if rc == podq_err() {
+            // No key: the wait ended, or the terminal is gone (then every read fails at once).
+            if podq_terminal_hung_up(STDIN_FILENO) == 1 { isHungUp = true }
+            return nil
+        }
         if rc == KEY_CODE_YES, Int32(value) == podq_key_mouse() {
             var x: Int32 = 0, y: Int32 = 0
             switch podq_read_mouse(&x, &y) {

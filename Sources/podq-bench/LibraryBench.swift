@@ -17,7 +17,7 @@ enum LibraryBench {
         var episodes = 100_000
         var queued = 1_000
         var jobs = 50
-        var idleSeconds = 10
+        var idleSeconds = 20
     }
 
     static func run(_ arguments: [String]) async throws {
@@ -100,7 +100,7 @@ enum LibraryBench {
         try await Task.sleep(for: .seconds(3))
         let cpuBefore = onCPU(tui.pid)
         try await Task.sleep(for: .seconds(options.idleSeconds))
-        let idleCPU = Double(onCPU(tui.pid) - cpuBefore) / 1e9 * 100 / Double(options.idleSeconds)
+        let idleCPU = Double(ran(from: cpuBefore, to: onCPU(tui.pid))) / 1e9 * 100 / Double(options.idleSeconds)
         let rss = memory(tui.pid)
         terminal.send("q")
         let exit = await Task.detached { tui.wait(timeout: 60) }.value
@@ -135,30 +135,40 @@ enum LibraryBench {
         for (a, b) in zip(running, running.dropFirst()) { maxGap = max(maxGap, b.end - a.end) }
         print(String(format: "library: longest gap between frames while downloads ran %.0f ms; longest busy turn of the loop %.0f ms (goal: no gap over 100 ms)",
                      ms(maxGap), ms(trace.busy.max() ?? 0)))
-        print(String(format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS %.1f MB, peak %.1f MB (goal ≤ 60 MB; before the refresh %.1f MB, peak %.1f MB); exit %d",
-                     idleCPU, rss.current, rss.peak, beforeRefresh.current, beforeRefresh.peak, exit.code ?? -1))
+        print(String(format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS %.1f MB (%.1f anonymous, %.1f of files), peak %.1f MB (goal ≤ 60 MB; while 50 ran, before the refresh, %.1f MB: %.1f anonymous, %.1f of files; peak %.1f MB); exit %d",
+                     idleCPU, rss.current, rss.anonymous, rss.files, rss.peak, beforeRefresh.current, beforeRefresh.anonymous, beforeRefresh.files,
+                     beforeRefresh.peak, exit.code ?? -1))
     }
 
     static func ms(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }
 
-    /// Nanoseconds `pid`'s threads have run, from each thread's schedstat (the scheduler's own count,
+    /// Nanoseconds each of `pid`'s threads has run, from its schedstat (the scheduler's own count,
     /// finer than the 10 ms ticks of /proc/<pid>/stat).
-    static func onCPU(_ pid: pid_t) -> UInt64 {
+    static func onCPU(_ pid: pid_t) -> [String: UInt64] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.reduce(0) { sum, task in
+        var times: [String: UInt64] = [:]
+        for task in tasks {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-            return sum + (text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0)
+            times[task] = text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0
         }
+        return times
     }
 
-    /// VmRSS and VmHWM of `pid`, in MB.
-    static func memory(_ pid: pid_t) -> (current: Double, peak: Double) {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+    /// Nanoseconds run between two ``onCPU(_:)`` samples: a thread that ended in between counts what
+    /// it ran until the first, one that began counts all it ran.
+    static func ran(from before: [String: UInt64], to after: [String: UInt64]) -> UInt64 {
+        after.reduce(0) { sum, thread in sum + thread.value - min(thread.value, before[thread.key] ?? 0) }
+    }
+
+    /// VmRSS and VmHWM of `pid`, and of VmRSS what is anonymous (the heap, stacks) and what maps files
+    /// (the binary and its libraries' pages), in MB.
+    static func memory(_ pid: pid_t) -> (current: Double, peak: Double, anonymous: Double, files: Double) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0, 0, 0) }
         func field(_ name: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
             return Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "") .map { $0 * 1024 / 1e6 } ?? 0
         }
-        return (field("VmRSS:"), field("VmHWM:"))
+        return (field("VmRSS:"), field("VmHWM:"), field("RssAnon:"), field("RssFile:"))
     }
 
     /// The TUI's trace file (FrameTrace's format).

@@ -83,9 +83,10 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "0.1.0")
     }
 
-    /// SIGINT and SIGTERM: exit 130, the partial kept; the next run resumes it with Range to a correct file.
+    /// SIGINT, SIGTERM and SIGHUP: exit 130, the partial kept; the next run resumes it with Range to a
+    /// correct file.
     func testInterruptKeepsPartialsAndTheNextRunResumes() async throws {
-        for (index, signal) in [SIGINT, SIGTERM].enumerated() {
+        for (index, signal) in [SIGINT, SIGTERM, SIGHUP].enumerated() {
             server.log.reset()
             let size: Int64 = 3_000_000
             let url = server.dataURL(size: size, seed: UInt64(50 + index), name: "big\(index).mp3", ["rate": "1000000"])
@@ -121,6 +122,24 @@ final class DownloadCommandTests: CLITestCase {
             XCTAssertEqual(resume.header("If-Range"), "\"\(50 + index)-\(size)\"", "checked against the stored ETag")
             XCTAssertFalse(FileManager.default.fileExists(atPath: part))
         }
+    }
+
+    /// Under `nohup`, SIGHUP stays ignored: the download goes on to a complete file.
+    func testSIGHUPUnderNohupIsIgnored() async throws {
+        let size: Int64 = 1_500_000
+        let url = server.dataURL(size: size, seed: 60, name: "nohup.mp3", ["rate": "1000000"])
+        let child = try ChildProcess(executable: "/usr/bin/nohup",
+                                     arguments: [ChildProcess.podqExecutable, "download", "--download-dir", dir.file("out"), url.absoluteString],
+                                     environment: ["PODQ_HOME": cli.home], directory: dir.path)
+        let part = dir.file("out/nohup.mp3.part")
+        for _ in 0..<400 {
+            if let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 100_000 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        child.send(SIGHUP)
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/nohup.mp3")), PatternSource(seed: 60, length: size).sha256)
     }
 
     func testTheDemoLeavesNothingInTheTemporaryFolder() async throws {

@@ -229,9 +229,9 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertTrue(log.contains("download resumed"), "the paused episode went on with a range request: \(log.suffix(2000))")
     }
 
-    func testSIGTERMAndSIGINTRestoreTheTerminalAndKeepThePartials() async throws {
+    func testSIGTERMSIGINTAndSIGHUPRestoreTheTerminalAndKeepThePartials() async throws {
         _ = try await queue(1, size: 20_000_000, rate: 300_000)
-        for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+        for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")] {
             let tui = try openTUI()
             let running = await tui.waitFor { (self.percent($0, "ep1.mp3") ?? 0) >= 1 }
             XCTAssertTrue(running.ok, running.screen)
@@ -244,6 +244,27 @@ final class TUICommandTerminalTests: TerminalTestCase {
             let queue = try await cli.run(["queue", "--json"])
             XCTAssertTrue(queue.out.contains("\"state\" : \"queued\"") || queue.out.contains("\"state\":\"queued\""), queue.out)
         }
+    }
+
+    /// A terminal that goes away without a signal (its other end closed; the TUI is not its session
+    /// leader) ends the TUI as SIGHUP does: exit 130 with the partial kept. Before, every read failed
+    /// at once and the loop spun on a core forever.
+    func testAHungUpTerminalEndsTheTUIWithThePartialKept() async throws {
+        _ = try await queue(1, size: 20_000_000, rate: 300_000)
+        let terminal = try PseudoTerminal(width: 120, height: 30)
+        let tui = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", cli.home, "--per-host", "8"],
+                                   environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"], directory: dir.path, terminal: terminal.device)
+        let part = dir.file("out/ep1.mp3.part")
+        let running = await waitUntil { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 100_000 }
+        XCTAssertTrue(running, "the download runs")
+        XCTAssertGreaterThan(terminal.bytesDrawn, 0, "the TUI drew its screen")
+        terminal.close()
+        let exit = await Task.detached { tui.wait(timeout: 30) }.value
+        XCTAssertEqual(exit.code, 130, "\(exit) \(tui.standardError)")
+        XCTAssertLessThan(exit.cpuSeconds, 10, "the TUI left instead of spinning")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: part), "the partial is kept")
+        let queue = try await cli.run(["queue", "--json"])
+        XCTAssertTrue(queue.out.contains("\"state\" : \"queued\"") || queue.out.contains("\"state\":\"queued\""), queue.out)
     }
 
     /// The pid of a running process whose command line contains every one of `parts`.

@@ -236,6 +236,31 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         _ = await tui.waitFor { $0.contains("[exit ") }
     }
 
+    /// Feed work of another process (`podq add`, `podq refresh` from cron) shows up in an open TUI
+    /// within seconds: it looks at the podcasts' stamps every 5 s and reads the library again.
+    func testAnotherProcesssFeedWorkShowsUp() async throws {
+        try await subscribe(count: 2)
+        let tui = try openTUI(width: 120, height: 12)
+        let shown = await tui.waitFor { $0.contains("2 Episodes (2)") }
+        XCTAssertTrue(shown.ok, shown.screen)
+        serveFeed(count: 5)
+        let refreshed = try await cli.run(["refresh"])
+        XCTAssertEqual(refreshed.exit.code, 0, refreshed.out + refreshed.err)
+        let more = await tui.waitFor(timeout: 20) { $0.contains("2 Episodes (5)") }
+        XCTAssertTrue(more.ok, "a refresh by another process:\n\(more.screen)")
+        server.serve(Array("""
+            <?xml version="1.0"?><rss version="2.0"><channel><title>Second Show</title>
+            <item><title>Only one</title><guid>s1</guid><enclosure url="/data/s1.mp3?size=1000" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8), as: "second.xml")
+        let added = try await cli.run(["add", server.url("/static/second.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
+        let both = await tui.waitFor(timeout: 20) { $0.contains("3 Podcasts (2)") && $0.contains("2 Episodes (6)") }
+        XCTAssertTrue(both.ok, "a feed added by another process:\n\(both.screen)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
     /// From the Podcasts view, `Q` queues the latest N or every new episode; `C` then clears the
     /// completed rows and keeps their files.
     func testQQueuesAPodcastsLatestOrNewEpisodesAndCClearsCompletedRows() async throws {

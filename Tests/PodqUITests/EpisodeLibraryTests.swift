@@ -84,4 +84,24 @@ final class EpisodeLibraryTests: XCTestCase {
         state.filter[.episodes] = "linux"
         XCTAssertEqual(state.visibleIDs(.episodes, in: TUISnapshot(library: other, rowLists: cache)), [1])
     }
+
+    /// Titles are stored once; only one with capitals beyond ASCII keeps a lower-cased copy. Search
+    /// and the title order still ignore case, in every script.
+    func testSearchAndTitleOrderIgnoreCaseWithTitlesStoredOnce() {
+        let titles = ["beta", "Alpha", "ÄRGER", "ärger two", "第一回", "Zed", "ÉTÉ Beta"]
+        let lib = EpisodeLibrary(entries: titles.enumerated().map { .init(id: Int64($0.offset + 1), podcastId: 1, title: $0.element,
+                                                                          published: nil, duration: nil, length: nil) })
+        func shown(_ positions: [Int32]) -> [String] { positions.map { lib.row(at: Int($0), state: "new").title } }
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "ÄR")), ["ÄRGER", "ärger two"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "är")), ["ÄRGER", "ärger two"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "BETA")), ["beta", "ÉTÉ Beta"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "été b")), ["ÉTÉ Beta"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "第一")), ["第一回"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "zE")), ["Zed"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "alphab")), [])
+        let all = lib.positions(podcast: nil, matching: "")
+        XCTAssertEqual(shown(lib.sorted(all, by: .title)), ["Alpha", "beta", "Zed", "ÄRGER", "ärger two", "ÉTÉ Beta", "第一回"])
+        XCTAssertTrue(lib.matcher("Ärg").matches(Int(lib.position(of: 4)!), in: lib), "the matcher agrees with the filter")
+        XCTAssertFalse(lib.matcher("Ärg").matches(Int(lib.position(of: 2)!), in: lib))
+    }
 }

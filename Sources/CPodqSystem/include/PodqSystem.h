@@ -12,4 +12,11 @@ int podq_rename_noreplace(int oldDir, const char *oldName, int newDir, const cha
 /// some was released.
 int podq_release_free_memory(void);
 
+/// 1 when signal `sig` is ignored now (`nohup` ignores SIGHUP): a handler must not undo that.
+int podq_signal_is_ignored(int sig);
+
+/// 1 when the terminal on `fd` hung up (its other end closed: a closed terminal window, a dropped
+/// ssh session), so reads on it will never wait again.
+int podq_terminal_hung_up(int fd);
+
 #endif

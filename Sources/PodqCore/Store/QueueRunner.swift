@@ -65,6 +65,8 @@ public actor QueueRunner {
         public var waitingForHost = 0
         /// The number of downloads that may run at once from one host.
         public var perHost = 2
+        /// Queued rows, due or not (as of the last plan).
+        public var queued = 0
     }
 
     /// A running download.
@@ -143,9 +145,15 @@ public actor QueueRunner {
     public func run(untilStopped: Bool = false) async throws(StoreError) -> Summary {
         let mailbox = self.mailbox
         let ticker = Task {
+            // Every 500 ms while anything runs or waits; every 2 s when the queue is quiet (all done
+            // or paused): a key or a command wakes the loop at once, and only another process's
+            // change waits for the tick. Each tick reads the store's change stamp.
+            var interval = 500
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
+                try? await Task.sleep(for: .milliseconds(interval))
                 mailbox.yield(.wake)
+                let now = self.status
+                interval = now.running == 0 && now.queued == 0 ? 2000 : 500
             }
         }
         defer { ticker.cancel() }
@@ -194,7 +202,8 @@ public actor QueueRunner {
     }
 
     func updateStatus() {
-        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost)
+        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
+                            queued: lastPlan.queued)
         shared.withLock { $0 = status }
     }
 

@@ -147,6 +147,37 @@ extension QueueStore {
         try await readAsync { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
     }
 
+    /// What tells whether a podcast changed: its id, title, last refresh and error.
+    public struct PodcastStamp: Sendable, Equatable {
+        public var id: Int64
+        public var title: String
+        public var lastRefresh: Double?
+        public var error: String?
+
+        /// The stamp of `podcast` as read.
+        public init(_ podcast: PodcastRecord) {
+            self.init(id: podcast.id ?? 0, title: podcast.title, lastRefresh: podcast.lastRefresh, error: podcast.error)
+        }
+
+        public init(id: Int64, title: String, lastRefresh: Double?, error: String?) {
+            self.id = id
+            self.title = title
+            self.lastRefresh = lastRefresh
+            self.error = error
+        }
+    }
+
+    /// Every podcast's ``PodcastStamp``, by id: what the TUI looks at every few seconds to notice
+    /// another process's feed work. Four columns and no sort by title (the whole records, sorted
+    /// with the locale's collation, were most of an idle TUI's CPU).
+    public func podcastStamps() async throws(StoreError) -> [PodcastStamp] {
+        try await readAsync { db in
+            try Row.fetchAll(db, sql: "SELECT id, title, lastRefresh, error FROM podcast ORDER BY id").map { row in
+                PodcastStamp(id: row[0], title: row[1], lastRefresh: row[2], error: row[3])
+            }
+        }
+    }
+
     /// ``podcasts()`` and ``episodeCounts()`` in one read, without blocking a thread.
     public func podcastsWithCounts() async throws(StoreError) -> (podcasts: [PodcastRecord], counts: [Int64: Int]) {
         try await readAsync { db in
