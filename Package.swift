@@ -124,7 +124,9 @@ let package = Package(
         // Benchmarks that are not tests (memory, cancel latency, throughput). `make bench`.
         .executableTarget(
             name: "podq-bench",
-            dependencies: ["PodqCore", "PodqUI", "PodqTestSupport"],
+            dependencies: ["PodqCore", "PodqUI", "PodqTestSupport",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict
         ),
 
