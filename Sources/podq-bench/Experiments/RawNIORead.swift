@@ -11,7 +11,7 @@ import NIOPosix
 /// peak RSS of this process: how much of podq's CPU above curl's is the client stack
 /// (async-http-client, which lets no one choose the receive buffer) and how much reading itself.
 enum RawNIORead {
-    private final class Sink: ChannelInboundHandler, @unchecked Sendable {
+    private final class Sink: ChannelInboundHandler {
         typealias InboundIn = HTTPClientResponsePart
         let fd: Int32
         let done: EventLoopPromise<Int64>
@@ -68,7 +68,11 @@ enum RawNIORead {
                     var bootstrap = ClientBootstrap(group: group).channelOption(.maxMessagesPerRead, value: messages)
                     if bytes > 0 { bootstrap = bootstrap.channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: bytes)) }
                     let channel = try await bootstrap.channelInitializer { channel in
-                        channel.pipeline.addHTTPClientHandlers().flatMap { channel.pipeline.addHandler(Sink(fd: fd, done: done)) }
+                        // On the channel's event loop: the handler never leaves it, so it need not be Sendable.
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                            try channel.pipeline.syncOperations.addHandler(Sink(fd: fd, done: done))
+                        }
                     }.connect(host: host, port: port).get()
                     var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.path.isEmpty ? "/" : url.path)
                     head.headers.add(name: "Host", value: host)
