@@ -166,18 +166,18 @@ final class TUISession {
         var wasRunning = false
         while !state.quit && !inbox.quitRequested {
             var size = screen.size
-            // Idle (nothing running, nothing happened for 2 s): wake 4 times a second instead of 20, so
-            // an idle TUI costs next to nothing; a key still wakes it at once.
             let running = runner.runningCount > 0
             // The last download just stopped: what their connections' buffers held goes back to the
             // system (measured in the library bench: 84 → 72 MB once 50 downloads were paused).
             if wasRunning && !running { Task.detached(priority: .utility) { FreedMemory.release() } }
             wasRunning = running
+            // Idle (nothing running, nothing happened for 2 s): wake twice a second instead of 20, so
+            // an idle TUI costs next to nothing; a key still wakes it at once.
             let idle = !running && now - lastActivity > 2
             // The first frame does not wait for a key.
             // While downloads run, wake when the next progress frame is due, so frames come evenly
             // instead of up to a wait late.
-            let due = runner.runningCount > 0 ? Int32(max(1, min(50, ((nextFrame - now) * 1000).rounded(.up)))) : 50
+            let due = running ? Int32(max(1, min(50, ((nextFrame - now) * 1000).rounded(.up)))) : 50
             let key = screen.readKey(waiting: lastFrame == 0 ? 0 : idle ? 500 : due)
             if screen.isHungUp {
                 // Nobody can see or type any more: stop as after SIGHUP, with every partial kept.

@@ -4,8 +4,8 @@ import Synchronization
 
 /// Every episode the Episodes view can show, built once off the render path and never changed after:
 /// one array per field and the titles in one UTF-8 buffer (a title with capitals beyond ASCII
-/// followed by its lower-cased copy), so a library of 100,000 episodes costs a few megabytes and a filter letter
-/// is one scan of contiguous bytes. A frame turns only the rows on screen into ``EpisodeRow``s.
+/// followed by its lower-cased copy), so a library of 100,000 episodes costs a few megabytes and a
+/// filter letter is one scan of contiguous bytes. A frame turns only the rows on screen into ``EpisodeRow``s.
 public final class EpisodeLibrary: Sendable {
     /// One episode as a reader hands it over (cleaned of control characters by the reader).
     public struct Entry: Sendable, Equatable {
@@ -36,8 +36,8 @@ public final class EpisodeLibrary: Sendable {
     // One array per field (an episode is ~40 bytes plus its title): optional numbers use a sentinel
     // (NaN, -1). `text` holds episode p's bytes at starts[p]..<starts[p + 1]: its title, then, when
     // lower-casing changes more than ASCII letters ("Ärger"), its lower-cased copy from folds[p] on.
-    // Any other title is its own search key, folded a byte at a time as it is compared (``fold``): a second copy of every title cost
-    // 4.7 MB at 100,000 episodes.
+    // Any other title is its own search key, folded a byte at a time as it is compared (``fold``):
+    // a second copy of every title cost 4.7 MB at 100,000 episodes.
     private let ids: [Int64]
     private let podcastIds: [Int64]
     private let published: [Double]
@@ -123,16 +123,17 @@ public final class EpisodeLibrary: Sendable {
         self.playedCounts = playedCounts
         self.played = played
         var ranks = [Int32](repeating: 0, count: n)
-        for (rank, position) in Self.titleOrder(Array(0..<Int32(n)), starts: starts, folds: folds, text: text).enumerated() {
+        for (rank, position) in Self.titleOrder(count: n, starts: starts, folds: folds, text: text).enumerated() {
             ranks[Int(position)] = Int32(rank)
         }
         titleRanks = ranks
     }
 
-    /// `positions` in the A-to-Z order of their titles (case-folded bytes; ties by position).
-    private static func titleOrder(_ positions: [Int32], starts: [UInt32], folds: [UInt32], text: [UInt8]) -> [Int32] {
+    /// The positions of `count` episodes in the A-to-Z order of their titles (case-folded bytes; ties
+    /// by position).
+    private static func titleOrder(count: Int, starts: [UInt32], folds: [UInt32], text: [UInt8]) -> [Int32] {
         text.withUnsafeBufferPointer { keys in
-            positions.sorted { a, b in
+            (0..<Int32(count)).sorted { a, b in
                 let ra = Int(folds[Int(a)])..<Int(starts[Int(a) + 1]), rb = Int(folds[Int(b)])..<Int(starts[Int(b) + 1])
                 let common = min(ra.count, rb.count)
                 var i = 0
