@@ -3,8 +3,8 @@ import PodqCore
 import Synchronization
 
 /// Every episode the Episodes view can show, built once off the render path and never changed after:
-/// one array per field and the titles in one UTF-8 buffer (a title with capitals beyond ASCII
-/// followed by its lower-cased copy), so a library of 100,000 episodes costs a few megabytes and a
+/// one array per field and the titles in one UTF-8 buffer (a title with capitals or accents beyond
+/// ASCII followed by its ``SearchFold`` copy), so a library of 100,000 episodes costs a few megabytes and a
 /// filter letter is one scan of contiguous bytes. A frame turns only the rows on screen into ``EpisodeRow``s.
 public final class EpisodeLibrary: Sendable {
     /// One episode as a reader hands it over (cleaned of control characters by the reader).
@@ -35,7 +35,7 @@ public final class EpisodeLibrary: Sendable {
     public let podcasts: [PodcastRow]
     // One array per field (an episode is ~40 bytes plus its title): optional numbers use a sentinel
     // (NaN, -1). `text` holds episode p's bytes at starts[p]..<starts[p + 1]: its title, then, when
-    // lower-casing changes more than ASCII letters ("Ärger"), its lower-cased copy from folds[p] on.
+    // folding changes more than ASCII letters ("Ärger"), its ``SearchFold`` copy from folds[p] on.
     // Any other title is its own search key, folded a byte at a time as it is compared (``fold``):
     // a second copy of every title cost 4.7 MB at 100,000 episodes.
     private let ids: [Int64]
@@ -92,12 +92,12 @@ public final class EpisodeLibrary: Sendable {
             lengths.append(entry.length ?? -1)
             starts.append(UInt32(text.count))
             text.append(contentsOf: entry.title.utf8)
-            let lowered = entry.title.utf8.allSatisfy({ $0 < 0x80 }) ? nil : entry.title.lowercased()
+            let lowered = entry.title.utf8.allSatisfy({ $0 < 0x80 }) ? nil : SearchFold.fold(entry.title)
             if let lowered, !lowered.utf8.elementsEqual(entry.title.utf8) {
                 folds.append(UInt32(text.count))
                 text.append(contentsOf: lowered.utf8)
             } else {
-                // ASCII, or lower-case already (Chinese, Japanese): the title is its own key.
+                // ASCII, or folded already (Chinese, Japanese): the title is its own key.
                 folds.append(starts[starts.count - 1])
             }
             counts[entry.podcastId, default: 0] += 1
@@ -118,7 +118,7 @@ public final class EpisodeLibrary: Sendable {
         self.folds = folds
         self.text = text
         self.podcastTitles = names
-        self.foldedPodcastTitles = names.mapValues { Array($0.lowercased().utf8) }
+        self.foldedPodcastTitles = names.mapValues { Array(SearchFold.fold($0).utf8) }
         self.episodeCounts = counts
         self.playedCounts = playedCounts
         self.played = played
@@ -148,7 +148,7 @@ public final class EpisodeLibrary: Sendable {
     }
 
     /// A byte of a search key as compared: ASCII capitals lower-cased, every other byte as it is (the
-    /// stored copy of a title that is not ASCII is lower-cased already, so folding it again changes
+    /// stored copy of a title that is not ASCII is folded already, so folding it again changes
     /// nothing).
     @inline(__always)
     private static func fold(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
@@ -202,7 +202,7 @@ public final class EpisodeLibrary: Sendable {
     }
 
     /// The positions of the episodes of `podcast` (nil: all) whose podcast or title contains `needle`
-    /// (case-insensitive), in order; only among `candidates` when given (the matches of a shorter needle).
+    /// (case and accents ignored: ``SearchFold``), in order; only among `candidates` when given (the matches of a shorter needle).
     public func positions(podcast: Int64?, matching needle: String, among candidates: [Int32]? = nil) -> [Int32] {
         let matcher = matcher(needle)
         let folded = matcher.folded
@@ -259,7 +259,7 @@ public final class EpisodeLibrary: Sendable {
         return reversed ? out.reversed() : out
     }
 
-    /// Tells whether an episode's podcast or title contains a needle (case-insensitive): made once
+    /// Tells whether an episode's podcast or title contains a needle (case and accents ignored): made once
     /// per search, asked per row.
     public struct Matcher: Sendable {
         let folded: [UInt8]
@@ -278,7 +278,7 @@ public final class EpisodeLibrary: Sendable {
 
     /// A ``Matcher`` for `needle`.
     public func matcher(_ needle: String) -> Matcher {
-        let folded = Array(needle.lowercased().utf8)
+        let folded = Array(SearchFold.fold(needle).utf8)
         var podcasts: Set<Int64> = []
         if !folded.isEmpty {
             for (id, title) in foldedPodcastTitles where title.withUnsafeBufferPointer({ t in

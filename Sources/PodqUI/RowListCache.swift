@@ -45,7 +45,7 @@ public final class RowListCache: Sendable {
         var candidates: [Int32]?
         if let previous, previous.key.library == key.library, previous.key.podcast == key.podcast, previous.key.order == order,
            previous.key.reversed == reversed, !previous.key.needle.isEmpty,
-           needle.lowercased().hasPrefix(previous.key.needle.lowercased()) {
+           SearchFold.fold(needle).hasPrefix(SearchFold.fold(previous.key.needle)) {
             candidates = previous.positions
         }
         // Candidates are already in this order, and filtering keeps it.

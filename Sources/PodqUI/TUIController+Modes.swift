@@ -146,13 +146,13 @@ extension TUIController {
             let notes = notes?.needle == needle ? notes : nil
             matches = { id in (library.position(of: id).map { matcher.matches($0, in: library) } ?? false) || (notes?.contains(id) ?? false) }
         case .downloads:
-            let folded = needle.lowercased()
+            let folded = SearchFold.fold(needle)
             let titles = Dictionary(snapshot.downloads.map { (Int64($0.id), $0.title) }, uniquingKeysWith: { a, _ in a })
-            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+            matches = { titles[$0].map { SearchFold.fold($0).contains(folded) } ?? false }
         case .podcasts:
-            let folded = needle.lowercased()
+            let folded = SearchFold.fold(needle)
             let titles = Dictionary(snapshot.podcasts.map { ($0.id, $0.title) }, uniquingKeysWith: { a, _ in a })
-            matches = { titles[$0]?.lowercased().contains(folded) ?? false }
+            matches = { titles[$0].map { SearchFold.fold($0).contains(folded) } ?? false }
         }
         let count = ids.count
         var i = ((start % count) + count) % count

@@ -165,9 +165,9 @@ public struct TUIState: Sendable, Equatable {
     /// The ids of `view`'s rows as shown: filtered and sorted.
     public func visibleIDs(_ view: TUIView, in snapshot: TUISnapshot) -> [Int64] {
         let filter = self.filter[view] ?? ""
-        let needle = filter.lowercased()
+        let needle = SearchFold.fold(filter)
         let order = order(view)
-        func keep(_ text: String) -> Bool { needle.isEmpty || text.lowercased().contains(needle) }
+        func keep(_ text: String) -> Bool { needle.isEmpty || SearchFold.fold(text).contains(needle) }
         switch view {
         case .downloads:
             let only = stateFilter[.downloads]

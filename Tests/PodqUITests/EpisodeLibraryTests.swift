@@ -85,8 +85,8 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(state.visibleIDs(.episodes, in: TUISnapshot(library: other, rowLists: cache)), [1])
     }
 
-    /// Titles are stored once; only one with capitals beyond ASCII keeps a lower-cased copy. Search
-    /// and the title order still ignore case, in every script.
+    /// Titles are stored once; only one with capitals or accents beyond ASCII keeps a folded copy.
+    /// Search and the title order ignore case and accents, in every script.
     func testSearchAndTitleOrderIgnoreCaseWithTitlesStoredOnce() {
         let titles = ["beta", "Alpha", "ÄRGER", "ärger two", "第一回", "Zed", "ÉTÉ Beta"]
         let lib = EpisodeLibrary(entries: titles.enumerated().map { .init(id: Int64($0.offset + 1), podcastId: 1, title: $0.element,
@@ -96,12 +96,34 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "är")), ["ÄRGER", "ärger two"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "BETA")), ["beta", "ÉTÉ Beta"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "été b")), ["ÉTÉ Beta"])
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "ete")), ["ÉTÉ Beta"], "accents ignored")
+        XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "arg")), ["ÄRGER", "ärger two"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "第一")), ["第一回"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "zE")), ["Zed"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "alphab")), [])
         let all = lib.positions(podcast: nil, matching: "")
-        XCTAssertEqual(shown(lib.sorted(all, by: .title)), ["Alpha", "beta", "Zed", "ÄRGER", "ärger two", "ÉTÉ Beta", "第一回"])
+        XCTAssertEqual(shown(lib.sorted(all, by: .title)), ["Alpha", "ÄRGER", "ärger two", "beta", "ÉTÉ Beta", "Zed", "第一回"],
+                       "accents and case are ignored in the order as in the search")
         XCTAssertTrue(lib.matcher("Ärg").matches(Int(lib.position(of: 4)!), in: lib), "the matcher agrees with the filter")
         XCTAssertFalse(lib.matcher("Ärg").matches(Int(lib.position(of: 2)!), in: lib))
+    }
+
+    /// What users type finds what they mean: Turkish İ (lower-cased alone it keeps a combining dot),
+    /// ß, Greek accents, a decomposed é; and the podcast's title counts.
+    func testSearchFoldsCaseAndAccentsBeyondLowerCasing() {
+        let lib = EpisodeLibrary(podcasts: [PodcastRow(id: 1, title: "Café Música", url: "http://a/1", episodes: 4, lastRefresh: nil, error: nil,
+                                                       autoQueue: false)],
+                                 entries: ["İstanbul ŞARKI", "Über straße", "ΣΟΦΊΑ", "e\u{301}te\u{301} long"].enumerated().map {
+                                     .init(id: Int64($0.offset + 1), podcastId: $0.offset == 0 ? 1 : 2, title: $0.element, published: nil, duration: nil, length: nil)
+                                 })
+        func ids(_ needle: String) -> [Int64] { lib.positions(podcast: nil, matching: needle).map { lib.id(at: Int($0)) } }
+        XCTAssertEqual(ids("ist"), [1])
+        XCTAssertEqual(ids("sarki"), [1])
+        XCTAssertEqual(ids("strasse"), [2])
+        XCTAssertEqual(ids("uber"), [2])
+        XCTAssertEqual(ids("σοφια"), [3])
+        XCTAssertEqual(ids("été"), [4], "a decomposed é matches a composed one")
+        XCTAssertEqual(ids("cafe musica"), [1], "the podcast's title, accents ignored")
+        XCTAssertEqual(SearchFold.fold("Plain ASCII"), "plain ascii")
     }
 }
