@@ -23,6 +23,9 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
     var perHost: Int?
 
+    @Option(name: .long, help: ArgumentHelp("How many connections one large download may use when its server takes ranges (1-16; 1: one each; default: the config's connections-per-download, 4).", valueName: "n"))
+    var connections: Int?
+
     @Option(name: .long, help: ArgumentHelp("The speed limit all downloads share: bytes a second, or with K or M (500K, 2M); 0 for none (default: the config's rate-limit).", valueName: "rate"))
     var limitRate: String?
 
@@ -38,6 +41,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs).") }
         if let perHost, !(1...64).contains(perHost) { throw ValidationError("--per-host must be between 1 and 64, not \(perHost).") }
+        if let connections, !(1...16).contains(connections) { throw ValidationError("--connections takes a number from 1 to 16, not \(connections).") }
         if let limitRate, !RateLimiter.parse(limitRate).valid {
             throw ValidationError("--limit-rate takes a rate of at least 10K, such as 500K or 2M (or 0 for none), not \(limitRate).")
         }
@@ -48,7 +52,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(global, downloadDir: downloadDir)
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
-        let code = try await DownloadRunner(context: context, jobs: jobs, perHost: perHost, stallTimeout: stallTimeout,
+        let code = try await DownloadRunner(context: context, jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout,
                                             rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }).run(adding: items)
         if code != ExitCodes.success { throw ExitCode(code) }
     }

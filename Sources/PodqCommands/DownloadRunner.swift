@@ -11,15 +11,17 @@ final class DownloadRunner: Sendable {
     let context: QueueContext
     let jobs: Int?
     let perHost: Int?
+    let connections: Int?
     let stallTimeout: Double?
     /// `--limit-rate`: .some(nil) lifts the config's limit.
     let rateLimit: Int??
 
-    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil) {
+    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil) {
         self.rateLimit = rateLimit
         self.context = context
         self.jobs = jobs
         self.perHost = perHost
+        self.connections = connections
         self.stallTimeout = stallTimeout
     }
 
@@ -32,10 +34,11 @@ final class DownloadRunner: Sendable {
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
+        if let connections { settings.connectionsPerDownload = connections }
         if let stallTimeout { settings.stallTimeout = stallTimeout }
         if let rateLimit { settings.rateLimit = rateLimit }
         context.log.info("queue run started", metadata: [
-            "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)",
+            "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
             "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
         ])
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)

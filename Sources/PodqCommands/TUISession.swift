@@ -40,12 +40,14 @@ final class TUISession {
     /// - Parameters:
     ///   - jobs: overrides the config's number of simultaneous downloads.
     ///   - perHost: overrides the config's number of simultaneous downloads from one host.
+    ///   - connections: overrides the config's connections per download.
     ///   - keepsPartials: false when the caller removes the home afterwards (`podq demo` in a temporary
     ///     folder), so the TUI does not say the unfinished downloads resume next time.
-    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, keepsPartials: Bool = true) async throws -> Int32 {
+    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true) async throws -> Int32 {
         var settings = context.settings
         if let jobs { settings.simultaneousDownloads = jobs }
         if let perHost { settings.perHostDownloads = perHost }
+        if let connections { settings.connectionsPerDownload = connections }
         let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
         return try await HTTPSession.with(settings: settings, logger: context.log,
                                           rateLimiter: rateLimiter) { transport in

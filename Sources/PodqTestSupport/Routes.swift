@@ -17,8 +17,12 @@ enum Routes {
             }
             let lastModified = query["lastmod"] == "none" ? nil : httpDate(seconds: 1_700_000_000 + Int(seed))
             var response = ranged(request, source: PatternSource(seed: seed, length: size), etag: etag,
-                                  lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore",
+                                  lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore" || query["ranges"] == "lie",
                                   type: query["type"] ?? "audio/mpeg")
+            if query["ranges"] == "lie" {
+                // Says it takes ranges, and answers every one with the whole file.
+                response.headers = response.headers.map { $0.name == "Accept-Ranges" ? ("Accept-Ranges", "bytes") : $0 }
+            }
             apply(query, to: &response, request: request, state: state)
             return response
         case "prefix":

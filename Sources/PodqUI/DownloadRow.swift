@@ -18,6 +18,10 @@ public struct DownloadRow: Sendable, Equatable {
     public var error: String?
     /// The feed's stated length, shown as an estimate while the server has not told the real one.
     public var estimate: Int64?
+    /// A segmented download's written spans, as fractions of the file (the bar shows the holes).
+    public var spans: [ClosedRange<Double>]?
+    /// The connections a segmented download uses now (1 otherwise).
+    public var connections: Int = 1
 
     public init(id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,
                 speed: Double, eta: Double?, error: String? = nil, estimate: Int64? = nil) {

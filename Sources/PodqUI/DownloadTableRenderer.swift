@@ -60,15 +60,24 @@ public struct DownloadTableRenderer: Sendable {
             let line = y + i
             if line >= grid.height { break }
             var x = 0
-            x = grid.put(DisplayWidth.pad(row.state.name, to: l.state), x: x, y: line, style: style(for: row.state)) + 1
+            // A segmented download says how many connections fetch it.
+            let state = row.connections > 1 && row.state == .downloading ? "\(row.connections) segments" : row.state.name
+            x = grid.put(DisplayWidth.pad(state, to: l.state), x: x, y: line, style: style(for: row.state)) + 1
             x = grid.put(Self.fit(row.title, to: l.title), x: x, y: line) + 1
             if l.bar > 0 {
                 // Only a running download of unknown length gets the moving bar.
                 let fraction = row.state == .completed ? 1 : row.fraction ?? (row.state == .downloading ? nil : 0)
                 let moving = row.state == .downloading ? tick : 0
-                let bar = ProgressBar.cells(fraction: fraction, width: l.bar, tick: moving)
-                let after = grid.put(bar.filled, x: x, y: line, style: .barFilled)
-                grid.put(bar.empty, x: after, y: line, style: .barEmpty)
+                if let spans = row.spans, row.state == .downloading {
+                    // Each cell filled as far as the segments have written its bytes.
+                    for (i, cell) in ProgressBar.cells(spans: spans, width: l.bar).enumerated() {
+                        grid.put(String(cell), x: x + i, y: line, style: cell == "·" ? .barEmpty : .barFilled)
+                    }
+                } else {
+                    let bar = ProgressBar.cells(fraction: fraction, width: l.bar, tick: moving)
+                    let after = grid.put(bar.filled, x: x, y: line, style: .barFilled)
+                    grid.put(bar.empty, x: after, y: line, style: .barEmpty)
+                }
                 x += l.bar + 1
             }
             if l.percent > 0 {

@@ -178,10 +178,15 @@ public final class DownloadsViewModel: Sendable {
         }
         var error: String?
         if case .failed(let reason) = state { error = reason }
-        return DownloadRow(id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
-                           received: progress.downloadedLength, expected: progress.expectedLength,
-                           speed: speed, eta: eta, error: error ?? stored?.error,
-                           estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
+        var row = DownloadRow(id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
+                              received: progress.downloadedLength, expected: progress.expectedLength,
+                              speed: speed, eta: eta, error: error ?? stored?.error,
+                              estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
+        if state == .downloading, let segments = op.segments {
+            row.spans = segments.spans
+            row.connections = op.connectionCount
+        }
+        return row
     }
 
     private static func storedRow(_ s: Stored, id: Int, in rows: Rows) -> DownloadRow {

@@ -23,4 +23,17 @@ public enum ProgressBar {
         let used = full + (partial.isEmpty ? 0 : 1)
         return (String(repeating: "█", count: full) + partial, String(repeating: "·", count: width - used))
     }
+
+    /// `width` cells for a file written in spans (a segmented download, each span a fraction of the
+    /// file): a cell is `█` when its bytes are all written, `·` when none are, and in eighths (`▏` to
+    /// `▉`) for what it holds in between, so the holes between segments show.
+    public static func cells(spans: [ClosedRange<Double>], width: Int) -> [Character] {
+        guard width > 0 else { return [] }
+        return (0..<width).map { i in
+            let low = Double(i) / Double(width), high = Double(i + 1) / Double(width)
+            let covered = spans.reduce(0.0) { sum, span in sum + max(0, min(high, span.upperBound) - max(low, span.lowerBound)) }
+            let eighths = Int((covered / (high - low) * 8).rounded(.down))
+            return eighths >= 8 ? "█" : eighths <= 0 ? (covered > 0 ? "▏" : "·") : Self.partials[eighths]
+        }
+    }
 }

@@ -70,7 +70,8 @@ final class QueueCommandTests: CLITestCase {
     /// paused in one transaction, the runner stops what runs and starts nothing, and ends.
     func testPauseAllFromAnotherProcessUnderThePerHostCapStopsEverything() async throws {
         let urls = (1...4).map { server.dataURL(size: 20_000_000, seed: UInt64($0), name: "c\($0).mp3", ["rate": "300000"]) }
-        let runner = try podq(["download", "--jobs", "4", "--per-host", "2"] + urls.map(\.absoluteString))
+        // One connection each: the server's count of connections is the count of downloads.
+        let runner = try podq(["download", "--jobs", "4", "--per-host", "2", "--connections", "1"] + urls.map(\.absoluteString))
         for _ in 0..<500 where server.log.currentInFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertEqual(server.log.currentInFlight, 2, "the cap lets 2 run")
         let (paused, out, err) = try await runPodq(["queue", "pause"])

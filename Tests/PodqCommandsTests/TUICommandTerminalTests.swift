@@ -57,7 +57,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
     /// moment later; `P` again resumes them.
     func testPauseAllUnderThePerHostCapStopsEverything() async throws {
         _ = try await queue(5, size: 20_000_000, rate: 300_000)
-        let tui = try openTUI(["--jobs", "5", "--per-host", "2"])
+        let tui = try openTUI(["--jobs", "5", "--per-host", "2", "--connections", "1"])
         let two = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(two, "the cap lets 2 run, saw \(server.log.currentInFlight)")
         tui.send("P")
@@ -79,7 +79,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         // A config of the user's own, with CRLF line ends: the TUI's edits keep every byte of it.
         let mine = "# my settings\r\nmax-attempts = 7 # retries\r\n\r\n"
         try mine.write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
-        let tui = try openTUI(["--jobs", "2", "--per-host", "3"])
+        let tui = try openTUI(["--jobs", "2", "--per-host", "3", "--connections", "1"])
         let two = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(two, "2 in flight at first, saw \(server.log.currentInFlight)")
         tui.send("+")
@@ -118,16 +118,35 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let wide = await tui.waitFor { $0.contains("SPEED") && $0.contains("B/s") }
         XCTAssertTrue(wide.ok, wide.screen)
         tui.resize(width: 40, height: 12)
-        let narrow = await tui.waitFor { s in !s.contains("SPEED") && s.contains("downloading") && s.contains("%") }
+        // The row is a segmented download (20 MB from a server that takes ranges): "4 segments" is its state.
+        let narrow = await tui.waitFor { s in !s.contains("SPEED") && (s.contains("downloading") || s.contains("segments")) && s.contains("%") }
         XCTAssertTrue(narrow.ok, "at 40 columns the speed column drops out:\n\(narrow.screen)")
         let lines = narrow.screen.split(separator: "\n", omittingEmptySubsequences: false)
         XCTAssertTrue(lines.allSatisfy { $0.count <= 40 }, narrow.screen)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("downloading") }, "one line per row, nothing wrapped:\n\(narrow.screen)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("downloading") || $0.hasPrefix("4 segments") }, "one line per row, nothing wrapped:\n\(narrow.screen)")
         tui.resize(width: 120, height: 20)
         let back = await tui.waitFor { $0.contains("SPEED") }
         XCTAssertTrue(back.ok, back.screen)
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    /// A large file from a server that takes ranges: its row says how many connections fetch it and
+    /// its bar shows the segments' holes, then the file completes whole.
+    func testASegmentedDownloadShowsItsSegmentsInItsRow() async throws {
+        _ = try await queue(1, size: 16 << 20, rate: 1_500_000, prefix: "big")
+        let tui = try openTUI()
+        let shown = await tui.waitFor(timeout: 20) { screen in
+            let row = self.line(screen, containing: "big1.mp3")
+            // "4 segments", and a bar with a filled cell after an empty one: a hole between segments.
+            return row.hasPrefix("4 segments") && row.range(of: "·+[▏▎▍▌▋▊▉█]", options: .regularExpression) != nil
+        }
+        XCTAssertTrue(shown.ok, shown.screen)
+        let done = await tui.waitFor(timeout: 30) { self.line($0, containing: "big1.mp3").hasPrefix("completed") }
+        XCTAssertTrue(done.ok, done.screen)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/big1.mp3")), expectedHash(1, 16 << 20))
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit 0]") }
     }
 
     func testQRestoresTheTerminalAndTheNextStartResumesToCorrectFiles() async throws {

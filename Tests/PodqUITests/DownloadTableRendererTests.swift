@@ -35,6 +35,17 @@ final class DownloadTableRendererTests: XCTestCase {
         XCTAssertTrue(lines.allSatisfy { DisplayWidth.of($0) <= 40 })
     }
 
+    func testASegmentedDownloadShowsItsConnectionsAndTheHolesBetweenItsSegments() {
+        var row = DownloadRow(id: 1, title: "Show — Big", state: .downloading, fraction: 0.5, received: 50, expected: 100,
+                              speed: 1_000_000, eta: 50)
+        row.spans = [0...0.25, 0.5...0.75]
+        row.connections = 4
+        XCTAssertEqual(DownloadTableRenderer().lines([row], width: 100)[0],
+                       "4 segments  Show — Big                   ████····████····  50% 50 B / 100 B        1.0 MB/s   50s")
+        row.state = .paused
+        XCTAssertTrue(DownloadTableRenderer().lines([row], width: 100)[0].hasPrefix("paused"), "a stopped one shows its state and a plain bar")
+    }
+
     func testUnknownLengthShowsAMovingBar() {
         let row = DownloadRow(id: 1, title: "x", state: .downloading, fraction: nil, received: 10, expected: nil, speed: 0, eta: nil)
         let a = DownloadTableRenderer(tick: 0).lines([row], width: 60)[0]
@@ -70,6 +81,10 @@ final class ProgressBarTests: XCTestCase {
         XCTAssertEqual(ProgressBar.cells(fraction: 31.0 / 32, width: 4).filled, "███▉")
         XCTAssertEqual(ProgressBar.cells(fraction: 1, width: 4).filled, "████")
         XCTAssertEqual(ProgressBar.cells(fraction: 2, width: 4).filled, "████", "never past the end")
+        XCTAssertEqual(String(ProgressBar.cells(spans: [0...0.25, 0.5...0.75], width: 8)), "██··██··")
+        XCTAssertEqual(String(ProgressBar.cells(spans: [0...0.0625], width: 8)), "▌·······", "a cell half written is half filled")
+        XCTAssertEqual(String(ProgressBar.cells(spans: [0...0.001], width: 8)), "▏·······", "a cell with any byte shows it")
+        XCTAssertEqual(String(ProgressBar.cells(spans: [0...0.5, 0.5...1], width: 4)), "████")
         for n in 0...64 {
             let bar = ProgressBar.cells(fraction: Double(n) / 64, width: 7)
             XCTAssertEqual(bar.filled.count + bar.empty.count, 7, "always the bar's width")

@@ -5,9 +5,6 @@ import NIOHTTP1
 
 /// The transfer itself: checked resume, redirects, streaming to disk, the length check and the commit.
 extension DownloadOperation {
-    /// Why a pass ended without a usable body: the next pass starts the file from zero.
-    private struct RestartFromZero: Error {}
-
     /// Transfers into the claimed `file`, continuing what it holds when the server proves it is the
     /// same file (docs/FILES.md, "Resume rules"), and commits it.
     func download(into file: PartialFile) async throws {
@@ -15,15 +12,44 @@ extension DownloadOperation {
         // A restart can take a second request (a 206 or 416 that does not fit); never more than two.
         for _ in 0..<3 {
             try Task.checkCancellation()
-            let existing = fromZero ? 0 : try file.size()
             do {
+                if let map = savedSegments {
+                    if !fromZero, let (table, validators) = try resumable(map, file) {
+                        setProgress(downloaded: map.downloaded, expected: .some(map.total))
+                        await record(validators: validators, resumedAt: map.downloaded > 0 ? map.downloaded : nil)
+                        let url = validators.finalURL.flatMap(URL.init(string:)) ?? request.url
+                        try await transferSegments(table, into: file, first: nil, firstBytes: nil, url: url, validators: validators)
+                        return
+                    }
+                    // A partial with holes is never resumed as one piece.
+                    try await dropSegments(file)
+                }
+                let existing = fromZero ? 0 : try file.size()
                 try await transfer(into: file, existing: existing)
                 return
-            } catch is RestartFromZero {
+            } catch let restart as RestartFromZero {
                 fromZero = true
+                if restart.withoutSegments { refuseSegments() }
+                if savedSegments != nil { try await dropSegments(file) }
             }
         }
         throw DownloadError.badRange("the server answered three requests in a row with the wrong range")
+    }
+
+    /// The saved map as a table to resume, when the validators and the partial allow it.
+    private func resumable(_ map: SegmentMap, _ file: PartialFile) throws -> (SegmentTable, ResourceValidators)? {
+        guard let known = validators, known.strongETag != nil || known.lastModified != nil, known.totalLength == map.total else { return nil }
+        let size = try file.size()
+        // pwrite extends the file to the furthest byte written: a shorter one lost what the map counts.
+        guard size >= map.segments.map(\.position).max() ?? 0 else { return nil }
+        if size > map.total { try file.truncate(to: map.total) }
+        return (SegmentTable(map), known)
+    }
+
+    /// Empties the partial, then forgets its map (in that order: a map never outlives its bytes unsaved).
+    private func dropSegments(_ file: PartialFile) async throws {
+        try file.truncate()
+        await save(segments: nil)
     }
 
     private func transfer(into file: PartialFile, existing: Int64) async throws {
@@ -63,7 +89,12 @@ extension DownloadOperation {
             let total = contentLength
             // The partial is emptied by the sink once the first bytes passed (``ChunkSink/FirstBytes``).
             setProgress(downloaded: 0, expected: .some(total))
-            await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: nil)
+            let fresh = ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL)
+            await record(validators: fresh, resumedAt: nil)
+            if let url = URL(string: finalURL), let map = segmentation(response.headers, total: total, validators: fresh, host: url.host ?? "") {
+                try await transferSegments(SegmentTable(map), into: file, first: response.body, firstBytes: firstBytes, url: url, validators: fresh)
+                return
+            }
             let written = try await stream(response.body, into: file, expected: total, overlapTail: nil, firstBytes: firstBytes, emptyFirst: true)
             try await commit(file, length: written)
 
@@ -161,7 +192,7 @@ extension DownloadOperation {
     }
 
     /// Gives the file its final name once it holds `length` bytes (``PartialFile/commit(length:names:record:)``).
-    private func commit(_ file: PartialFile, length: Int64) async throws {
+    func commit(_ file: PartialFile, length: Int64) async throws {
         guard beginCommit() else { throw CancellationError() }
         do {
             let hooks = self.hooks

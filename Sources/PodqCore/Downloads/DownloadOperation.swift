@@ -18,6 +18,15 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         case claimed(destination: String)
         /// The server's answer was accepted: its validators, and where a resume continued from.
         case responded(validators: ResourceValidators, resumedAt: Int64?)
+        /// How far each segment of a segmented download is on disk (synced before it is said); nil
+        /// once the partial holds no segments (emptied, or fetched on one connection).
+        case segments(SegmentMap?)
+    }
+
+    /// Why a pass ended without a usable body: the next pass starts the file from zero.
+    struct RestartFromZero: Error {
+        /// The server ignores ranges: the next pass fetches the file on one connection.
+        var withoutSegments = false
     }
 
     /// An identifier unique within its queue.
@@ -43,6 +52,12 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         var contentType: String?
         var task: Task<Void, Never>?
         var committing = false
+        /// The segment map saved for the partial, if any (from the row, then as the transfer saves it).
+        var segments: SegmentMap?
+        /// The segments of the transfer running now, for a progress bar.
+        var table: SegmentTable?
+        /// True once the server showed it ignores ranges.
+        var segmentsRefused = false
     }
 
     /// - Parameters:
@@ -62,7 +77,7 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         self.configuration = configuration
         self.hooks = hooks
         self.observationCenter = observationCenter
-        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination))
+        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination, segments: request.segments))
     }
 
     /// The current state.
@@ -81,6 +96,11 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     public var error: DownloadError? { fields.withLock { $0.error } }
     /// Every URL visited, the first one included, for logs.
     public var redirectChain: [String] { fields.withLock { $0.redirectChain }.urls }
+    /// The segments of a segmented transfer as they stand, while one runs; nil otherwise.
+    public var segments: SegmentMap? { fields.withLock { $0.table }?.snapshot }
+    /// The connections a segmented transfer uses now (1 otherwise).
+    public var connectionCount: Int { max(1, fields.withLock { $0.table }?.connections ?? 1) }
+
     /// Where the file ended up: the destination, a free name when that one was taken (by a file, or by
     /// another process's partial), with an extension from the `Content-Type` when it had none
     /// (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
@@ -232,6 +252,23 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
             fields.resumedAt = resumedAt
         }
         await hooks.save(.responded(validators: validators, resumedAt: resumedAt))
+    }
+
+    /// The map saved for the partial.
+    var savedSegments: SegmentMap? { fields.withLock { $0.segments } }
+    var segmentsRefused: Bool { fields.withLock { $0.segmentsRefused } }
+    func refuseSegments() { fields.withLock { $0.segmentsRefused = true } }
+
+    /// Keeps `segments` as the partial's map and has the owner save it.
+    func save(segments: SegmentMap?) async {
+        fields.withLock { $0.segments = segments }
+        await hooks.save(.segments(segments))
+    }
+
+    /// The table a progress bar shows; nil when no segmented transfer runs.
+    func show(_ table: SegmentTable?) {
+        fields.withLock { $0.table = table }
+        observationCenter.valueDidChange()
     }
 
     func record(contentType: String?) {

@@ -16,9 +16,12 @@ public struct DownloadRequest: Sendable, Equatable {
     public var folder: String?
     /// The podcast's login and `User-Agent`, for an episode of a podcast that has them.
     public var access: PodcastAccess?
+    /// The saved map of a segmented partial: how far each segment is on disk.
+    public var segments: SegmentMap?
 
     public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil,
-                access: PodcastAccess? = nil) {
+                access: PodcastAccess? = nil, segments: SegmentMap? = nil) {
+        self.segments = segments
         self.url = url
         self.destination = destination
         self.title = title
@@ -61,12 +64,21 @@ public struct DownloadConfiguration: Sendable {
     /// bytes: a partial smaller than this starts again from zero rather than resume (it costs little);
     /// a larger one resumes after its first and last `overlapWindow` bytes are compared.
     public var restartWithoutValidatorBelow: Int64 = 1 << 20
+    /// The connections segmented downloads may open, shared by the queue's downloads; nil: one
+    /// connection per download.
+    public var connections: HostConnections?
+    /// The shortest segment: a file is split only into parts at least this long, and a free
+    /// connection cuts a slow segment only when both halves would be.
+    public var minimumSegment: Int64 = 4 << 20
+    /// How often a segmented download syncs its file and saves its segment map.
+    public var segmentSaveInterval: Duration = .seconds(1)
     /// Receives a debug line per request and response (the URL, the range asked, the status, the
     /// lengths); writes nothing by default.
     public var logger: Logger = .disabled
 
     public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, restartWithoutValidatorBelow: Int64 = 1 << 20,
-                logger: Logger = .disabled) {
+                logger: Logger = .disabled, connections: HostConnections? = nil) {
+        self.connections = connections
         self.maxRedirects = maxRedirects
         self.overlapWindow = overlapWindow
         self.restartWithoutValidatorBelow = restartWithoutValidatorBelow

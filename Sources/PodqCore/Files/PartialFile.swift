@@ -68,6 +68,16 @@ public final class PartialFile: Sendable {
     /// An `OutputStream` that writes to this file at its current position.
     public func makeOutputStream() -> OutputStream { DescriptorOutputStream(descriptor: descriptor) }
 
+    /// An `OutputStream` that writes to this file from `offset` on, whatever the descriptor's position
+    /// (one segment of a segmented download).
+    public func makeOutputStream(at offset: Int64) -> OutputStream { DescriptorOutputStream(descriptor: descriptor, offset: offset) }
+
+    /// Flushes the file's bytes to the disk (`fdatasync`): what a segmented download does before it
+    /// saves how far each segment got.
+    public func sync() throws(DownloadError) {
+        guard fdatasync(descriptor) == 0 else { throw DownloadFolder.error(errno, path: path) }
+    }
+
     /// Makes the file final: checks that it holds `length` bytes, syncs it, checks that `<name>.part`
     /// is still this file, then renames it to the first of `names` that is free (a rename that never
     /// replaces: `renameat2(RENAME_NOREPLACE)`), and syncs the folder. `record` hears the file's identity

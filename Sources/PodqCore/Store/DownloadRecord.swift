@@ -40,6 +40,8 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var commitInode: Int64?
     public var commitSize: Int64?
     public var commitModified: Int64?
+    /// The segment map of a segmented partial (``SegmentMap/text``): how far each segment is on disk.
+    public var segments: String?
 
     public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
                 now: Date = Date()) {
@@ -86,6 +88,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         commitInode = row["commitInode"]
         commitSize = row["commitSize"]
         commitModified = row["commitModified"]
+        segments = row["segments"]
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -127,6 +130,13 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         }
     }
 
+    /// The saved segment map, when it is whole and fits the saved length (else none: the partial then
+    /// starts again from zero rather than trust bytes no map vouches for).
+    public var segmentMap: SegmentMap? {
+        get { segments.flatMap { text in totalLength.flatMap { SegmentMap(text: text, total: $0) } } }
+        set { segments = newValue?.text }
+    }
+
     /// The partial file next to the destination.
     public var partialPath: String { destination + ".part" }
 
@@ -135,6 +145,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
 
     /// What a ``DownloadOperation`` needs to run this row.
     public func request(url: URL) -> DownloadRequest {
-        DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath)
+        DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath,
+                        segments: segmentMap)
     }
 }

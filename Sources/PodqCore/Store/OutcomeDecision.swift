@@ -96,6 +96,7 @@ public enum OutcomeDecision {
         case .cancelled:
             row.state = .cancelled
             row.bytesReceived = 0
+            row.segments = nil
             return Decision(row: row, outcome: .cancelled)
         case .paused, .queued, .downloading:
             row.state = input.hold == .diskFull ? .paused : .queued
@@ -125,6 +126,7 @@ public enum OutcomeDecision {
     private static func completed(_ row: DownloadRecord, _ input: Input) -> Decision {
         var row = row
         row.state = .completed
+        row.segments = nil
         row.bytesReceived = input.progress.downloadedLength
         row.bytesExpected = input.progress.expectedLength ?? input.progress.downloadedLength
         row.lastError = nil

@@ -87,7 +87,7 @@ extension QueueRunner {
         var request = saved.request(url: url)
         if saved.episodeId != nil { request.access = await access(saved) }
         let op = DownloadOperation(id: Int(id), request: request, transport: transport,
-                                   folder: folder(saved.folderPath), configuration: DownloadConfiguration(logger: log), hooks: hooks)
+                                   folder: folder(saved.folderPath), configuration: DownloadConfiguration(logger: log, connections: connections), hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
         let task = Task {
@@ -136,6 +136,14 @@ extension QueueRunner {
                     return saved
                 }
                 if let resumedAt { emit(.resumed(id: id, title: op.request.title, at: resumedAt), op: op, attempts: nil) }
+            case .segments(let map):
+                _ = try? await store.modify(id: id) { row in
+                    guard row.state == .downloading else { return nil }
+                    var saved = row
+                    saved.segments = map?.text
+                    if let map { saved.bytesReceived = map.downloaded }
+                    return saved
+                }
             }
         }
     }

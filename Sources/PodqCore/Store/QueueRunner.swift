@@ -88,6 +88,8 @@ public actor QueueRunner {
     let store: QueueStore
     let settings: Settings
     let transport: any HTTPTransport
+    /// The connections segmented downloads may open, shared by every download of the run.
+    let connections: HostConnections
     let logger: Logger
     let observers: Observers
     /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).
@@ -121,6 +123,8 @@ public actor QueueRunner {
         self.store = store
         self.settings = settings
         self.transport = transport
+        self.connections = HostConnections(perDownload: settings.connectionsPerDownload, perHost: settings.perHostDownloads,
+                                           politeHosts: settings.politeHosts)
         self.logger = logger
         self.observers = observers
         self.limit = max(1, settings.simultaneousDownloads)

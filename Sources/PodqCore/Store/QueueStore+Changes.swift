@@ -47,6 +47,7 @@ extension QueueStore {
             record.retryAt = nil
         case .cancel:
             record.bytesReceived = 0
+            record.segments = nil
         default:
             break
         }

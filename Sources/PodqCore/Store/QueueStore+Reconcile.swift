@@ -52,7 +52,8 @@ extension QueueStore {
                 report.completed.append(id)
                 continue
             }
-            let partial = folder.partialSize(relative)
+            // A segmented partial has holes: its map says what it holds.
+            let partial = row.segmentMap?.downloaded ?? folder.partialSize(relative)
             let wasRunning = row.state == .downloading
             if wasRunning { report.requeued.append(id) }
             if wasRunning || row.bytesReceived != partial || row.committedFile != nil {

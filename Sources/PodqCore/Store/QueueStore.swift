@@ -265,6 +265,9 @@ public final class QueueStore: Sendable {
             try db.alter(table: "episode") { t in t.add(column: "playedAt", .double) }
         }
         migrator.registerMigration("v8: search in show notes") { db in try createNotesIndex(db) }
+        migrator.registerMigration("v9: segmented downloads") { db in
+            try db.alter(table: "download") { t in t.add(column: "segments", .text) }
+        }
         return migrator
     }
 }

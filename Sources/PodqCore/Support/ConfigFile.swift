@@ -216,6 +216,13 @@ public struct ConfigFile: Sendable {
             guard valid else { throw .badValue(path: path, line: line, key: key, expected: "a rate of at least 10K, such as 500K or 2M, or 0 for none") }
             settings.rateLimit = rate
         case "per-host-downloads": settings.perHostDownloads = try int(1...64)
+        case "connections-per-download": settings.connectionsPerDownload = try int(1...16)
+        case "polite-hosts":
+            let hosts = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard hosts.allSatisfy({ $0.utf8.allSatisfy { b in b > 0x20 && b < 0x7F && b != UInt8(ascii: "/") } }) else {
+                throw .badValue(path: path, line: line, key: key, expected: "host names separated by commas, such as \"cdn.example.com, example.org\"")
+            }
+            settings.politeHosts = hosts
         case "max-attempts": settings.maxAttempts = try int(1...100)
         case "retry-delay": settings.retryDelay = try seconds()
         case "retry-max-delay": settings.retryMaxDelay = try seconds()

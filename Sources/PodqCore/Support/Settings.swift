@@ -7,6 +7,11 @@ public struct Settings: Sendable, Equatable {
     /// Downloads from one host that run at once (`per-host-downloads`, 1–64), so that one server or
     /// CDN is not hammered. Counted by the host of the queued URL.
     public var perHostDownloads = 2
+    /// Connections one download may use when its server allows ranges (`connections-per-download`,
+    /// 1–16): a large file is fetched in segments at once. 1 turns segmented downloads off.
+    public var connectionsPerDownload = 4
+    /// Hosts (and their subdomains) that get one connection per download (`polite-hosts`).
+    public var politeHosts: [String] = []
     /// The global speed limit in bytes a second, shared by the running downloads (`rate-limit`); nil for none.
     public var rateLimit: Int?
     /// Where files go (`download-folder`); nil for the default.
@@ -52,6 +57,8 @@ public struct Settings: Sendable, Equatable {
     public static let keys: [(key: String, help: String)] = [
         ("simultaneous-downloads", "downloads that run at once, 1 to 64 (default 3)"),
         ("per-host-downloads", "downloads from one host that run at once, 1 to 64 (default 2)"),
+        ("connections-per-download", "connections one large download may use at once when its server allows ranges, 1 to 16; 1 turns segmented downloads off (default 4)"),
+        ("polite-hosts", "hosts that get one connection per download, separated by commas, e.g. \"feeds.example.com, cdn.example.org\" (default none; a host that answers 429 or 503 is added for the run)"),
         ("rate-limit", "the speed limit all downloads share, like curl's --limit-rate: 500K, 2M, or 0 for none (default 0)"),
         ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
         ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),

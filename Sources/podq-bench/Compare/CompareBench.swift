@@ -17,14 +17,16 @@ struct CompareBench {
         var slowDiskRate: Int
         var resumeSize: Int64
         var resumeRate: Int
+        /// The file of row f, served at `resumeRate` a connection.
+        var throttledSize: Int64
         var feedItems: Int
         var tuiRuns: Int
 
         static let full = Plan(runs: 5, single: 1 << 30, parallelCount: 20, parallelSize: 50 << 20, small: 100 << 20, huge: 4 << 30,
-                               slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000,
+                               slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000, throttledSize: 1 << 30,
                                feedItems: 5_000, tuiRuns: 5)
         static let quick = Plan(runs: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
-                                slowDiskSize: 16 << 20, slowDiskRate: 16_000_000, resumeSize: 32 << 20, resumeRate: 16_000_000,
+                                slowDiskSize: 16 << 20, slowDiskRate: 16_000_000, resumeSize: 32 << 20, resumeRate: 16_000_000, throttledSize: 64 << 20,
                                 feedItems: 500, tuiRuns: 0)
     }
 
@@ -73,6 +75,7 @@ struct CompareBench {
         try parallel(nginx)
         try memory(nginx)
         try resume(nginx)
+        try throttled(nginx)
         try feeds(nginx)
         if plan.tuiRuns > 0 { try await tui() }
         try? FileManager.default.removeItem(atPath: out)
@@ -142,7 +145,8 @@ struct CompareBench {
         let size = plan.resumeSize
         let samples = try rounds { tool, folder, home in
             nginx.clearLog()
-            let first = tool.single(url: url, name: "resume.bin", folder: folder, home: home)
+            // One connection, as every other tool here: the row compares resumes of one stream.
+            let first = tool.single(url: url, name: "resume.bin", folder: folder, home: home, connections: 1)
             let child = try ChildProcess(executable: first[0], arguments: Array(first.dropFirst()), directory: logs)
             usleep(UInt32(halfway * 1e6))
             child.send(SIGKILL)
@@ -152,8 +156,23 @@ struct CompareBench {
             sample.extra = Double(nginx.bytesSent(for: "resume.bin") - size)
             return sample
         } check: { tool, folder in try DownloadCheck.same(folder + "/resume.bin", as: cache + "/resume.bin", tool: tool) }
-        report.add(.resume(title: "d. \(Self.size(plan.resumeSize)) at \(plan.resumeRate / 1_000_000) MB/s, SIGKILL at \(String(format: "%.1f", halfway)) s, then resumed",
+        report.add(.resume(title: "d. \(Self.size(plan.resumeSize)) at \(plan.resumeRate / 1_000_000) MB/s, SIGKILL at \(String(format: "%.1f", halfway)) s, then resumed (podq on one connection, as the others)",
                            samples: samples))
+    }
+
+    /// (f) One file from a server that throttles each connection (nginx `limit_rate`): podq's
+    /// segmented download against the others' defaults (aria2c opens one connection a server unless told).
+    mutating func throttled(_ nginx: Nginx) throws {
+        try BenchFiles.make(cache + "/throttled.bin", size: plan.throttledSize, seed: 6)
+        let samples = try rounds { tool, folder, home in
+            try Sample.run(tool.single(url: nginx.url("throttled.bin", slow: true), name: "throttled.bin", folder: folder, home: home),
+                           measure: measure, logs: logs)
+        } check: { tool, folder in
+            try DownloadCheck.same(folder + "/throttled.bin", as: cache + "/throttled.bin", tool: tool)
+        }
+        report.add(.throughput(title: "f. one \(Self.size(plan.throttledSize)) file, nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection",
+                               bytes: plan.throttledSize, samples: samples,
+                               note: "podq with its defaults: 4 segments over 4 connections, each checked with If-Range; the others with theirs (one connection)"))
     }
 
     /// (e) `podq parse` against podcastparser and feedparser on the same feed.

@@ -14,9 +14,10 @@ enum Tool: String, CaseIterable, Sendable {
     }
 
     /// Downloads one URL into `folder/name`. `home` is podq's state folder (kept for a resume).
-    func single(url: String, name: String, folder: String, home: String) -> [String] {
+    /// `connections` pins podq's connections per download (nil: its default, segmented when it can).
+    func single(url: String, name: String, folder: String, home: String, connections: Int? = nil) -> [String] {
         switch self {
-        case .podq: return [executable, "download", "--home", home, "--download-dir", folder, url]
+        case .podq: return [executable, "download", "--home", home, "--download-dir", folder] + (connections.map { ["--connections", "\($0)"] } ?? []) + [url]
         case .curl: return [executable, "-s", "-f", "-o", folder + "/" + name, url]
         case .wget: return [executable, "-q", "-P", folder, url]
         case .aria2c: return [executable, "-q", "--allow-overwrite=true", "--auto-file-renaming=false", "-d", folder, "-o", name, url]

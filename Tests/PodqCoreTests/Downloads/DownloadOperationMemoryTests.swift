@@ -24,6 +24,7 @@ final class DownloadOperationMemoryTests: XCTestCase {
                 case .claimed(let destination): self.lines.append("claimed \((destination as NSString).lastPathComponent)")
                 case .responded(let validators, let resumedAt):
                     self.lines.append("responded \(validators.strongETag ?? "-") \(resumedAt.map(String.init) ?? "-")")
+                case .segments(let map): self.lines.append("segments \(map?.text ?? "none")")
                 }
             }, willCommit: { identity, path in
                 self.lines.append("commit \((path as NSString).lastPathComponent) \(identity.size)")

@@ -1,0 +1,222 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Segmented downloads: one file over several connections (docs/FILES.md, "Segmented downloads").
+///
+/// A fresh 200 for a file that may be split (its length known, `Accept-Ranges: bytes`, a strong
+/// ETag or a Last-Modified, a host that allows it) becomes segment 0 of a ``SegmentMap``; once its first
+/// bytes passed the checks, other connections fetch the other segments with `Range` and `If-Range`,
+/// each answer checked against the validators of the first (its `Content-Range` start and total, its
+/// ETag). Every second the file is synced and then the map saved, so what is saved is on disk:
+/// after `kill -9` each segment resumes where its saved count says. A 200, a 416 or a changed
+/// validator on any segment means the file changed: the download starts again from zero. A server
+/// that ignores ranges for a segment gets the whole file on one connection instead.
+extension DownloadOperation {
+    /// The segments to split a fresh body of `total` bytes into; nil to stream it on one connection.
+    func segmentation(_ headers: HTTPHeaders, total: Int64?, validators: ResourceValidators, host: String) -> SegmentMap? {
+        guard let hosts = configuration.connections, hosts.perDownload > 1, !segmentsRefused, let total,
+              total >= 2 * configuration.minimumSegment,
+              headers.first(name: "Accept-Ranges")?.lowercased().contains("bytes") == true,
+              validators.strongETag != nil || validators.lastModified != nil,
+              !hosts.isPolite(host)
+        else { return nil }
+        let map = SegmentMap.split(total: total, count: hosts.perDownload, minimum: configuration.minimumSegment)
+        return map.segments.count > 1 ? map : nil
+    }
+
+    /// Fetches the segments of `table` into `file` over up to `connections.perDownload` connections
+    /// and commits the file. `first` is the body of a fresh 200 (segment 0 from byte 0, its first bytes
+    /// checked with `firstBytes` before anything else is written); nil resumes a saved map.
+    func transferSegments(_ table: SegmentTable, into file: PartialFile, first: ResponseBody?, firstBytes: ChunkSink.FirstBytes?,
+                          url: URL, validators: ResourceValidators) async throws {
+        let host = url.host?.lowercased() ?? ""
+        let hosts = configuration.connections ?? HostConnections(perDownload: 1, perHost: 1)
+        let run = SegmentRun(table: table, file: file, url: url, validators: validators, host: host)
+        show(table)
+        defer { show(nil) }
+        hosts.open(host)
+        defer { hosts.close(host) }
+        // The map is saved before any byte of it is written: a partial with holes always has its map.
+        await save(segments: table.snapshot)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (passed, gate) = AsyncStream.makeStream(of: Void.self)
+                if let first {
+                    _ = table.take()  // segment 0, which the fresh body starts
+                    group.addTask {
+                        defer { gate.finish() }
+                        try await self.work(run, first: (first, firstBytes, gate))
+                    }
+                    for await _ in passed {}
+                } else {
+                    gate.finish()
+                    group.addTask { try await self.work(run, first: nil) }
+                }
+                var workers = 1
+                while workers < hosts.perDownload, !Task.isCancelled, hosts.openExtra(host, using: workers) {
+                    group.addTask {
+                        defer { hosts.close(host) }
+                        try await self.work(run, first: nil)
+                    }
+                    workers += 1
+                }
+                group.addTask { await self.saveSegmentsPeriodically(run) }
+                for _ in 0..<workers { try await group.next() }
+                group.cancelAll()
+            }
+        } catch {
+            if !(error is RestartFromZero) { await saveSegments(run) }
+            throw error
+        }
+        guard table.snapshot.isComplete else {
+            await saveSegments(run)
+            throw run.quietFailure ?? DownloadError.shortBody(received: table.downloaded, expected: table.total)
+        }
+        try await commit(file, length: table.total)
+    }
+
+    /// One connection's work: the fresh body's segment if given, then segments nobody works on, then
+    /// the far halves of the slowest ones, until none is left.
+    private func work(_ run: SegmentRun, first: (body: ResponseBody, check: ChunkSink.FirstBytes?, gate: AsyncStream<Void>.Continuation)?) async throws {
+        run.table.connection(true)
+        defer { run.table.connection(false) }
+        var fresh = first
+        while !Task.isCancelled {
+            let slot: Int
+            if fresh != nil { slot = 0 } else if let next = run.table.take() ?? run.table.takeBySplitting(minimum: configuration.minimumSegment) {
+                slot = next
+            } else { return }
+            defer { run.table.release(slot) }
+            do {
+                if let body = fresh {
+                    fresh = nil
+                    try await stream(body.body, slot: 0, run: run, requestedEnd: run.table.total, check: body.check, gate: body.gate)
+                } else {
+                    try await fetch(slot, run: run)
+                }
+            } catch let error as DownloadError where error.isRetryable && run.table.connections > 1 {
+                // Another connection goes on and takes this segment over; a busy server gets no more.
+                if case .httpStatus(let code, _, _) = error, code == 429 || code == 503 { configuration.connections?.learnPolite(run.host) }
+                configuration.logger.debug("segment connection ends", metadata: ["reason": "\(error.localizedDescription)"])
+                run.quiet(error)
+                return
+            }
+        }
+    }
+
+    /// Asks for what segment `slot` has left, checks that the answer is the same file, and writes it.
+    private func fetch(_ slot: Int, run: SegmentRun) async throws {
+        let segment = run.table.segment(slot)
+        var headers = HTTPHeaders()
+        headers.add(name: "Range", value: "bytes=\(segment.position)-\(segment.end - 1)")
+        if let tag = run.validators.strongETag {
+            headers.add(name: "If-Range", value: tag)
+        } else if let date = run.validators.lastModified {
+            headers.add(name: "If-Range", value: date)
+        }
+        headers.add(name: "Accept-Encoding", value: "identity")
+        let follower = RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: configuration.logger)
+        var result = try await follower.send(url: run.url, headers: headers, access: request.access)
+        if [401, 403, 404, 410].contains(result.response.status), run.url != request.url {
+            // A resumed map's saved URL (a CDN's signed link) may have expired: the episode's own URL
+            // leads to a fresh one, which the other segments then use.
+            configuration.logger.debug("segment URL refused; asking the episode's URL again", metadata: ["status": "\(result.response.status)"])
+            result = try await follower.send(url: request.url, headers: headers, access: request.access)
+            run.url = result.finalURL
+        }
+        let response = result.response
+        let url = result.finalURL.absoluteString
+        switch response.status {
+        case 206:
+            guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), let sent = range.range,
+                  sent.lowerBound == segment.position, range.total == run.table.total, Self.sameFile(response.headers, as: run.validators)
+            else {
+                configuration.logger.debug("restart: a segment's answer is of another file", metadata: ["url": "\(url)"])
+                throw RestartFromZero()
+            }
+            try Self.checkEncoding(response.headers, url: url)
+            let before = run.table.segment(slot).done
+            try await stream(response.body, slot: slot, run: run, requestedEnd: segment.end, check: nil, gate: nil)
+            if run.table.segment(slot).done == before { throw DownloadError.shortBody(received: run.table.downloaded, expected: run.table.total) }
+        case 200:
+            // If-Range did not hold (the file changed), or the server ignores ranges for this request.
+            let same = Self.sameFile(response.headers, as: run.validators)
+            configuration.logger.debug(same ? "restart on one connection: the server ignores ranges" : "restart: the file changed",
+                                       metadata: ["url": "\(url)"])
+            throw RestartFromZero(withoutSegments: same)
+        case 416:
+            throw RestartFromZero()
+        default:
+            throw DownloadError.status(of: response, url: url)
+        }
+    }
+
+    /// True unless the headers name another version than `validators` do.
+    static func sameFile(_ headers: HTTPHeaders, as validators: ResourceValidators) -> Bool {
+        if let tag = validators.strongETag, let now = headers.first(name: "ETag"), now != tag { return false }
+        if validators.strongETag == nil, let date = validators.lastModified, let now = headers.first(name: "Last-Modified"), now != date {
+            return false
+        }
+        return !validators.weakETagChanged(to: headers.first(name: "ETag"))
+    }
+
+    /// Writes `body` into segment `slot` through its own `OutputStream` (positional writes) until the
+    /// body ends or the segment does (it may have been cut meanwhile).
+    private func stream(_ body: ResponseBody, slot: Int, run: SegmentRun, requestedEnd: Int64, check: ChunkSink.FirstBytes?,
+                        gate: AsyncStream<Void>.Continuation?) async throws {
+        let start = run.table.segment(slot).position
+        let writer = PartialFileWriter(stream: run.file.makeOutputStream(at: start), path: run.file.path)
+        let sink = SegmentSink(operation: self, run: run, slot: slot, writer: writer, requestedEnd: requestedEnd,
+                               check: check, gate: gate)
+        do {
+            try await body.forEach { chunk in try sink.take(&chunk) }
+        } catch is SegmentSink.Reached {}
+        sink.close()
+        try Task.checkCancellation()
+    }
+
+    private func saveSegmentsPeriodically(_ run: SegmentRun) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.segmentSaveInterval)
+            if Task.isCancelled { return }
+            await saveSegments(run)
+        }
+    }
+
+    /// Takes the counts, syncs the file, then saves the counts: every byte they speak of is on disk.
+    func saveSegments(_ run: SegmentRun) async {
+        let map = run.table.snapshot
+        guard (try? run.file.sync()) != nil else { return }
+        await save(segments: map)
+    }
+}
+
+/// What the connections of one segmented transfer share.
+final class SegmentRun: Sendable {
+    let table: SegmentTable
+    let file: PartialFile
+    let validators: ResourceValidators
+    let host: String
+    private let failure = Mutex<DownloadError?>(nil)
+    private let currentURL: Mutex<URL>
+
+    init(table: SegmentTable, file: PartialFile, url: URL, validators: ResourceValidators, host: String) {
+        self.table = table
+        self.file = file
+        self.currentURL = Mutex(url)
+        self.validators = validators
+        self.host = host
+    }
+
+    /// Where segments are asked for: the final URL of the first answer.
+    var url: URL {
+        get { currentURL.withLock { $0 } }
+        set { currentURL.withLock { $0 = newValue } }
+    }
+
+    /// The last failure a connection ended on while others went on.
+    var quietFailure: DownloadError? { failure.withLock { $0 } }
+    func quiet(_ error: DownloadError) { failure.withLock { $0 = error } }
+}
