@@ -8,7 +8,7 @@ import XCTest
 /// segment checked against the first answer's validators, kill -9 in the middle of segments, a file
 /// that changes between segments, and servers that do not take ranges.
 final class SegmentedDownloadTests: CLITestCase {
-    /// 16 MiB: four segments of 4 MiB, the smallest podq cuts.
+    /// 16 MiB: at the rates below one connection would take several seconds, so podq opens four.
     private let size: Int64 = 16 << 20
 
     /// The range requests for `path`, as (start, last).
@@ -117,6 +117,14 @@ final class SegmentedDownloadTests: CLITestCase {
         let v2 = TestServer.changingSource(name: "live.mp3", version: 2, size: size)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/live.mp3")), v2.sha256, "no byte of the old version is left")
         XCTAssertTrue(server.log.requests.contains { $0.header("If-Range") == "\"live.mp3-v2\"" })
+    }
+
+    func testAFileOneConnectionBringsQuicklyIsNotSplit() async throws {
+        let url = server.dataURL(size: size, seed: 47, name: "fast.mp3")
+        let (exit, out, err) = try await cli.run(["download", url.absoluteString], timeout: 120)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/fast.mp3")), PatternSource(seed: 47, length: size).sha256)
+        XCTAssertEqual(server.log.requests.count, 1, "16 MiB over loopback takes well under 2 s: one plain request, read to the end")
     }
 
     func testAServerWithoutRangesGetsOneConnection() async throws {

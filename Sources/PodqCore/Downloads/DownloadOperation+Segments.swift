@@ -6,8 +6,10 @@ import Synchronization
 /// Segmented downloads: one file over several connections (docs/FILES.md, "Segmented downloads").
 ///
 /// A fresh 200 for a file that may be split (its length known, `Accept-Ranges: bytes`, a strong
-/// ETag or a Last-Modified, a host that allows it) becomes segment 0 of a ``SegmentMap``; once its first
-/// bytes passed the checks, other connections fetch the other segments with `Range` and `If-Range`,
+/// ETag or a Last-Modified, a host that allows it) becomes segment 0 of a ``SegmentMap``, the whole
+/// file. Once its first bytes passed the checks, and when half a second of it shows that one
+/// connection would still take more than 2 s, other connections cut the far half of what the
+/// slowest segment has left and fetch it with `Range` and `If-Range`,
 /// each answer checked against the validators of the first (its `Content-Range` start and total, its
 /// ETag). Every second the file is synced and then the map saved, so what is saved is on disk:
 /// after `kill -9` each segment resumes where its saved count says. A 200, a 416 or a changed
@@ -22,8 +24,9 @@ extension DownloadOperation {
               validators.strongETag != nil || validators.lastModified != nil,
               !hosts.isPolite(host)
         else { return nil }
-        let map = SegmentMap.split(total: total, count: hosts.perDownload, minimum: configuration.minimumSegment)
-        return map.segments.count > 1 ? map : nil
+        // One segment to begin with: the first connection reads on to the end unless others come
+        // and cut what it has left (``SegmentTable/takeBySplitting(minimum:)``).
+        return SegmentMap(segments: [SegmentMap.Segment(start: 0, end: total)], total: total)
     }
 
     /// Fetches the segments of `table` into `file` over up to `connections.perDownload` connections
@@ -55,7 +58,10 @@ extension DownloadOperation {
                     group.addTask { try await self.work(run, first: nil) }
                 }
                 var workers = 1
-                while workers < hosts.perDownload, !Task.isCancelled, hosts.openExtra(host, using: workers) {
+                // More connections only when one would still take a while: a fast link gains nothing
+                // from them, and the server is spared.
+                let worth = await self.worthMoreConnections(table)
+                while worth, workers < hosts.perDownload, !Task.isCancelled, hosts.openExtra(host, using: workers) {
                     group.addTask {
                         defer { hosts.close(host) }
                         try await self.work(run, first: nil)
@@ -75,6 +81,21 @@ extension DownloadOperation {
             throw run.quietFailure ?? DownloadError.shortBody(received: table.downloaded, expected: table.total)
         }
         try await commit(file, length: table.total)
+    }
+
+    /// Watches the first connection for ``DownloadConfiguration/segmentProbe``: true when, at its speed,
+    /// what is left would take longer than ``DownloadConfiguration/segmentWhenLonger``.
+    private func worthMoreConnections(_ table: SegmentTable) async -> Bool {
+        let probe = configuration.segmentProbe
+        guard probe > .zero else { return true }
+        let before = table.downloaded
+        let clock = ContinuousClock()
+        let started = clock.now
+        try? await Task.sleep(for: probe)
+        let seconds = (clock.now - started) / .seconds(1)
+        let rate = Double(table.downloaded - before) / max(0.001, seconds)
+        let left = Double(table.total - table.downloaded)
+        return left > 0 && (rate <= 0 || left / rate > configuration.segmentWhenLonger)
     }
 
     /// One connection's work: the fresh body's segment if given, then segments nobody works on, then
@@ -98,7 +119,7 @@ extension DownloadOperation {
                 }
             } catch let error as DownloadError where error.isRetryable && run.table.connections > 1 {
                 // Another connection goes on and takes this segment over; a busy server gets no more.
-                if case .httpStatus(let code, _, _) = error, code == 429 || code == 503 { configuration.connections?.learnPolite(run.host) }
+                if case .httpStatus(let code, _, _) = error, code == 429 || code == 503 { configuration.connections?.learnOneConnection(run.host) }
                 configuration.logger.debug("segment connection ends", metadata: ["reason": "\(error.localizedDescription)"])
                 run.quiet(error)
                 return
@@ -143,6 +164,8 @@ extension DownloadOperation {
         case 200:
             // If-Range did not hold (the file changed), or the server ignores ranges for this request.
             let same = Self.sameFile(response.headers, as: run.validators)
+            // A server that ignores ranges gets one connection a download for the rest of the run.
+            if same { configuration.connections?.learnOneConnection(run.host) }
             configuration.logger.debug(same ? "restart on one connection: the server ignores ranges" : "restart: the file changed",
                                        metadata: ["url": "\(url)"])
             throw RestartFromZero(withoutSegments: same)

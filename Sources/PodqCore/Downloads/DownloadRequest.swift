@@ -69,7 +69,12 @@ public struct DownloadConfiguration: Sendable {
     public var connections: HostConnections?
     /// The shortest segment: a file is split only into parts at least this long, and a free
     /// connection cuts a slow segment only when both halves would be.
-    public var minimumSegment: Int64 = 4 << 20
+    public var minimumSegment: Int64 = 2 << 20
+    /// How long the first connection of a file that may be split is watched before more open.
+    public var segmentProbe: Duration = .milliseconds(500)
+    /// More connections open only when, at the first one's speed, the rest would take longer than
+    /// this many seconds.
+    public var segmentWhenLonger: Double = 2
     /// How often a segmented download syncs its file and saves its segment map.
     public var segmentSaveInterval: Duration = .seconds(1)
     /// Receives a debug line per request and response (the URL, the range asked, the status, the

@@ -4,7 +4,7 @@ import Synchronization
 /// The extra connections segmented downloads may open to each host, shared by every download of a
 /// queue: one download alone may use `perDownload` connections; downloads from the same host share
 /// `max(perDownload, perHost)` between them, and a host that asks for politeness gets one connection
-/// per download (configured in `polite-hosts`, or learned when it answers 429 or 503).
+/// per download (configured in `polite-hosts`, or learned when it answers 429 or 503 or ignores ranges).
 public final class HostConnections: Sendable {
     private struct State {
         var open: [String: Int] = [:]
@@ -32,8 +32,9 @@ public final class HostConnections: Sendable {
         return politeHosts.contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
-    /// Remembers that `host` asked podq to slow down (a 429 or 503): no more extra connections to it.
-    public func learnPolite(_ host: String) {
+    /// Remembers that `host` asked podq to slow down (a 429 or 503), or ignores ranges: no more extra
+    /// connections to it.
+    public func learnOneConnection(_ host: String) {
         _ = state.withLock { $0.learned.insert(host.lowercased()) }
     }
 

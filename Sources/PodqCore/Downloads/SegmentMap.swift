@@ -46,17 +46,6 @@ public struct SegmentMap: Sendable, Equatable {
         self.total = total
     }
 
-    /// `total` bytes cut into `count` parts of equal length (the last takes the rest); fewer when a
-    /// part would be shorter than `minimum`. One part when the file is too small to share.
-    public static func split(total: Int64, count: Int, minimum: Int64) -> SegmentMap {
-        let parts = Int(max(1, min(Int64(max(1, count)), total / max(1, minimum))))
-        let size = total / Int64(parts)
-        let segments = (0..<parts).map { i in
-            Segment(start: Int64(i) * size, end: i == parts - 1 ? total : Int64(i + 1) * size)
-        }
-        return SegmentMap(segments: segments, total: total)
-    }
-
     /// Bytes written over all segments.
     public var downloaded: Int64 { segments.reduce(0) { $0 + $1.done } }
     /// True when every byte is written.

@@ -53,7 +53,8 @@ extension QueueStore {
                 continue
             }
             // A segmented partial has holes: its map says what it holds.
-            let partial = row.segmentMap?.downloaded ?? folder.partialSize(relative)
+            let size = folder.partialSize(relative)
+            let partial = size > 0 ? row.segmentMap?.downloaded ?? size : 0
             let wasRunning = row.state == .downloading
             if wasRunning { report.requeued.append(id) }
             if wasRunning || row.bytesReceived != partial || row.committedFile != nil {

@@ -22,7 +22,7 @@ struct CompareBench {
         var feedItems: Int
         var tuiRuns: Int
 
-        static let full = Plan(runs: 5, single: 1 << 30, parallelCount: 20, parallelSize: 50 << 20, small: 100 << 20, huge: 4 << 30,
+        static let full = Plan(runs: 5, single: 1 << 30, parallelCount: 50, parallelSize: 20 << 20, small: 100 << 20, huge: 4 << 30,
                                slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000, throttledSize: 1 << 30,
                                feedItems: 5_000, tuiRuns: 5)
         static let quick = Plan(runs: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
@@ -75,8 +75,8 @@ struct CompareBench {
         try parallel(nginx)
         try memory(nginx)
         try resume(nginx)
-        try throttled(nginx)
         try feeds(nginx)
+        try throttled(nginx)
         if plan.tuiRuns > 0 { try await tui() }
         try? FileManager.default.removeItem(atPath: out)
     }
@@ -160,7 +160,7 @@ struct CompareBench {
                            samples: samples))
     }
 
-    /// (f) One file from a server that throttles each connection (nginx `limit_rate`): podq's
+    /// (g) One file from a server that throttles each connection (nginx `limit_rate`): podq's
     /// segmented download against the others' defaults (aria2c opens one connection a server unless told).
     mutating func throttled(_ nginx: Nginx) throws {
         try BenchFiles.make(cache + "/throttled.bin", size: plan.throttledSize, seed: 6)
@@ -170,7 +170,7 @@ struct CompareBench {
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/throttled.bin", as: cache + "/throttled.bin", tool: tool)
         }
-        report.add(.throughput(title: "f. one \(Self.size(plan.throttledSize)) file, nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection",
+        report.add(.throughput(title: "g. one \(Self.size(plan.throttledSize)) file, nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection",
                                bytes: plan.throttledSize, samples: samples,
                                note: "podq with its defaults: 4 segments over 4 connections, each checked with If-Range; the others with theirs (one connection)"))
     }

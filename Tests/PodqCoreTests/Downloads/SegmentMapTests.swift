@@ -5,19 +5,15 @@ import XCTest
 final class SegmentMapTests: XCTestCase {
     typealias Segment = SegmentMap.Segment
 
-    func testSplitCutsEqualPartsAndNeverOneShorterThanTheMinimum() {
-        XCTAssertEqual(SegmentMap.split(total: 100, count: 4, minimum: 10).segments,
-                       [Segment(start: 0, end: 25), Segment(start: 25, end: 50), Segment(start: 50, end: 75), Segment(start: 75, end: 100)])
-        XCTAssertEqual(SegmentMap.split(total: 103, count: 4, minimum: 10).segments.last, Segment(start: 75, end: 103), "the last takes the rest")
-        XCTAssertEqual(SegmentMap.split(total: 30, count: 4, minimum: 10).segments.count, 3)
-        XCTAssertEqual(SegmentMap.split(total: 19, count: 4, minimum: 10).segments, [Segment(start: 0, end: 19)])
-        XCTAssertEqual(SegmentMap.split(total: 5, count: 0, minimum: 0).segments, [Segment(start: 0, end: 5)])
-        for total in [1, 7, 1000, 1 << 30] as [Int64] {
-            for count in 1...16 {
-                let map = SegmentMap.split(total: total, count: count, minimum: 3)
-                XCTAssertEqual(SegmentMap(text: map.text, total: total), map, "\(total)/\(count) covers the file exactly")
-            }
-        }
+    func testFreeConnectionsCutTheFileIntoQuartersAndEveryMapCoversItExactly() {
+        let table = SegmentTable(SegmentMap(segments: [Segment(start: 0, end: 100)], total: 100))
+        XCTAssertEqual(table.take(), 0, "the first connection has the whole file")
+        XCTAssertEqual(table.takeBySplitting(minimum: 10), 1)
+        XCTAssertEqual(table.takeBySplitting(minimum: 10), 2)
+        XCTAssertEqual(table.takeBySplitting(minimum: 10), 3)
+        XCTAssertEqual(table.snapshot.text, "0-25:0,25-50:0,50-75:0,75-100:0")
+        XCTAssertNil(table.takeBySplitting(minimum: 13), "no cut leaves a part under the minimum")
+        XCTAssertEqual(SegmentMap(text: table.snapshot.text, total: 100), table.snapshot)
     }
 
     func testTheStoredFormRoundTripsAndRefusesEveryMapThatDoesNotCoverTheFile() {
@@ -87,7 +83,7 @@ final class SegmentMapTests: XCTestCase {
         XCTAssertTrue(hosts.isPolite("x.cdn.test"))
         XCTAssertFalse(hosts.isPolite("badexample.org"))
         XCTAssertFalse(hosts.openExtra("media.example.org", using: 1))
-        hosts.learnPolite("B.test")
+        hosts.learnOneConnection("B.test")
         XCTAssertFalse(hosts.openExtra("b.test", using: 1), "a host that answered 429 or 503 gets no more")
         XCTAssertFalse(HostConnections(perDownload: 1, perHost: 8).openExtra("c.test", using: 1))
     }
