@@ -41,8 +41,9 @@ extension DownloadOperation {
         defer { show(nil) }
         hosts.open(host)
         defer { hosts.close(host) }
-        // The map is saved before any byte of it is written: a partial with holes always has its map.
-        await save(segments: table.snapshot)
+        // A resumed map is in the row already. A fresh body is one segment written from byte 0 on: the
+        // partial has no hole, and needs no map, until a second connection starts.
+        if first == nil { run.mapSaved = true }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let (passed, gate) = AsyncStream.makeStream(of: Void.self)
@@ -60,24 +61,29 @@ extension DownloadOperation {
                 var workers = 1
                 // More connections only when one would still take a while: a fast link gains nothing
                 // from them, and the server is spared.
-                let worth = await self.worthMoreConnections(table)
+                let worth = first == nil ? true : await self.worthMoreConnections(table)
                 while worth, workers < hosts.perDownload, !Task.isCancelled, hosts.openExtra(host, using: workers) {
+                    if !run.mapSaved {
+                        // The map is saved before a second connection writes: a partial with holes always has its map.
+                        await self.save(segments: table.snapshot)
+                        run.mapSaved = true
+                    }
                     group.addTask {
                         defer { hosts.close(host) }
                         try await self.work(run, first: nil)
                     }
                     workers += 1
                 }
-                group.addTask { await self.saveSegmentsPeriodically(run) }
+                if run.mapSaved { group.addTask { await self.saveSegmentsPeriodically(run) } }
                 for _ in 0..<workers { try await group.next() }
                 group.cancelAll()
             }
         } catch {
-            if !(error is RestartFromZero) { await saveSegments(run) }
+            if !(error is RestartFromZero), run.mapSaved { await saveSegments(run) }
             throw error
         }
         guard table.snapshot.isComplete else {
-            await saveSegments(run)
+            if run.mapSaved { await saveSegments(run) }
             throw run.quietFailure ?? DownloadError.shortBody(received: table.downloaded, expected: table.total)
         }
         try await commit(file, length: table.total)
@@ -91,7 +97,10 @@ extension DownloadOperation {
         let before = table.downloaded
         let clock = ContinuousClock()
         let started = clock.now
-        try? await Task.sleep(for: probe)
+        // In steps, so a file that is done sooner is not held up.
+        while clock.now - started < probe, table.downloaded < table.total, !Task.isCancelled {
+            try? await Task.sleep(for: min(probe, .milliseconds(50)))
+        }
         let seconds = (clock.now - started) / .seconds(1)
         let rate = Double(table.downloaded - before) / max(0.001, seconds)
         let left = Double(table.total - table.downloaded)
@@ -224,6 +233,14 @@ final class SegmentRun: Sendable {
     let host: String
     private let failure = Mutex<DownloadError?>(nil)
     private let currentURL: Mutex<URL>
+    private let saved = Mutex(false)
+
+    /// True once the row holds this transfer's map: from then on the file may have holes, and the map
+    /// is saved every second and when the transfer stops.
+    var mapSaved: Bool {
+        get { saved.withLock { $0 } }
+        set { saved.withLock { $0 = newValue } }
+    }
 
     init(table: SegmentTable, file: PartialFile, url: URL, validators: ResourceValidators, host: String) {
         self.table = table
