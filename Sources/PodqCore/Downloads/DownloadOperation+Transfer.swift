@@ -23,6 +23,10 @@ extension DownloadOperation {
                     }
                     // A partial with holes is never resumed as one piece.
                     try await dropSegments(file)
+                } else if takeUnreadableSegments() {
+                    // A map that cannot be read says holes may be there, not where: start from 0.
+                    configuration.logger.debug("restart: the saved segment map cannot be read")
+                    try await dropSegments(file)
                 }
                 let existing = fromZero ? 0 : try file.size()
                 try await transfer(into: file, existing: existing)

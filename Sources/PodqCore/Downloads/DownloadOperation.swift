@@ -58,6 +58,8 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         var table: SegmentTable?
         /// True once the server showed it ignores ranges.
         var segmentsRefused = false
+        /// The row's map could not be read: the partial is emptied before anything else.
+        var segmentsUnreadable = false
     }
 
     /// - Parameters:
@@ -77,7 +79,8 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         self.configuration = configuration
         self.hooks = hooks
         self.observationCenter = observationCenter
-        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination, segments: request.segments))
+        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination, segments: request.segments,
+                                   segmentsUnreadable: request.segmentsUnreadable))
     }
 
     /// The current state.
@@ -257,6 +260,13 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     /// The map saved for the partial.
     var savedSegments: SegmentMap? { fields.withLock { $0.segments } }
     var segmentsRefused: Bool { fields.withLock { $0.segmentsRefused } }
+    /// True once: the row's map could not be read (``DownloadRequest/segmentsUnreadable``).
+    func takeUnreadableSegments() -> Bool {
+        fields.withLock { fields in
+            defer { fields.segmentsUnreadable = false }
+            return fields.segmentsUnreadable
+        }
+    }
     func refuseSegments() { fields.withLock { $0.segmentsRefused = true } }
 
     /// Keeps `segments` as the partial's map and has the owner save it.

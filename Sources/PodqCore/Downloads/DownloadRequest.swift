@@ -18,6 +18,9 @@ public struct DownloadRequest: Sendable, Equatable {
     public var access: PodcastAccess?
     /// The saved map of a segmented partial: how far each segment is on disk.
     public var segments: SegmentMap?
+    /// The row holds a segment map that cannot be read (damaged, or not of the file's length): the
+    /// partial may have holes, so it starts again from 0 rather than resume.
+    public var segmentsUnreadable = false
 
     public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil,
                 access: PodcastAccess? = nil, segments: SegmentMap? = nil) {

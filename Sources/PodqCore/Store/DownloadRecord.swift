@@ -145,7 +145,9 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
 
     /// What a ``DownloadOperation`` needs to run this row.
     public func request(url: URL) -> DownloadRequest {
-        DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath,
-                        segments: segmentMap)
+        var request = DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath,
+                                      segments: segmentMap)
+        request.segmentsUnreadable = segments != nil && request.segments == nil
+        return request
     }
 }

@@ -54,7 +54,8 @@ extension QueueStore {
             }
             // A segmented partial has holes: its map says what it holds.
             let size = folder.partialSize(relative)
-            let partial = size > 0 ? row.segmentMap?.downloaded ?? size : 0
+            // (A map that cannot be read counts nothing: that partial starts again from 0.)
+            let partial = size == 0 ? 0 : row.segments == nil ? size : row.segmentMap?.downloaded ?? 0
             let wasRunning = row.state == .downloading
             if wasRunning { report.requeued.append(id) }
             if wasRunning || row.bytesReceived != partial || row.committedFile != nil {
