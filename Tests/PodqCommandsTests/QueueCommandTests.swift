@@ -1,3 +1,5 @@
+import GRDB
+@testable import PodqCore
 import PodqTestSupport
 import XCTest
 
@@ -150,5 +152,38 @@ final class QueueCommandTests: CLITestCase {
         XCTAssertEqual(exit.code, 5, "a database that cannot be used has its own exit code")
         XCTAssertTrue(err.contains(dir.file("home/queue.sqlite")) && err.contains("Move it aside"), err)
         XCTAssertEqual(FileManager.default.contents(atPath: dir.file("home/queue.sqlite")), junk)
+    }
+
+    /// Starts `queue add` in eight processes at once on each of three homes made by `make`, and
+    /// checks that every one worked and every episode is queued once.
+    private func addTogether(_ make: (String) throws -> Void) async throws {
+        for round in 0..<3 {
+            let home = dir.file("home\(round)")
+            try make(home)
+            let adds = try (0..<8).map { i in
+                try cli.start(["queue", "add", server.dataURL(size: 10, seed: UInt64(i), name: "e\(i).mp3").absoluteString],
+                              environment: ["PODQ_HOME": home])
+            }
+            for add in adds {
+                let exit = await add.finish(timeout: 60)
+                XCTAssertEqual(exit.code, 0, "no process may fail on another's schema work: \(add.standardError)")
+            }
+            XCTAssertEqual(try QueueStore(path: home + "/queue.sqlite").downloads().count, 8)
+        }
+    }
+
+    /// The TUI and a cron job starting at login on a new home: SQLite answers the new file's switch
+    /// to WAL with "busy" at once, and both would create the tables.
+    func testProcessesStartedTogetherOnANewHomeAllWork() async throws {
+        try await addTogether { _ in }
+    }
+
+    /// The same after an upgrade: a database from the first version (before WAL, eight migrations
+    /// behind) is migrated by one of them, and the others wait for it.
+    func testProcessesStartedTogetherAfterAnUpgradeMigrateOnce() async throws {
+        try await addTogether { home in
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try QueueStore.migrator.migrate(DatabaseQueue(path: home + "/queue.sqlite"), upTo: "v1: download")
+        }
     }
 }

@@ -25,34 +25,8 @@ public final class QueueStore: Sendable {
         } catch {
             throw .cannotOpen(path: path, reason: "cannot create \(folder)")
         }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.label = "podq.queue"
         do {
-            // Look before touching: a damaged or foreign file is opened read-only and left as it was
-            // (opening the pool would switch it to WAL).
-            var info = stat()
-            if stat(path, &info) == 0 && info.st_size > 0 {
-                var look = Configuration()
-                look.readonly = true
-                try DatabaseQueue(path: path, configuration: look).read { db in
-                    let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                    if appID != Self.applicationID && (appID != 0 || !tables.isEmpty) {
-                        throw StoreError.foreign(path: path)
-                    }
-                    if try Self.migrator.hasBeenSuperseded(db) { throw StoreError.newerVersion(path: path) }
-                }
-            }
-            // The database holds logins of private feeds: it is the user's alone (0600), and SQLite
-            // gives its -wal and -shm files the same mode.
-            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 { close(fd) }
-            for file in [path, path + "-wal", path + "-shm"] where stat(file, &info) == 0 && info.st_mode & 0o077 != 0 {
-                chmod(file, info.st_mode & 0o700)
-            }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            pool = try Self.openPool(path: path, folder: folder)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
