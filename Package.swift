@@ -104,7 +104,14 @@ let package = Package(
         ),
 
         // Layer 5: the executable, a few lines.
-        .executableTarget(name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict),
+        // Release builds pack the relative relocations (DT_RELR; glibc 2.36) with the toolchain's lld:
+        // 24 KB that the loader reads at every start instead of 2.9 MB, 2.4 MB less memory, and still
+        // a position-independent executable (docs/DECISIONS.md).
+        .executableTarget(
+            name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict,
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                                          .when(platforms: [.linux], configuration: .release))]
+        ),
 
         // Test support: fault-injecting routes, process and tmux drivers, hashing. Not in any product.
         .target(

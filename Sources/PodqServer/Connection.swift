@@ -12,25 +12,43 @@ struct Connection {
     /// The largest body write, and the step of a throttled body.
     static let chunkSize = 64 * 1024
 
+    /// How a connection goes on after a response.
+    enum After {
+        /// Reads the next request.
+        case keepOpen
+        /// Closes once every byte of the response went out: the output is shut, and the connection
+        /// closes when the client, having read to the end, closes its side. (Closing at once would drop
+        /// what the socket had not sent yet, and a client asking `Connection: close` would see a short body.)
+        case close
+        /// Closes at once, the body cut short on purpose.
+        case drop
+    }
+
     func serve() async {
         try? await channel.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
-            for try await part in inbound {
+            var closing = false
+            for try await part in inbound where !closing {
                 switch part {
                 case .head(let h): head = h
                 case .body: break
                 case .end:
                     guard let h = head else { return }
                     head = nil
-                    let keepOpen = try await answer(h, outbound: outbound)
-                    if !keepOpen { return }
+                    switch try await answer(h, outbound: outbound) {
+                    case .keepOpen: break
+                    case .close:
+                        outbound.finish()
+                        closing = true
+                    case .drop: return
+                    }
                 }
             }
         }
     }
 
-    /// Writes the response; returns false when the connection must close.
-    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> Bool {
+    /// Writes the response; says how the connection goes on.
+    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> After {
         let request = log.begin { sequence in
             ServerRequest(sequence: sequence, method: head.method.rawValue, uri: head.uri,
                           headers: head.headers.map { ($0.name, $0.value) }, connection: id)
@@ -70,7 +88,8 @@ struct Connection {
             fill(&buffer, body: response.body, offset: sent, count: count)
             try await outbound.write(.body(.byteBuffer(buffer)))
             sent += Int64(count)
-            if let rate = response.bytesPerSecond {
+            // No wait after the last byte: the client has the whole body then, and goes on.
+            if let rate = response.bytesPerSecond, sent < limit {
                 // Sleep until the schedule for this many bytes at `rate` bytes a second.
                 let due = started + .nanoseconds(Int64(Double(sent) / Double(rate) * 1e9))
                 let now = ContinuousClock.now
@@ -81,11 +100,14 @@ struct Connection {
         // read everything when the connection closes).
         if let s = stall, sent >= s.afterBytes { try await Task.sleep(for: .milliseconds(Int(s.seconds * 1000))) }
         if response.dropAfter != nil {
-            return false  // close without ending the body: the client sees a short body
+            return .drop  // close without ending the body: the client sees a short body
         }
+        // With a length, the body is whole once its last byte went: the client may close before the
+        // end is written (it has everything). A chunked body ends with its last chunk, in `.end`.
+        if !response.chunked && sent == length { completed = true }
         try await outbound.write(.end(nil))
         completed = true
-        return keepAlive
+        return keepAlive ? .keepOpen : .close
     }
 
     private func fill(_ buffer: inout ByteBuffer, body: ServerResponse.Body, offset: Int64, count: Int) {

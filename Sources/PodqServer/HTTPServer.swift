@@ -54,8 +54,10 @@ public final class HTTPServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    // Half closure: a response with `Connection: close` ends with the output shut after its
+                    // last byte (Connection.After.close).
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                        wrappingChannelSynchronously: channel)
+                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                 }
             }
         let boundPort = server.channel.localAddress?.port ?? port

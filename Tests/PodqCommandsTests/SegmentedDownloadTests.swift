@@ -127,7 +127,7 @@ final class SegmentedDownloadTests: CLITestCase {
         let (exit, out, err) = try await cli.run(["download", url.absoluteString], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/" + name)), PatternSource(seed: seed, length: size).sha256)
-        XCTAssertEqual(server.log.requests.count, 1, why)
+        XCTAssertEqual(server.log.requests.count, 1, why + " \(server.log.requests.map { "\($0.path) \($0.headers)" })")
     }
 
     func testAFileOneConnectionBringsQuicklyIsNotSplit() async throws {

@@ -84,4 +84,44 @@ final class TLSCommandTests: XCTestCase {
         XCTAssertTrue(err.contains("the server does not speak https on that port (try http://)"), err)
         XCTAssertFalse(err.contains("BoringSSL") || err.contains("handshakeFailed"), err)
     }
+
+    /// Media goes over podq's own connection (not the feeds' client): the same trust, the same checks
+    /// of the name (an IP address here) and the dates, the same words; and a segmented download's
+    /// ranges over TLS.
+    func testMediaOverHTTPSIsCheckedAsFeedsAre() async throws {
+        let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
+        let caFile = dir.file("ca.pem")
+        let (valid, certificates) = try await serve(.valid)
+        try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let trust = ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""]
+        let size: Int64 = 8 << 20
+        let url = valid.dataURL(size: size, seed: 5, name: "secure.mp3", ["rate": "2000000"])
+        let (ok, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), url.absoluteString], environment: trust, timeout: 120)
+        XCTAssertEqual(ok.code, 0, out + err)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/secure.mp3")), PatternSource(seed: 5, length: size).sha256)
+        XCTAssertGreaterThanOrEqual(valid.log.requests.filter { $0.header("Range") != nil }.count, 1, "segments over TLS")
+        await valid.stop()
+
+        for (kind, words) in [(TestCertificates.Kind.expired, "not trusted (it expired on "),
+                              (.wrongName, "not trusted (it was issued for another name than 127.0.0.1)")] {
+            let (server, made) = try await serve(kind)
+            try made.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+            let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("bad"), server.url("/data/x.mp3?size=100").absoluteString],
+                                                     environment: trust)
+            XCTAssertEqual(exit.code, 1, out + err)
+            XCTAssertTrue((out + err).contains(words), out + err)
+            XCTAssertFalse((out + err).contains("BoringSSL"), out + err)
+            XCTAssertEqual(server.log.requests.count, 0, "nothing was sent to a server whose certificate failed")
+            await server.stop()
+        }
+
+        let plain = try await TestServer.start()
+        let https = plain.dataURL(size: 100, name: "p.mp3").absoluteString.replacingOccurrences(of: "http://", with: "https://")
+        let (exit, pout, perr) = try await cli.run(["download", "--download-dir", dir.file("bad"), https], environment: systemTrust)
+        XCTAssertEqual(exit.code, 1, pout + perr)
+        XCTAssertTrue((pout + perr).contains("the server does not speak https on that port (try http://)"), pout + perr)
+        XCTAssertFalse(pout.contains("retrying"), "a port without TLS does not get TLS by waiting: \(pout)")
+        await plain.stop()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("bad")), [], "no file and no partial")
+    }
 }

@@ -9,9 +9,13 @@ import Synchronization
 
 /// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
 ///
-/// Redirects are not followed here (see ``HTTPTransport``). Two clients share the event loops: media
-/// is never decoded (a byte count must match `Content-Length`); feeds go through a second client that
-/// decodes gzip and deflate (``TransportRequest/decompress``).
+/// Redirects are not followed here (see ``HTTPTransport``). Media sent direct goes over podq's own
+/// HTTP/1.1 connection (``StreamingDelegate/start(direct:headers:tls:connectTimeout:)``: a third of
+/// the work per chunk); plain http through an HTTP proxy is forwarded by podq too
+/// (``StreamingDelegate/start(forwarding:headers:via:connectTimeout:decompress:)``). The rest goes
+/// through async-http-client, whose clients share the event loops: media is never decoded (a byte
+/// count must match `Content-Length`); feeds go through a second client that decodes gzip and
+/// deflate (``TransportRequest/decompress``).
 ///
 /// The `User-Agent` is podq's own (``defaultUserAgent``) unless the config sets one. When a web
 /// firewall (Cloudflare, CloudFront, Akamai…) answers 403 to it, the request is sent once more with
@@ -65,6 +69,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         var tls: TLSConfiguration?
         do { tls = try TLSTrust.configuration() } catch { trustError = error }
         self.trustError = trustError
+        self.tlsConfiguration = tls ?? TLSConfiguration.makeClientConfiguration()
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
@@ -95,6 +100,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
     private let rateLimiter: RateLimiter?
     /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
     private let trustError: DownloadError?
+    /// The TLS of media sent direct (``StreamingDelegate/start(direct:headers:tls:connectTimeout:)``):
+    /// the same trust as async-http-client's, its context made at the first https download.
+    private let tlsConfiguration: TLSConfiguration
+    private let tlsContext = Mutex<NIOSSLContext?>(nil)
+
+    private func directTLS() throws -> NIOSSLContext {
+        try tlsContext.withLock { made in
+            if let made { return made }
+            let context = try NIOSSLContext(configuration: tlsConfiguration)
+            made = context
+            return context
+        }
+    }
 
     /// The most connections to one host: podq's highest `simultaneous-downloads`.
     public static let maxConnectionsPerHost = 64
@@ -187,7 +205,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
             let proxy = proxies.server(for: request.url)
             let head: HTTPResponseHead
-            if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
+            if proxy == nil, !request.decompress {
+                // Media sent direct: podq's own connection (DirectConnection.swift).
+                let tls = request.url.scheme?.lowercased() == "https" ? try directTLS() : nil
+                head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, connectTimeout: connectTimeout)
+            } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
                 // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
                 head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, connectTimeout: connectTimeout,
                                             decompress: request.decompress)
@@ -224,7 +246,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if TLSTrust.isCertificateFailure(error) { return DownloadError.untrustedCertificate(host: "", reason: TLSTrust.rawReason(error)) }
         // Any other TLS failure, in words rather than BoringSSL's error stack.
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return DownloadError.connectionFailed(TLSTrust.handshakeReason(error))
+            return TLSTrust.handshakeError(error)
         }
         if let client = error as? HTTPClientError {
             switch client {

@@ -30,6 +30,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case noResponse(seconds: Double)
     /// The server's certificate did not verify: permanent, never retried.
     case untrustedCertificate(host: String, reason: String)
+    /// The TLS handshake failed in a way trying again does not change (the port speaks plain http,
+    /// no TLS version or cipher in common): permanent, never retried.
+    case tlsRefused(String)
     /// `SSL_CERT_FILE` or `SSL_CERT_DIR` names something podq cannot use.
     case badTrustStore(variable: String, path: String, reason: String)
     /// The body ended before the announced length.
@@ -70,7 +73,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .badTrustStore, .webPage, .encodedBody, .badProxy, .refusedBehindFirewall:
+            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .encodedBody, .badProxy, .refusedBehindFirewall:
             false
         }
     }
@@ -123,6 +126,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "No data arrived for \(Self.format(seconds)) s; the partial file is kept for a resume."
         case .untrustedCertificate(let host, let reason):
             "The server's certificate is not trusted (\(SafeText.clean(reason))), so podq did not talk to \(SafeText.clean(host)). If you trust it, point SSL_CERT_FILE at its CA certificate (PEM), as for curl, or install the CA: copy it to /usr/local/share/ca-certificates/ and run update-ca-certificates."
+        case .tlsRefused(let reason):
+            "Could not connect: the secure (TLS) connection failed: \(reason)."
         case .badTrustStore(let variable, let path, let reason):
             "\(variable)=\(SafeText.clean(path)) cannot be used: \(reason). Point it at a PEM file of CA certificates (SSL_CERT_FILE) or a folder of them (SSL_CERT_DIR), or unset it."
         case .noResponse(let seconds):

@@ -126,7 +126,7 @@ public struct RedirectFollower: Sendable {
     /// Failures of the hop's server, not of the file: a prefix that fails so can be skipped.
     static func isHopFailure(_ error: DownloadError) -> Bool {
         switch error {
-        case .connectionFailed, .connectionLost, .noResponse, .untrustedCertificate, .network, .stalled: true
+        case .connectionFailed, .connectionLost, .noResponse, .untrustedCertificate, .tlsRefused, .network, .stalled: true
         default: false
         }
     }
@@ -138,6 +138,7 @@ public struct RedirectFollower: Sendable {
         case .noResponse: "no answer"
         case .stalled: "stalled"
         case .untrustedCertificate(_, let reason): "certificate not trusted: \(reason)"
+        case .tlsRefused(let reason): "TLS failed: \(reason)"
         default: error.localizedDescription
         }
     }

@@ -214,8 +214,12 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     func failed(_ error: any Error) {
         stopStallCheck()
         let map = mapError
-        // The stall check cancelled the request: that is a stall, not a cancellation.
-        let error = stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0) : error
+        // The stall check cancelled the request: that is a stall, not a cancellation. A connection of
+        // podq's own that was closed on a cancel ends with whatever its closing caused (a body cut
+        // short): that is the cancellation.
+        let cancelled = shared.withLock { $0.machine.cancelRequested }
+        let error: any Error = stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0)
+            : cancelled && !(error is CancellationError) ? CancellationError() : error
         run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }
 

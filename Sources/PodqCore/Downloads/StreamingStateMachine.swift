@@ -175,6 +175,8 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         if case .awaitingHead = state { beforeHead = true } else { beforeHead = false }
         var noConsumer = false
         if case .awaitingConsumer = state { noConsumer = true }
+        // A sink that failed ends the body with its error, whatever the client reports after.
+        let result = sinkError.map { Result<Void, any Error>.failure($0) } ?? result
         let end: Result<Void, any Error> = result.mapError { error in
             if let sinkError { return sinkError }
             if cancelRequested && noConsumer { return CancellationError() }

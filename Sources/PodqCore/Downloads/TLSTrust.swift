@@ -66,15 +66,16 @@ public enum TLSTrust {
     }
 
     /// A TLS failure other than the certificate's, in a few words.
-    static func handshakeReason(_ error: any Error) -> String {
+    static func handshakeError(_ error: any Error) -> DownloadError {
         let text = String(describing: error)
+        // Answers that will not change by trying again: permanent, never retried (as curl).
         if text.contains("WRONG_VERSION_NUMBER") || text.contains("HTTP_REQUEST") {
-            return "the secure (TLS) connection failed: the server does not speak https on that port (try http://)"
+            return .tlsRefused("the server does not speak https on that port (try http://)")
         }
         if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("NO_SHARED_CIPHER") || text.contains("HANDSHAKE_FAILURE") {
-            return "the secure (TLS) connection failed: the server offers no TLS version or cipher podq accepts"
+            return .tlsRefused("the server offers no TLS version or cipher podq accepts")
         }
-        return "the secure (TLS) connection failed"
+        return .connectionFailed("the secure (TLS) connection failed")
     }
 
     /// The marker ``reason(raw:host:port:)`` reads: which kind of failure it was.

@@ -109,6 +109,14 @@ final class StreamingStateMachineTests: XCTestCase {
         XCTAssertEqual(text(m.end(.failure(Failure(text: "cancelled by client")), map: map)), ["endSink d disk full"])
     }
 
+    /// A client that had the last part queued when the sink failed may still report the end.
+    func testASinkErrorIsReportedEvenWhenTheClientReportsSuccessAfter() {
+        var m = atConsumer()
+        _ = m.attachSink("s", done: "d")
+        _ = m.sinkFailed(Failure(text: "a web page"))
+        XCTAssertEqual(text(m.end(.success(()), map: map)), ["endSink d a web page"])
+    }
+
     func testASecondConsumerIsRefused() {
         var m = atConsumer()
         _ = m.attachSink("s", done: "d")

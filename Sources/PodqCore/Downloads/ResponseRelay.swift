@@ -1,0 +1,110 @@
+import NIOCore
+import NIOHTTP1
+
+/// Writes the request, then hands the response to the delegate one part at a time, as AHC does: the
+/// next part only once the delegate let the last one go, and the next read only once every part read
+/// so far has gone (the channel's autoRead is off, so at most one read's worth waits here).
+final class ResponseRelay: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let delegate: StreamingDelegate
+    private let request: HTTPRequestHead
+    /// Who answers, in messages: "the proxy", "the server".
+    private let peer: String
+    /// Parts read and not yet handed over.
+    private var queue = CircularBuffer<HTTPClientResponsePart>()
+    /// A part is with the delegate, which has not let it go yet.
+    private var delivering = false
+    /// The delegate heard the end, or a failure: nothing more goes to it.
+    private var ended = false
+    private var sawHead = false
+    /// The connection closed: once the queue is empty, that is the end (a failure without `.end`).
+    private var closed = false
+
+    init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String) {
+        self.delegate = delegate
+        self.request = request
+        self.peer = peer
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.read()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        queue.append(unwrapInboundIn(data))
+        drain(context)
+    }
+
+    private func drain(_ context: ChannelHandlerContext) {
+        while !delivering && !ended, let part = queue.popFirst() {
+            let future: EventLoopFuture<Void>
+            switch part {
+            case .head(let head):
+                // An interim answer (100 Continue) is not the response.
+                guard head.status.code >= 200 else { continue }
+                sawHead = true
+                future = delegate.received(head, on: context.eventLoop)
+            case .body(let buffer):
+                future = delegate.received(buffer, on: context.eventLoop)
+            case .end:
+                ended = true
+                delegate.finished()
+                context.close(promise: nil)
+                return
+            }
+            delivering = true
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            future.hop(to: context.eventLoop).assumeIsolated().whenComplete { [self] result in
+                delivering = false
+                if case .failure(let error) = result {
+                    // The sink refused the part (a web page where audio should be, a full disk): nothing
+                    // more is read or handed over.
+                    stop(loopBound.value, error)
+                    return
+                }
+                drain(loopBound.value)
+            }
+        }
+        guard !ended && !delivering && queue.isEmpty else { return }
+        if closed {
+            ended = true
+            let reason = "\(peer) closed the connection"
+            delegate.failed(sawHead ? DownloadError.connectionLost(reason) : DownloadError.connectionFailed(reason))
+        } else if context.channel.isActive {
+            context.read()
+        }
+    }
+
+    private func stop(_ context: ChannelHandlerContext, _ error: any Error) {
+        queue.removeAll()
+        if !ended {
+            ended = true
+            delegate.failed(error)
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        drain(context)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !ended {
+            ended = true
+            if error is HTTPParserError {
+                // Before the head: not HTTP at all. After it: a body cut short (its length not reached).
+                delegate.failed(sawHead ? DownloadError.connectionLost("\(peer) closed the connection early")
+                                        : DownloadError.connectionLost("\(peer)'s answer is not HTTP"))
+            } else {
+                delegate.failed(error)
+            }
+        }
+        context.close(promise: nil)
+    }
+}
