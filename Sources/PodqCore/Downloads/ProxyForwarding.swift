@@ -45,6 +45,7 @@ extension StreamingDelegate {
             let connecting = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(connectTimeout)
                 .channelOption(ChannelOptions.autoRead, value: false)
+                .channelOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
@@ -67,6 +68,11 @@ extension StreamingDelegate {
             }
         }
     }
+
+    /// Reads grow up to 128 KiB (NIO's default stops at 64 KiB): with 50 downloads at once, 6% less
+    /// CPU for 2 MB more memory (docs/PERFORMANCE.md; 256 KiB saved 10% for 3.2 MB, too near the
+    /// 40 MB budget).
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 128 * 1024)
 
     private static func reason(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }

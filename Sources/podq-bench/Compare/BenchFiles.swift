@@ -4,6 +4,21 @@ import PodqTestSupport
 /// The files nginx serves, generated once into a cache folder (seeded pseudo-random bytes, so no two
 /// files share content and nothing compresses), and byte-for-byte checks of what the tools wrote.
 enum BenchFiles {
+    /// Drops `program`'s pages from the page cache (after syncing them), so that its next start reads
+    /// it as a program installed long ago is read. A binary the linker just wrote sits in the cache
+    /// in the large pieces it was written in, and every page fault then maps a whole piece: podq's
+    /// peak RSS read 23.5 MB instead of 20.8 MB for `--version`, though it ran the same code
+    /// (docs/PERFORMANCE.md). Done for every tool alike.
+    static func evictFromPageCache(program: String) {
+        let path = program.contains("/") ? program : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
+            .split(separator: ":").map { "\($0)/\(program)" }.first { access($0, X_OK) == 0 } ?? program
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = fsync(fd)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+    }
+
     /// Writes `size` bytes of seed `seed` to `path` unless a file of that size is already there.
     static func make(_ path: String, size: Int64, seed: UInt64) throws {
         if DownloadCheck.size(path) == size { return }

@@ -71,6 +71,7 @@ struct CompareBench {
         report.versions = tools.map(\.version) + [Nginx.version(), Machine.python()]
         let nginx = try Nginx(root: cache, prefix: repo + "/.build/bench/nginx", slowRate: plan.resumeRate)
         defer { nginx.stop() }
+        for tool in tools { BenchFiles.evictFromPageCache(program: tool.executable) }
         try await single(nginx)
         try parallel(nginx)
         try memory(nginx)
