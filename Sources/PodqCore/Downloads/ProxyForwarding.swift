@@ -69,10 +69,9 @@ extension StreamingDelegate {
         }
     }
 
-    /// Reads grow up to 128 KiB (NIO's default stops at 64 KiB): with 50 downloads at once, 6% less
-    /// CPU for 2 MB more memory (docs/PERFORMANCE.md; 256 KiB saved 10% for 3.2 MB, too near the
-    /// 40 MB budget).
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 128 * 1024)
+    /// Reads grow up to NIO's 64 KiB. 128 KiB took 6% off the CPU of 50 downloads at once but put
+    /// their peak RSS at 40.5 MB in `make bench`, over issue 17's 40 (docs/DECISIONS.md).
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 64 * 1024)
 
     private static func reason(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
