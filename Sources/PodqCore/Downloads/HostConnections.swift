@@ -9,19 +9,20 @@ public final class HostConnections: Sendable {
     private struct State {
         var open: [String: Int] = [:]
         var learned: Set<String> = []
+        var perHost: Int
     }
 
     /// Connections one download may use (1: segmented downloads are off).
     public let perDownload: Int
     /// Connections to one host over all its downloads.
-    public let perHost: Int
+    public var perHost: Int { state.withLock { $0.perHost } }
     /// Host names (and their subdomains) that get one connection per download.
     public let politeHosts: [String]
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     public init(perDownload: Int, perHost: Int, politeHosts: [String] = []) {
         self.perDownload = max(1, perDownload)
-        self.perHost = max(self.perDownload, perHost)
+        self.state = Mutex(State(perHost: max(max(1, perDownload), perHost)))
         self.politeHosts = politeHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
     }
 
@@ -38,6 +39,12 @@ public final class HostConnections: Sendable {
         _ = state.withLock { $0.learned.insert(host.lowercased()) }
     }
 
+    /// The queue's `per-host-downloads` changed (`]`/`[` in the TUI): the connections to one host
+    /// follow it at once, never below one download's own.
+    public func setPerHostDownloads(_ value: Int) {
+        state.withLock { $0.perHost = max(perDownload, value) }
+    }
+
     /// A download's own connection to `host` opens (it always may).
     public func open(_ host: String) {
         state.withLock { $0.open[host.lowercased(), default: 0] += 1 }
@@ -49,7 +56,7 @@ public final class HostConnections: Sendable {
         guard using < perDownload, !isPolite(host) else { return false }
         return state.withLock { state in
             let key = host.lowercased()
-            guard state.open[key, default: 0] < perHost else { return false }
+            guard state.open[key, default: 0] < state.perHost else { return false }
             state.open[key, default: 0] += 1
             return true
         }

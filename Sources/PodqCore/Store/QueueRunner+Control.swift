@@ -69,6 +69,7 @@ extension QueueRunner {
     public func setPerHost(_ value: Int) async {
         await exclusively {
             perHost = max(1, value)
+            connections.setPerHostDownloads(perHost)
             updateStatus()
             try? await replan()
         }

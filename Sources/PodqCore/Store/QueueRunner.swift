@@ -89,7 +89,7 @@ public actor QueueRunner {
     let settings: Settings
     let transport: any HTTPTransport
     /// The connections segmented downloads may open, shared by every download of the run.
-    let connections: HostConnections
+    nonisolated let connections: HostConnections
     let logger: Logger
     let observers: Observers
     /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).

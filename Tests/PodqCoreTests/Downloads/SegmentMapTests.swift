@@ -87,4 +87,19 @@ final class SegmentMapTests: XCTestCase {
         XCTAssertFalse(hosts.openExtra("b.test", using: 1), "a host that answered 429 or 503 gets no more")
         XCTAssertFalse(HostConnections(perDownload: 1, perHost: 8).openExtra("c.test", using: 1))
     }
+
+    /// `]` in the TUI raises the host's download cap, and its connection cap follows at once; `[`
+    /// lowers it, never under one download's own connections.
+    func testTheHostCapFollowsPerHostDownloads() {
+        let hosts = HostConnections(perDownload: 2, perHost: 2)
+        hosts.open("a.test")
+        hosts.open("a.test")
+        XCTAssertFalse(hosts.openExtra("a.test", using: 1), "two downloads hold the host's two connections")
+        hosts.setPerHostDownloads(3)
+        XCTAssertEqual(hosts.perHost, 3)
+        XCTAssertTrue(hosts.openExtra("a.test", using: 1))
+        XCTAssertFalse(hosts.openExtra("a.test", using: 1))
+        hosts.setPerHostDownloads(1)
+        XCTAssertEqual(hosts.perHost, 2, "a lone download keeps its own connections")
+    }
 }

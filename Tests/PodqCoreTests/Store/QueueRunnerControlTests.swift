@@ -1,4 +1,4 @@
-import PodqCore
+@testable import PodqCore
 import PodqTestSupport
 import XCTest
 
@@ -64,6 +64,21 @@ final class QueueRunnerControlTests: XCTestCase {
         XCTAssertEqual(runner.maxConcurrent, 2)
         await runner.stop()
         _ = try await task.value
+    }
+
+    /// `]`/`[` change the host's download cap, and the connections segmented downloads may open to it
+    /// follow in the same step.
+    func testThePerHostCapCarriesTheConnectionCapAlong() async throws {
+        var settings = Settings()
+        settings.perHostDownloads = 2
+        settings.connectionsPerDownload = 4
+        let runner = QueueRunner(store: store, settings: settings, transport: transport)
+        XCTAssertEqual(runner.connections.perHost, 4)
+        await runner.setPerHost(6)
+        XCTAssertEqual(runner.perHostLimit, 6)
+        XCTAssertEqual(runner.connections.perHost, 6)
+        await runner.setPerHost(1)
+        XCTAssertEqual(runner.connections.perHost, 4, "one download keeps its own connections")
     }
 
     func testTheStoreOrderDecidesWhatStartsNext() async throws {
