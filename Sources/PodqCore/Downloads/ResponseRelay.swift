@@ -21,6 +21,9 @@ final class ResponseRelay: ChannelInboundHandler {
     private var sawHead = false
     /// The connection closed: once the queue is empty, that is the end (a failure without `.end`).
     private var closed = false
+    /// An error the pipeline raised while parts read before it still wait: it is told after them (a
+    /// response whose end came before the error is whole, whatever followed it).
+    private var pendingError: (any Error)?
 
     init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String) {
         self.delegate = delegate
@@ -70,7 +73,11 @@ final class ResponseRelay: ChannelInboundHandler {
             }
         }
         guard !ended && !delivering && queue.isEmpty else { return }
-        if closed {
+        if let error = pendingError {
+            ended = true
+            delegate.failed(describe(error))
+            context.close(promise: nil)
+        } else if closed {
             ended = true
             let reason = "\(peer) closed the connection"
             delegate.failed(sawHead ? DownloadError.connectionLost(reason) : DownloadError.connectionFailed(reason))
@@ -95,16 +102,16 @@ final class ResponseRelay: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !ended {
-            ended = true
-            if error is HTTPParserError {
-                // Before the head: not HTTP at all. After it: a body cut short (its length not reached).
-                delegate.failed(sawHead ? DownloadError.connectionLost("\(peer) closed the connection early")
-                                        : DownloadError.connectionLost("\(peer)'s answer is not HTTP"))
-            } else {
-                delegate.failed(error)
-            }
-        }
+        if !ended && pendingError == nil { pendingError = error }
+        drain(context)
         context.close(promise: nil)
+    }
+
+    /// A parser error in words: before the head, the answer is not HTTP (no connection worth the name
+    /// was made); after it, the body was cut short.
+    private func describe(_ error: any Error) -> any Error {
+        guard error is HTTPParserError else { return error }
+        return sawHead ? DownloadError.connectionLost("\(peer) closed the connection early")
+                       : DownloadError.connectionFailed("\(peer)'s answer is not HTTP")
     }
 }

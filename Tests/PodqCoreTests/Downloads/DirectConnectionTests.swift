@@ -39,4 +39,57 @@ final class DirectConnectionTests: XCTestCase {
         XCTAssertEqual(request.header("Connection"), "close", "one request per connection: no pool to leave half read")
         await transport.shutdown()
     }
+
+    /// A server that answers every connection with `reply` and closes: what no HTTP server library sends.
+    private func rawServer(_ reply: [UInt8]) throws -> (port: Int, stop: @Sendable () -> Void) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, bound else { throw POSIXError(.EADDRINUSE) }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread {
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                var request = [UInt8](repeating: 0, count: 65536)
+                _ = read(client, &request, request.count)
+                _ = reply.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                close(client)
+            }
+        }
+        return (port, { shutdown(fd, Int32(SHUT_RDWR)); close(fd) })
+    }
+
+    func testAnAnswerThatIsNotHTTPIsAFailureToConnectInWords() async throws {
+        let server = try rawServer(Array("\u{0}\u{1}garbage, not a status line\r\n\r\n".utf8))
+        defer { server.stop() }
+        let transport = AsyncHTTPTransport()
+        do {
+            _ = try await transport.send(TransportRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ep.mp3")!))
+            XCTFail("not HTTP")
+        } catch let error as DownloadError {
+            XCTAssertEqual(error, .connectionFailed("the server's answer is not HTTP"))
+        }
+        await transport.shutdown()
+    }
+
+    /// Bytes after a whole response (a server that sends more than its Content-Length, then closes)
+    /// are not the file's: the body is what was announced, as curl keeps it ("excess found").
+    func testBytesPastTheAnnouncedLengthAreNotTheBodys() async throws {
+        let body = Array("ID3".utf8) + [UInt8](repeating: 7, count: 997)
+        let server = try rawServer(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: audio/mpeg\r\n\r\n".utf8)
+                                   + body + [UInt8](repeating: 9, count: 4000))
+        defer { server.stop() }
+        let transport = AsyncHTTPTransport()
+        let response = try await transport.send(TransportRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ep.mp3")!))
+        var bytes: [UInt8] = []
+        for try await chunk in response.body { bytes += chunk.readableBytesView }
+        XCTAssertEqual(bytes, body)
+        await transport.shutdown()
+    }
 }
