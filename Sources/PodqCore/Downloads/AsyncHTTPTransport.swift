@@ -7,7 +7,8 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// The live ``HTTPTransport``: AsyncHTTPClient, streaming the body with backpressure.
+/// The live ``HTTPTransport``: podq's own connection for media sent direct, AsyncHTTPClient for the
+/// rest, each streaming the body with backpressure.
 ///
 /// Redirects are not followed here (see ``HTTPTransport``). Media sent direct goes over podq's own
 /// HTTP/1.1 connection (``StreamingDelegate/start(direct:headers:tls:connectTimeout:)``: a third of
@@ -202,7 +203,6 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         defer { deadline.cancel() }
         do {
-            let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
             let proxy = proxies.server(for: request.url)
             let head: HTTPResponseHead
             if proxy == nil, !request.decompress {
@@ -214,6 +214,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, connectTimeout: connectTimeout,
                                             decompress: request.decompress)
             } else {
+                let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
                 head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy))
             }
             // The deadline fired as the head came: the request is cancelled, so say why.
