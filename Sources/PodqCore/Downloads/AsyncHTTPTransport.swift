@@ -11,9 +11,9 @@ import Synchronization
 /// rest, each streaming the body with backpressure.
 ///
 /// Redirects are not followed here (see ``HTTPTransport``). Media sent direct goes over podq's own
-/// HTTP/1.1 connection (``StreamingDelegate/start(direct:headers:tls:connectTimeout:)``: a third of
+/// HTTP/1.1 connection (``StreamingDelegate/start(direct:headers:tls:on:connectTimeout:)``: a third of
 /// the work per chunk); plain http through an HTTP proxy is forwarded by podq too
-/// (``StreamingDelegate/start(forwarding:headers:via:connectTimeout:decompress:)``). The rest goes
+/// (``StreamingDelegate/start(forwarding:headers:via:on:connectTimeout:decompress:)``). The rest goes
 /// through async-http-client, whose clients share the event loops: media is never decoded (a byte
 /// count must match `Content-Length`); feeds go through a second client that decodes gzip and
 /// deflate (``TransportRequest/decompress``).
@@ -101,7 +101,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     private let rateLimiter: RateLimiter?
     /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
     private let trustError: DownloadError?
-    /// The TLS of media sent direct (``StreamingDelegate/start(direct:headers:tls:connectTimeout:)``):
+    /// The TLS of media sent direct (``StreamingDelegate/start(direct:headers:tls:on:connectTimeout:)``):
     /// the same trust as async-http-client's, its context made at the first https download.
     private let tlsConfiguration: TLSConfiguration
     private let tlsContext = Mutex<NIOSSLContext?>(nil)
@@ -197,7 +197,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // The head has a deadline of its own, apart from the body's stall clock: a head that never
         // comes, or trickles in a byte at a time, ends here as `noResponse`.
         let timedOut = Atomic<Bool>(false)
-        let deadline = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(responseSeconds * 1e9))) {
+        // One loop for the request's deadline and its connection: asking the group twice would put
+        // every connection on the same loop of two (round robin), all downloads on one core.
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(responseSeconds * 1e9))) {
             timedOut.store(true, ordering: .relaxed)
             delegate.cancel()
         }
@@ -208,14 +211,14 @@ public final class AsyncHTTPTransport: HTTPTransport {
             if proxy == nil, !request.decompress {
                 // Media sent direct: podq's own connection (DirectConnection.swift).
                 let tls = request.url.scheme?.lowercased() == "https" ? try directTLS() : nil
-                head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, connectTimeout: connectTimeout)
+                head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, on: eventLoop, connectTimeout: connectTimeout)
             } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
                 // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
-                head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, connectTimeout: connectTimeout,
+                head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, on: eventLoop, connectTimeout: connectTimeout,
                                             decompress: request.decompress)
             } else {
                 let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
-                head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy))
+                head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy), eventLoop: eventLoop)
             }
             // The deadline fired as the head came: the request is cancelled, so say why.
             if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }

@@ -11,7 +11,7 @@ import NIOSSL
 extension StreamingDelegate {
     /// Sends a GET for `url` with `headers` straight to its host and returns the response's head.
     /// - Parameter tls: the context for https URLs.
-    func start(direct url: URL, headers: HTTPHeaders, tls: NIOSSLContext?, connectTimeout: TimeAmount) async throws -> HTTPResponseHead {
+    func start(direct url: URL, headers: HTTPHeaders, tls: NIOSSLContext?, on eventLoop: any EventLoop, connectTimeout: TimeAmount) async throws -> HTTPResponseHead {
         guard let target = Self.target(url) else { throw DownloadError.network("the URL \(url.absoluteString) has no host") }
         var headers = headers
         if !headers.contains(name: "Host") { headers.add(name: "Host", value: target.hostHeader) }
@@ -19,7 +19,7 @@ extension StreamingDelegate {
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
         let security = target.secure ? tls.map { (context: $0, serverName: target.serverName) } : nil
         if target.secure && security == nil { throw DownloadError.network("no TLS context for \(url.absoluteString)") }
-        return try await open(host: target.host, port: target.port, tls: security, request: head, peer: "the server",
+        return try await open(host: target.host, port: target.port, tls: security, request: head, peer: "the server", on: eventLoop,
                               connectTimeout: connectTimeout, decompress: false) { $0 }
     }
 

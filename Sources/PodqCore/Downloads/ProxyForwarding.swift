@@ -11,12 +11,12 @@ import NIOSSL
 /// any port but 443, so podq sends these requests itself: one connection per request
 /// (`Connection: close`), the response fed to the same ``StreamingDelegate`` as AHC's (its backpressure,
 /// stall clock, speed limit and errors) by a ``ResponseRelay``, as media sent direct is
-/// (``start(direct:headers:tls:connectTimeout:)``).
+/// (``start(direct:headers:tls:on:connectTimeout:)``).
 extension StreamingDelegate {
     /// Sends `url` through `proxy` with `headers` and returns the response's head.
     /// - Parameter decompress: decode a gzip or deflate body (a feed's), under AHC's own ratio limit.
-    func start(forwarding url: URL, headers: HTTPHeaders, via proxy: ProxySettings.Server, connectTimeout: TimeAmount,
-               decompress: Bool) async throws -> HTTPResponseHead {
+    func start(forwarding url: URL, headers: HTTPHeaders, via proxy: ProxySettings.Server, on eventLoop: any EventLoop,
+               connectTimeout: TimeAmount, decompress: Bool) async throws -> HTTPResponseHead {
         var headers = headers
         if !headers.contains(name: "Host"), let host = url.host {
             headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
@@ -28,7 +28,7 @@ extension StreamingDelegate {
         var target = url.absoluteString
         if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
-        return try await open(host: proxy.host, port: proxy.port, tls: nil, request: head, peer: "the proxy",
+        return try await open(host: proxy.host, port: proxy.port, tls: nil, request: head, peer: "the proxy", on: eventLoop,
                               connectTimeout: connectTimeout, decompress: decompress) { error in
             DownloadError.connectionFailed("the proxy \(proxy.description): \(Self.reason(error))")
         }
@@ -38,14 +38,20 @@ extension StreamingDelegate {
     /// sends `request` on it, hands the response to this delegate and returns its head.
     /// - Parameters:
     ///   - peer: who answers, in messages ("the proxy", "the server").
+    ///   - eventLoop: the loop the connection lives on: the caller picks it once per request, so that the
+    ///     request's deadline and its connection take one turn of the group's round robin, not two (two
+    ///     turns put every download on the same one of two loops).
     ///   - connectFailure: the error a failed connection is reported as.
     func open(host: String, port: Int, tls: (context: NIOSSLContext, serverName: String?)?, request: HTTPRequestHead, peer: String,
-              connectTimeout: TimeAmount, decompress: Bool, connectFailure: @escaping @Sendable (any Error) -> any Error) async throws -> HTTPResponseHead {
+              on eventLoop: any EventLoop, connectTimeout: TimeAmount, decompress: Bool, connectFailure: @escaping @Sendable (any Error) -> any Error) async throws -> HTTPResponseHead {
         try await start {
-            let connecting = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let budget = ReceiveBudget.shared
+            let grant = budget.reserve()
+            let connecting = ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(ChannelOptions.autoRead, value: false)
-                .channelOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
+                .channelOption(ChannelOptions.recvAllocator,
+                               value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: grant.readSize))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
@@ -61,17 +67,15 @@ extension StreamingDelegate {
             connecting.whenComplete { result in
                 switch result {
                 case .success(let channel):
+                    channel.closeFuture.whenComplete { _ in budget.release(grant) }
                     self.attach { channel.close(promise: nil) }
                 case .failure(let error):
+                    budget.release(grant)
                     self.failed(connectFailure(error))
                 }
             }
         }
     }
-
-    /// Reads grow up to NIO's 64 KiB. 128 KiB took 6% off the CPU of 50 downloads at once but put
-    /// their peak RSS at 40.5 MB in `make bench`, over issue 17's 40 (docs/DECISIONS.md).
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 64 * 1024)
 
     private static func reason(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }

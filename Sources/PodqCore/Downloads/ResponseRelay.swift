@@ -52,7 +52,9 @@ final class ResponseRelay: ChannelInboundHandler {
                 sawHead = true
                 future = delegate.received(head, on: context.eventLoop)
             case .body(let buffer):
-                future = delegate.received(buffer, on: context.eventLoop)
+                // nil: the part is written already, go on (no future made per part).
+                guard let later = delegate.received(buffer, on: context.eventLoop) else { continue }
+                future = later
             case .end:
                 ended = true
                 delegate.finished()

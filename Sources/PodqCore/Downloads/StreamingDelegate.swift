@@ -28,7 +28,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
 
     private struct Shared {
         var machine = Machine()
-        /// Ends the transfer: AHC's task, or the forwarding channel (``start(forwarding:headers:via:connectTimeout:)``).
+        /// Ends the transfer: AHC's task, or the forwarding channel (``start(forwarding:headers:via:on:connectTimeout:decompress:)``).
         var stop: (@Sendable () -> Void)?
         /// The head, kept from `didReceiveHead` until its waiter is resumed.
         var head: HTTPResponseHead?
@@ -85,10 +85,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         shared.withLock { $0.stallCheck }?.cancel()
     }
 
-    /// Starts `request` and returns its head.
-    func start(_ request: HTTPClient.Request, on client: HTTPClient) async throws -> HTTPResponseHead {
+    /// Starts `request` on `eventLoop` and returns its head.
+    func start(_ request: HTTPClient.Request, on client: HTTPClient, eventLoop: any EventLoop) async throws -> HTTPResponseHead {
         try await start {
-            let task = client.execute(request: request, delegate: self, eventLoop: .indifferent)
+            let task = client.execute(request: request, delegate: self, eventLoop: .delegateAndChannel(on: eventLoop))
             attach { task.cancel() }
         }
     }
@@ -153,7 +153,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        received(buffer, on: task.eventLoop)
+        received(buffer, on: task.eventLoop) ?? task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -178,8 +178,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         return gate.futureResult
     }
 
-    /// A chunk of the body came; the returned future completes when the client may read on.
-    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// A chunk of the body came; the returned future completes when the client may read on, and nil
+    /// means at once (a sink took the chunk: the common case, which then allocates nothing).
+    func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         waitingSince.store(0, ordering: .relaxed)
         let action = shared.withLock { $0.machine.bodyPart(buffer) { eventLoop.makePromise(of: Void.self) } }
         switch action {
@@ -197,7 +198,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                 return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) { self.markWaiting() }.futureResult
             }
             markWaiting()
-            return eventLoop.makeSucceededVoidFuture()
+            return nil
         case .deliver(let chunk, let waiter, let gate):
             waiter.resume(returning: chunk)
             return gate.futureResult

@@ -1,5 +1,8 @@
+import NIOCore
+import NIOPosix
 @testable import PodqCore
 import PodqTestSupport
+import Synchronization
 import XCTest
 
 /// What podq's own connection asks for and where: the request target keeps the URL's own encoding
@@ -90,6 +93,35 @@ final class DirectConnectionTests: XCTestCase {
         var bytes: [UInt8] = []
         for try await chunk in response.body { bytes += chunk.readableBytesView }
         XCTAssertEqual(bytes, body)
+        await transport.shutdown()
+    }
+
+    /// Downloads started together spread over every event loop (a core each): a request's deadline and
+    /// its connection share one turn of the round robin. Two turns put every connection on the same
+    /// loop of two, and fifty downloads on one core.
+    func testDownloadsStartedTogetherSpreadOverTheEventLoops() async throws {
+        // A server on a thread of its own: the in-process server's accepts would take turns of the
+        // same round robin.
+        let body = [UInt8](repeating: 5, count: 20_000)
+        let server = try rawServer(Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+        defer { server.stop() }
+        let transport = AsyncHTTPTransport()
+        let loopCount = Array(MultiThreadedEventLoopGroup.singleton.makeIterator()).count
+        let count = 2 * loopCount
+        var responses: [TransportResponse] = []
+        for index in 0..<count {
+            responses.append(try await transport.send(TransportRequest(url: URL(string: "http://127.0.0.1:\(server.port)/e\(index).mp3")!)))
+        }
+        let loops = Mutex<[Int: ObjectIdentifier]>([:])
+        for (index, response) in responses.enumerated() {
+            try await response.body.forEach { _ in
+                guard let loop = MultiThreadedEventLoopGroup.currentEventLoop else { return }
+                loops.withLock { $0[index] = ObjectIdentifier(loop as AnyObject) }
+            }
+        }
+        let seen = loops.withLock { $0 }
+        XCTAssertEqual(seen.count, count, "every body was read on an event loop")
+        XCTAssertEqual(Set(seen.values).count, loopCount, "\(count) downloads on \(Set(seen.values).count) of \(loopCount) loops")
         await transport.shutdown()
     }
 }

@@ -1,0 +1,62 @@
+import NIOCore
+import Synchronization
+
+/// How large a read each of podq's own connections may make, from a budget they share.
+///
+/// A connection reserves up to ``largest`` of the budget when it opens and gives it back when it
+/// closes; once the budget is spent, a connection still reads up to ``smallest``. So one download
+/// (or the segments of one) reads 256 KiB at a time — about 20% less CPU than 64 KiB for a 1 GiB
+/// file, the same peak memory — while most of fifty at once read 64 KiB each: NIO keeps each
+/// connection's buffer between reads, and 256 KiB for all fifty cost 3.7 MB more than 64 KiB
+/// (docs/DECISIONS.md, "Reads from a shared budget").
+///
+/// A read's buffer grows as NIO's adaptive allocator finds data waiting, so a slow connection never
+/// holds the whole of its reservation.
+final class ReceiveBudget: Sendable {
+    /// The most one connection reserves.
+    let largest: Int
+    /// What a connection reads at most when the budget is spent.
+    let smallest: Int
+    /// The whole budget.
+    let total: Int
+    private let left: Mutex<Int>
+
+    init(total: Int, largest: Int, smallest: Int) {
+        precondition(smallest > 0 && smallest <= largest)
+        self.total = total
+        self.largest = largest
+        self.smallest = smallest
+        left = Mutex(total)
+    }
+
+    /// The budget of podq's media connections: 2 MiB, up to 256 KiB each (eight connections), 64 KiB
+    /// once spent.
+    static let shared = ReceiveBudget(total: 2 << 20, largest: 256 << 10, smallest: 64 << 10)
+
+    /// A connection's share: the most it reads at once, and what it took from the budget.
+    struct Grant: Equatable {
+        /// A power of two (NIO's allocator grows by doubling).
+        let readSize: Int
+        /// 0 when the budget was spent and the connection reads ``ReceiveBudget/smallest``.
+        let taken: Int
+    }
+
+    /// Reserves a share for a new connection; give it back with ``release(_:)`` when it closes.
+    func reserve() -> Grant {
+        left.withLock { left in
+            var size = largest
+            while size > smallest && size > left { size /= 2 }
+            guard size <= left else { return Grant(readSize: smallest, taken: 0) }
+            left -= size
+            return Grant(readSize: size, taken: size)
+        }
+    }
+
+    /// Gives back what ``reserve()`` took.
+    func release(_ grant: Grant) {
+        left.withLock { $0 += grant.taken }
+    }
+
+    /// What is left to reserve.
+    var remaining: Int { left.withLock { $0 } }
+}
