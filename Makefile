@@ -22,7 +22,7 @@ build:
 
 # Release builds link the Swift runtime and Foundation statically: one file to install, and a third of
 # the memory (see docs/DECISIONS.md).
-RELEASE = $(SWIFT) build -c release --static-swift-stdlib
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize
 
 release:
 	$(RELEASE) --product podq

@@ -23,6 +23,7 @@ enum JSONValue {
     }
 
     /// Appends the compact JSON text as UTF-8 bytes (no String is grown piece by piece).
+    @_optimize(speed)
     func write(to out: inout [UInt8]) {
         switch self {
         case .string(let s): Self.quote(s, into: &out)
@@ -52,6 +53,7 @@ enum JSONValue {
     /// Characters ``SafeText/isUnsafe(_:)`` names (C1 controls, bidi overrides…) are escaped as
     /// `\uXXXX`, so the JSON keeps them but a terminal never gets them raw; credentials in URLs are
     /// redacted.
+    @_optimize(speed)
     static func quote(_ s: String, into out: inout [UInt8]) {
         var s = SafeText.redactingCredentials(s)
         if s.utf8.contains(where: { $0 >= 0x7F }) {

@@ -4,6 +4,7 @@ import Foundation
 extension FeedBuilder {
     /// `text` as an absolute http(s) URL, resolved against ``currentBase`` (the innermost `xml:base`, else
     /// the feed's URL); nil for other schemes.
+    @_optimize(speed)
     func resolve(_ text: String) -> String? {
         let trimmed = text.trimmingASCIIWhitespace
         guard !trimmed.isEmpty else { return nil }
@@ -18,6 +19,7 @@ extension FeedBuilder {
     }
 
     /// True for `http(s)://…` made only of characters a URL may hold as they are.
+    @_optimize(speed)
     static func isPlainAbsoluteHTTP(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard utf8.starts(with: "https://".utf8) || utf8.starts(with: "http://".utf8) else { return false }

@@ -47,6 +47,7 @@ final class FeedBuilder: FeedXMLHandler {
 
     // MARK: Elements
 
+    @_optimize(speed)
     func start(ns: String, name: String, attributes: FeedXMLAttributes) {
         if !sawRoot {
             sawRoot = true
@@ -111,6 +112,7 @@ final class FeedBuilder: FeedXMLHandler {
         }
     }
 
+    @_optimize(speed)
     func end(ns: String, name: String) {
         guard !stack.isEmpty else { return }
         stack.removeLast()
@@ -151,6 +153,7 @@ final class FeedBuilder: FeedXMLHandler {
         }
     }
 
+    @_optimize(speed)
     private func endItemField(ns: String, name: String, value: String) {
         switch (ns, name) {
         case ("", "title"), (FeedNamespace.rss1, "title"), (FeedNamespace.atom, "title"):
@@ -182,6 +185,7 @@ final class FeedBuilder: FeedXMLHandler {
         }
     }
 
+    @_optimize(speed)
     private func endChannelField(ns: String, name: String, value: String) {
         // Only direct children of the channel (RSS) or feed (Atom) describe the podcast.
         let parent = stack.last?.name ?? ""
@@ -239,6 +243,7 @@ final class FeedBuilder: FeedXMLHandler {
         if limitReached == nil { finishItem() }
     }
 
+    @_optimize(speed)
     private func finishItem() {
         guard var episode = item else { return }
         item = nil
@@ -270,6 +275,7 @@ final class FeedBuilder: FeedXMLHandler {
 
     // MARK: Text
 
+    @_optimize(speed)
     func text(_ bytes: UnsafeBufferPointer<UInt8>) {
         textBudget -= Int64(bytes.count)
         if textBudget < 0 {

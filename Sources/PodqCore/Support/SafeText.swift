@@ -10,6 +10,7 @@
 /// ``redactingCredentials(_:)`` hides the `user:password@` of URLs.
 public enum SafeText {
     /// `text` without control characters or escape sequences, with whitespace runs folded and trimmed.
+    @_optimize(speed)
     public static func clean(_ text: String) -> String {
         if isAlreadyClean(text) { return text }
         return slowClean(text, keepLines: false)
@@ -17,6 +18,7 @@ public enum SafeText {
 
     /// `text` for a terminal: every unsafe character and escape sequence removed, line breaks and
     /// tabs kept, and credentials in URLs redacted.
+    @_optimize(speed)
     public static func terminal(_ text: String) -> String {
         let redacted = redactingCredentials(text)
         let needsWork = redacted.utf8.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
@@ -37,6 +39,7 @@ public enum SafeText {
 
     /// True when `clean` would return `text` unchanged: no unsafe character, no no-break space, no
     /// whitespace run, nothing to trim. One pass over the UTF-8 bytes.
+    @_optimize(speed)
     static func isAlreadyClean(_ text: String) -> Bool {
         var previousSpace = true  // a leading space is not clean
         for b in text.utf8 {
@@ -52,6 +55,7 @@ public enum SafeText {
         return !previousSpace || text.isEmpty
     }
 
+    @_optimize(speed)
     private static func isAlreadyCleanScalars(_ text: String) -> Bool {
         var previousSpace = true
         for scalar in text.unicodeScalars {
