@@ -85,7 +85,8 @@ struct QueuePlanning {
                     continue
                 }
                 let folder = context.paths.downloadFolder
-                let path = try DestinationPlanner.destination(forEpisode: episode, podcastTitle: podcast.title, in: folder, reserved: reserved)
+                let path = try DestinationPlanner.destination(forEpisode: episode, podcastTitle: podcast.title, in: folder,
+                                                              template: context.settings.fileNameTemplate, reserved: reserved)
                 reserved.insert(path)
                 new.append(NewDownload(url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
                                        destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,

@@ -51,6 +51,39 @@ final class SubscriptionCommandTests: CLITestCase {
         XCTAssertEqual(queue.first?["podcast"] as? String, "Night/Shift: Talk")
     }
 
+    /// `file-name-template` places a feed episode's file; a title from the feed stays one safe name
+    /// inside the folder, and a template with a mistake stops podq with its line and what to write.
+    func testAFileNameTemplatePlacesEpisodesAndABadOneIsReported() async throws {
+        let body = Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>../Night Shift</title>
+            <item><title>../../escape/now</title><guid>e9</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>
+            <itunes:season>3</itunes:season><itunes:episode>9</itunes:episode>
+            <enclosure url="/data/e9.mp3?size=20000&amp;seed=9" type="audio/mpeg" length="20000"/></item>
+            </channel></rss>
+            """.utf8)
+        server.serve(body, as: "show.xml")
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "file-name-template = \"{podcast}/Season {season}/S{season:02}E{episode:03} {title} ({date:%Y}).{ext}\"\n"
+            .write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let (added, _, err) = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, err)
+        let listed = try await json(["episodes", "--json"])
+        let id = try XCTUnwrap(listed.first?["id"] as? Int)
+        let (queued, qout, qerr) = try await cli.run(["queue", "add", String(id)])
+        XCTAssertEqual(queued.code, 0, qerr)
+        let expected = dir.file("home/downloads/_Night Shift/Season 3/S03E009 _.._escape_now (2026).mp3")
+        XCTAssertTrue(qout.contains(expected), qout)
+        let (downloaded, dout, derr) = try await cli.run(["download"])
+        XCTAssertEqual(downloaded.code, 0, dout + derr)
+        XCTAssertEqual(FileHash.sha256(path: expected), PatternSource(seed: 9, length: 20000).sha256)
+
+        try "file-name-template = {podcast}/{episode:x}\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let (bad, _, badErr) = try await cli.run(["queue"])
+        XCTAssertEqual(bad.code, 4, "a bad config has its own exit code")
+        XCTAssertTrue(badErr.contains("config:1: 'file-name-template' must be a template whose {episode:…} gives a width from 0 to 9, such as {episode:02}."), badErr)
+    }
+
     /// `podq episodes --search` finds a title, a podcast, or words of the show notes (not their markup).
     func testEpisodesSearchFindsTitlesPodcastsAndShowNotes() async throws {
         server.serve(Array("""

@@ -118,7 +118,7 @@ public struct ConfigFile: Sendable {
         let existing = try bytes()
         var bytes = existing ?? Array((Self.header + "\n").utf8)
         let lines = try lines(of: bytes)
-        let rendered = Array((["download-folder", "player", "user-agent", "password-command", "proxy"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
+        let rendered = Array((["download-folder", "file-name-template", "player", "user-agent", "password-command", "proxy"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
         // Where each line starts in `bytes`.
         var starts: [Int] = [0]
         for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
@@ -265,6 +265,12 @@ public struct ConfigFile: Sendable {
                 throw .badValue(path: path, line: line, key: key, expected: "a command that prints the password, such as \"pass show podcasts/%h\"")
             }
             settings.passwordCommand = value
+        case "file-name-template":
+            do {
+                settings.fileNameTemplate = try FileNameTemplate(value)
+            } catch {
+                throw .badValue(path: path, line: line, key: key, expected: error.description)
+            }
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath

@@ -16,6 +16,8 @@ public struct Settings: Sendable, Equatable {
     public var rateLimit: Int?
     /// Where files go (`download-folder`); nil for the default.
     public var downloadFolder: String?
+    /// Where a feed episode's file goes inside the download folder (`file-name-template`).
+    public var fileNameTemplate = FileNameTemplate.standard
     /// Attempts before a download is marked failed (`max-attempts`, 1–100).
     public var maxAttempts = 5
     /// The first retry's delay in seconds, doubled each time (`retry-delay`).
@@ -61,6 +63,7 @@ public struct Settings: Sendable, Equatable {
         ("polite-hosts", "hosts that get one connection per download, separated by commas, e.g. \"feeds.example.com, cdn.example.org\" (default none; a host that answers 429 or 503 is added for the run)"),
         ("rate-limit", "the speed limit all downloads share, like curl's --limit-rate: 500K, 2M, or 0 for none (default 0)"),
         ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
+        ("file-name-template", "where a feed episode's file goes inside the download folder: {podcast}, {title}, {ext}, {date} or {date:%Y-%m-%d %H%M}, {season}, {episode} or {episode:03}, {guid}, {id}; a / makes a folder (default \"{podcast}/{date:%Y-%m-%d} {title}.{ext}\")"),
         ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
