@@ -189,8 +189,12 @@ public enum FeedDate {
 
     /// `YYYY-MM-DD` in UTC, for file names and listings.
     public static func day(_ date: Date) -> String {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        // Civil from days (Howard Hinnant).
+        let (y, m, d) = civil(Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
+        return String(format: "%04d-%02d-%02d", y, m, d)
+    }
+
+    /// The civil date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
+    static func civil(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -199,8 +203,17 @@ public enum FeedDate {
         let mp = (5 * doy + 2) / 153
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02d", y, m, d)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Days from 1970-01-01 to a civil date (the inverse of ``civil(_:)``).
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 
     /// A duration as feeds write it: seconds (`3723`), `MM:SS`, `HH:MM:SS` (also `1:02:03.5`); nil when unreadable.

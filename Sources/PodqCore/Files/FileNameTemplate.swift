@@ -212,9 +212,9 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
     /// `format` with the time `seconds` in UTC.
     static func date(_ seconds: Double, _ format: String) -> String {
         let days = Int((seconds / 86_400).rounded(.down))
-        let (year, month, day) = civil(days)
+        let (year, month, day) = FeedDate.civil(days)
         let secondOfDay = Int(seconds.rounded(.down)) - days * 86_400
-        let dayOfYear = days - Self.days(year: year, month: 1, day: 1) + 1
+        let dayOfYear = days - FeedDate.days(year: year, month: 1, day: 1) + 1
         var out = ""
         var chars = format.makeIterator()
         while let c = chars.next() {
@@ -232,29 +232,6 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
             }
         }
         return out
-    }
-
-    /// The civil date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
-    static func civil(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    /// Days from 1970-01-01 to a civil date (the inverse of ``civil(_:)``).
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
 
