@@ -47,14 +47,18 @@ final class DownloadRunner: Sendable {
         let summary = try await HTTPSession.with(settings: settings, logger: context.log,
                                                  rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
             let logins = PodcastLogin.Book(context: context)
+            let hooks = CompletionHooks(context: context, settings: settings)
             let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
-                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }),
+                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0); hooks?.handle($0) }),
                                      access: { await logins.access(for: $0) })
             let interrupt = InterruptHandler { await runner.stop() }
             defer { interrupt.disarm() }
             reporter.begin()
             do {
-                return try await runner.run()
+                let summary = try await runner.run()
+                // A cron job's hooks finish before podq does (each within its timeout).
+                await hooks?.finish()
+                return summary
             } catch {
                 reporter.end("stopped: \(error.localizedDescription)")
                 context.log.error("queue run stopped", metadata: ["reason": "\(error.localizedDescription)"])

@@ -23,6 +23,8 @@ final class TUISession {
     /// The Episodes view's rows between frames.
     let rowLists = RowListCache()
     let inbox: TUIInbox
+    /// The config's `on-complete`, run for each finished download; waited for at quit.
+    let hooks: CompletionHooks?
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let pending: AsyncStream<@Sendable () async -> Void>
@@ -64,6 +66,8 @@ final class TUISession {
         self.limit = max(1, settings.simultaneousDownloads)
         self.perHost = max(1, settings.perHostDownloads)
         let model = DownloadsViewModel()
+        let hooks = CompletionHooks(context: context, settings: settings)
+        self.hooks = hooks
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
         self.model = model
@@ -71,7 +75,8 @@ final class TUISession {
         self.inbox = inbox
         runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
             onOperation: { model.track($0) },
-            onEvent: { event in
+            onEvent: { [hooks] event in
+                hooks?.handle(event)
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
@@ -131,6 +136,7 @@ final class TUISession {
         commands.finish()
         await worker.value
         await runner.stop()
+        await hooks?.finish()
         do {
             _ = try await queueTask.value
         } catch {

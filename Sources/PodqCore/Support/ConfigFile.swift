@@ -118,7 +118,7 @@ public struct ConfigFile: Sendable {
         let existing = try bytes()
         var bytes = existing ?? Array((Self.header + "\n").utf8)
         let lines = try lines(of: bytes)
-        let rendered = Array((["download-folder", "file-name-template", "player", "user-agent", "password-command", "proxy"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
+        let rendered = Array((["download-folder", "file-name-template", "on-complete", "player", "user-agent", "password-command", "proxy"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
         // Where each line starts in `bytes`.
         var starts: [Int] = [0]
         for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
@@ -260,6 +260,12 @@ public struct ConfigFile: Sendable {
                 throw .badValue(path: path, line: line, key: key, expected: "a proxy such as http://proxy.example:3128 or socks5://127.0.0.1:1080")
             }
             settings.proxy = value
+        case "on-complete":
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw .badValue(path: path, line: line, key: key, expected: "a command, such as \"beet import -q %f\"")
+            }
+            settings.onComplete = value
+        case "hook-timeout": settings.hookTimeout = try seconds()
         case "password-command":
             guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw .badValue(path: path, line: line, key: key, expected: "a command that prints the password, such as \"pass show podcasts/%h\"")

@@ -48,6 +48,11 @@ public struct Settings: Sendable, Equatable {
     /// The command that prints a private feed's password (`password-command`), for podcasts with a
     /// user name and no password of their own: `%u` is the user name, `%h` the feed's host.
     public var passwordCommand: String?
+    /// The command run for every finished download (`on-complete`): words split on spaces, the file's
+    /// path added at the end or put where `%f` is; nil for none.
+    public var onComplete: String?
+    /// Seconds an `on-complete` command may run before it is stopped (`hook-timeout`).
+    public var hookTimeout: Double = 60
     /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
     public var cleanup = CleanupPolicy()
     /// The TUI's keys (`key-<action>`).
@@ -79,6 +84,8 @@ public struct Settings: Sendable, Equatable {
         ("user-agent", "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"),
         ("proxy", "the proxy for feeds and media, as curl's -x: http://host:port, http://user:pass@host:port or socks5://host:port (default: http_proxy, https_proxy, all_proxy and no_proxy from the environment)"),
         ("password-command", "a command that prints a private feed's password, run by sh; %u is the user name, %h the host (e.g. \"pass show podcasts/%h\"); for podcasts added with --user and no password of their own"),
+        ("on-complete", "a command run for every finished download, directly (no shell): its words split on spaces, the file added at the end or put at %f; PODQ_FILE, PODQ_TITLE, PODQ_PODCAST, PODQ_URL and PODQ_ID in its environment; its status and output go to the log, and it never fails the download (default none)"),
+        ("hook-timeout", "seconds an on-complete command may run before it is stopped (default 60)"),
         ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]
 }

@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import PodqCore
+import Subprocess
+import Synchronization
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// The config's `on-complete` command, run for every finished download (issue 18, point 7): directly,
+/// not through a shell, its words split on spaces, the file's path added as the last argument (or put
+/// where `%f` is), with `PODQ_FILE`, `PODQ_TITLE`, `PODQ_PODCAST`, `PODQ_URL` and `PODQ_ID` in its
+/// environment. Its exit status and what it printed go to the log; one that outlives `hook-timeout`
+/// gets SIGTERM, then SIGKILL two seconds later, with everything it started (its own session). A hook
+/// never changes its download: the file is committed and the row completed before it runs.
+final class CompletionHooks: Sendable {
+    private let command: [String]
+    private let timeout: Duration
+    private let context: QueueContext
+    private let running = Mutex<[UUID: Task<Void, Never>]>([:])
+
+    /// Nil when the config has no `on-complete`.
+    init?(context: QueueContext, settings: Settings) {
+        guard let line = settings.onComplete else { return nil }
+        command = line.split(separator: " ").map(String.init)
+        guard !command.isEmpty else { return nil }
+        timeout = .milliseconds(Int64(settings.hookTimeout * 1000))
+        self.context = context
+    }
+
+    /// Starts the hook when `event` is a download's completion.
+    func handle(_ event: QueueRunner.Event) {
+        guard case .completed(let id, _, let path, _) = event else { return }
+        let key = UUID()
+        running.withLock {
+            $0[key] = Task { [self] in
+                await run(id: id, path: path)
+                _ = running.withLock { $0.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Waits for the hooks still running (each ends by its timeout at the latest).
+    func finish() async {
+        while let next = running.withLock({ $0.popFirst()?.value }) { await next.value }
+    }
+
+    /// The arguments for `path`: `%f` replaced, else the path added.
+    static func arguments(_ words: [String], path: String) -> [String] {
+        words.contains("%f") ? words.map { $0 == "%f" ? path : $0 } : words + [path]
+    }
+
+    private func run(id: Int64, path: String) async {
+        let row = try? context.store.download(id: id)
+        let episode = row?.episodeId.flatMap { try? context.store.episode(id: $0) }
+        let values = [
+            ("PODQ_FILE", path),
+            ("PODQ_TITLE", SafeText.clean(episode?.episode.title ?? row?.title ?? "")),
+            ("PODQ_PODCAST", SafeText.clean(episode?.podcast.title ?? row?.podcast ?? "")),
+            ("PODQ_URL", SafeText.clean(row?.url ?? "")),
+            ("PODQ_ID", String(id)),
+        ]
+        let shown = SafeText.clean(command.joined(separator: " "))
+        let limit = timeout
+        let words = command
+        do {
+            let finished = try await withThrowingTaskGroup(of: Finished?.self) { group in
+                group.addTask {
+                    var environment: [Environment.Key: String?] = [:]
+                    for (key, value) in values { environment[Environment.Key(stringLiteral: key)] = value }
+                    var options = PlatformOptions()
+                    // A session of its own, so that a timeout stops whatever the hook started too.
+                    options.createSession = true
+                    options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
+                    // A path runs that file; a bare name is looked up in PATH.
+                    let executable: Executable = words[0].contains("/") ? .path(FilePath(words[0])) : .name(words[0])
+                    let result = try await Subprocess.run(executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
+                                                          environment: .inherit.updating(environment), platformOptions: options,
+                                                          output: .string(limit: 16 * 1024), error: .string(limit: 16 * 1024))
+                    let said = [result.standardOutput, result.standardError].compactMap { $0 }.joined(separator: " ")
+                    return Finished(status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess, said: said)
+                }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            guard let finished else {
+                context.log.error("hook timed out", metadata: ["download": "\(id)", "hook": "\(shown)", "after": "\(limit.components.seconds) s"])
+                return
+            }
+            let said = SafeText.clean(finished.said.trimmingCharacters(in: .whitespacesAndNewlines))
+            var metadata: Logger.Metadata = ["download": "\(id)", "hook": "\(shown)", "status": "\(finished.status)"]
+            if !said.isEmpty { metadata["output"] = "\(said)" }
+            if finished.success {
+                context.log.info("hook finished", metadata: metadata)
+            } else {
+                context.log.error("hook failed", metadata: metadata)
+            }
+        } catch {
+            context.log.error("hook could not run", metadata: ["download": "\(id)", "hook": "\(shown)", "reason": "\(SafeText.clean(String(describing: error)))"])
+        }
+    }
+
+    /// How a hook ended.
+    private struct Finished: Sendable {
+        let status: String
+        let success: Bool
+        let said: String
+    }
+}
