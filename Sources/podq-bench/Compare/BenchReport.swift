@@ -38,9 +38,14 @@ struct BenchReport {
 
     /// Replaces the generated part of `path` (between the bench markers), keeping the rest.
     func write(to path: String) throws {
-        let start = "<!-- make bench: start -->", end = "<!-- make bench: end -->"
+        try Self.replace(between: "<!-- make bench: start -->", and: "<!-- make bench: end -->", in: path, with: markdown)
+    }
+
+    /// Replaces what stands between the markers `start` and `end` in `path` with `text` (adds the
+    /// block at the end when the markers are missing), keeping the rest of the file.
+    static func replace(between start: String, and end: String, in path: String, with text: String) throws {
         var document = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Performance\n\n"
-        let block = start + "\n" + markdown + end
+        let block = start + "\n" + text + end
         if let from = document.range(of: start), let to = document.range(of: end), from.lowerBound < to.upperBound {
             document.replaceSubrange(from.lowerBound..<to.upperBound, with: block)
         } else {
