@@ -14,7 +14,7 @@ enum FreshBuildBench {
         /// Seconds from the first compile job to the end.
         var compiling: Double
         var total: Double
-        /// Seconds between the first and the last BoringSSL job.
+        /// Seconds between the first and the last of BoringSSL's jobs (its `.cc` and `.S` files).
         var boringSSL: Double
         /// The build's own count of jobs (`[n/m]`).
         var jobs: Int
@@ -81,7 +81,9 @@ enum FreshBuildBench {
                 if line.hasPrefix("["), let slash = line.firstIndex(of: "/"), let close = line.firstIndex(of: "]"), slash < close {
                     if firstCompile == nil { firstCompile = at }
                     jobs = max(jobs, Int(line[line.index(after: slash)..<close]) ?? 0)
-                    if line.contains("CNIOBoringSSL") { boring = (boring?.first ?? at, at) }
+                    // SwiftPM names a C job by its file alone; BoringSSL's are the build's only C++ and
+                    // assembly files (podq's and NIO's own C files end in .c).
+                    if line.hasSuffix(".cc") || line.hasSuffix(".S") { boring = (boring?.first ?? at, at) }
                 }
             }
         }
@@ -103,7 +105,7 @@ enum FreshBuildBench {
             | resolving the packages | \(s(r.resolving)) |
             | compiling and linking (\(r.jobs) jobs) | \(s(r.compiling)) |
             | in all | **\(s(r.total))** |
-            | of which BoringSSL's C files were being compiled | \(s(r.boringSSL)) |
+            | of which BoringSSL (its C++ and assembly files, first to last) | \(s(r.boringSSL)) |
 
             """
     }
