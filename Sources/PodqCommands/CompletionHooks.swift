@@ -43,6 +43,16 @@ final class CompletionHooks: Sendable {
         }
     }
 
+    /// The hooks running now.
+    var runningCount: Int { running.withLock { $0.count } }
+
+    /// What to tell the user while ``finish()`` waits, nil when no hook runs.
+    var waitingLine: String? {
+        let count = runningCount
+        guard count > 0 else { return nil }
+        return "podq: waiting for \(count) on-complete hook\(count == 1 ? "" : "s") to finish (at most \(timeout.components.seconds) s; hook-timeout)"
+    }
+
     /// Waits for the hooks still running (each ends by its timeout at the latest).
     func finish() async {
         while let next = running.withLock({ $0.popFirst()?.value }) { await next.value }

@@ -68,6 +68,9 @@ final class DownloadReporter: Sendable {
         }
     }
 
+    /// Prints a line of podq's own among the events (a wait for hooks).
+    func note(_ line: String) { emit(line) }
+
     /// Prints the summary and erases the live lines.
     func end(_ summary: String) {
         output.withLock {

@@ -57,6 +57,7 @@ final class DownloadRunner: Sendable {
             do {
                 let summary = try await runner.run()
                 // A cron job's hooks finish before podq does (each within its timeout).
+                if let line = hooks?.waitingLine { reporter.note(line) }
                 await hooks?.finish()
                 return summary
             } catch {

@@ -136,6 +136,7 @@ final class TUISession {
         commands.finish()
         await worker.value
         await runner.stop()
+        if let line = hooks?.waitingLine { Console.out(line) }
         await hooks?.finish()
         do {
             _ = try await queueTask.value
