@@ -19,6 +19,8 @@ import SystemPackage
 final class CompletionHooks: Sendable {
     private let command: [String]
     private let timeout: Duration
+    /// The timeout as the config gives it, for messages.
+    private let timeoutText: String
     private let context: QueueContext
     private let running = Mutex<[UUID: Task<Void, Never>]>([:])
 
@@ -28,6 +30,7 @@ final class CompletionHooks: Sendable {
         command = line.split(separator: " ").map(String.init)
         guard !command.isEmpty else { return nil }
         timeout = .milliseconds(Int64(settings.hookTimeout * 1000))
+        timeoutText = settings.hookTimeout == settings.hookTimeout.rounded() ? String(Int(settings.hookTimeout)) : String(settings.hookTimeout)
         self.context = context
     }
 
@@ -50,7 +53,7 @@ final class CompletionHooks: Sendable {
     var waitingLine: String? {
         let count = runningCount
         guard count > 0 else { return nil }
-        return "podq: waiting for \(count) on-complete hook\(count == 1 ? "" : "s") to finish (at most \(timeout.components.seconds) s; hook-timeout)"
+        return "podq: waiting for \(count) on-complete hook\(count == 1 ? "" : "s") to finish (at most \(timeoutText) s; hook-timeout)"
     }
 
     /// Waits for the hooks still running (each ends by its timeout at the latest).
@@ -87,11 +90,18 @@ final class CompletionHooks: Sendable {
                     options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
                     // A path runs that file; a bare name is looked up in PATH.
                     let executable: Executable = words[0].contains("/") ? .path(FilePath(words[0])) : .name(words[0])
+                    // What it prints goes to a file without a name, however much it is; the log keeps
+                    // the first 16 KB (a pipe with a limit would end a chatty hook as an error).
+                    let capture = try Self.captureFile()
+                    defer { try? capture.close() }
                     let result = try await Subprocess.run(executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
                                                           environment: .inherit.updating(environment), platformOptions: options,
-                                                          output: .string(limit: 16 * 1024), error: .string(limit: 16 * 1024))
-                    let said = [result.standardOutput, result.standardError].compactMap { $0 }.joined(separator: " ")
-                    return Finished(status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess, said: said)
+                                                          output: .fileDescriptor(capture, closeAfterSpawningProcess: false),
+                                                          error: .fileDescriptor(capture, closeAfterSpawningProcess: false))
+                    var said = [UInt8](repeating: 0, count: Self.keptOutput)
+                    let count = said.withUnsafeMutableBytes { pread(capture.rawValue, $0.baseAddress, $0.count, 0) }
+                    return Finished(status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess,
+                                    said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
@@ -102,7 +112,7 @@ final class CompletionHooks: Sendable {
                 return first
             }
             guard let finished else {
-                context.log.error("hook timed out", metadata: ["download": "\(id)", "hook": "\(shown)", "after": "\(limit.components.seconds) s"])
+                context.log.error("hook timed out", metadata: ["download": "\(id)", "hook": "\(shown)", "after": "\(timeoutText) s"])
                 return
             }
             let said = SafeText.clean(finished.said.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -116,6 +126,19 @@ final class CompletionHooks: Sendable {
         } catch {
             context.log.error("hook could not run", metadata: ["download": "\(id)", "hook": "\(shown)", "reason": "\(SafeText.clean(String(describing: error)))"])
         }
+    }
+
+    /// How much of a hook's output the log keeps.
+    static let keptOutput = 16 * 1024
+
+    /// A new file in `$TMPDIR`, unlinked at once: its descriptor is all there is of it.
+    private static func captureFile() throws -> FileDescriptor {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let path = folder + "/podq-hook-\(UUID().uuidString).out"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        unlink(path)
+        return FileDescriptor(rawValue: fd)
     }
 
     /// How a hook ended.

@@ -53,6 +53,19 @@ final class CompletionHooksTests: CLITestCase {
         XCTAssertTrue(queue.contains("\"completed\""), queue)
     }
 
+    /// A hook that prints a great deal ran all the same: its status is logged with the start of
+    /// what it said, escape sequences cleaned out.
+    func testAChattyHookIsLoggedAsFinishedWithTheStartOfItsOutput() async throws {
+        _ = try hook("printf 'start \\033]0;title\\007\\033[2J'; head -c 100000 /dev/zero | tr '\\000' x; echo; echo done >&2")
+        let (child, code, _) = try await download("chatty.mp3")
+        XCTAssertEqual(code, 0, child.standardError)
+        let line = try XCTUnwrap(log().split(separator: "\n").first { $0.contains("hook") }, log())
+        XCTAssertTrue(line.contains("hook finished") && line.contains("status=exited(0)"), String(line))
+        XCTAssertTrue(line.contains("output=\"start xxxx"), String(line))
+        XCTAssertFalse(line.contains("\u{1B}") || line.contains("title"), "escape sequences are cleaned out: \(line)")
+        XCTAssertLessThan(line.utf8.count, CompletionHooks.keptOutput + 400, "the log keeps the start, not 100 KB")
+    }
+
     func testAHookThatHangsIsStoppedWithWhatItStarted() async throws {
         let pids = dir.file("pids")
         _ = try hook("sleep 300 & echo $$ $! > '\(pids)'; wait", timeout: 1)

@@ -81,7 +81,7 @@ final class SubscriptionCommandTests: CLITestCase {
         try "file-name-template = {podcast}/{episode:x}\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let (bad, _, badErr) = try await cli.run(["queue"])
         XCTAssertEqual(bad.code, 4, "a bad config has its own exit code")
-        XCTAssertTrue(badErr.contains("config:1: 'file-name-template' must be a template whose {episode:…} gives a width from 0 to 9, such as {episode:02}."), badErr)
+        XCTAssertTrue(badErr.contains("config:1: 'file-name-template' must be a template whose {episode:…} gives a width from 0 to 9, such as {episode:02} (read as \"{podcast}/{episode:x}\"; put the template in quotes when it has a #)."), badErr)
     }
 
     /// `podq episodes --search` finds a title, a podcast, or words of the show notes (not their markup).

@@ -275,7 +275,9 @@ public struct ConfigFile: Sendable {
             do {
                 settings.fileNameTemplate = try FileNameTemplate(value)
             } catch {
-                throw .badValue(path: path, line: line, key: key, expected: error.description)
+                // Say what was read: an unquoted # starts a comment, which cuts a template short.
+                throw .badValue(path: path, line: line, key: key,
+                                expected: error.description + " (read as \"\(value)\"; put the template in quotes when it has a #)")
             }
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }

@@ -83,8 +83,15 @@ final class FileNameTemplateTests: XCTestCase {
         try "# mine\nfile-name-template = \"{podcast}/{titel}\"\n".write(toFile: config.path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try config.load()) { error in
             XCTAssertEqual((error as? ConfigError)?.errorDescription,
-                           "\(config.path):2: 'file-name-template' must be a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id).")
+                           "\(config.path):2: 'file-name-template' must be a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id) (read as \"{podcast}/{titel}\"; put the template in quotes when it has a #).")
         }
+        // An unquoted # starts a comment: the message shows what was read.
+        try "file-name-template = {podcast}/#{episode} {title}\n".write(toFile: config.path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try config.load()) { error in
+            XCTAssertTrue((error as? ConfigError)?.errorDescription?.contains("(read as \"{podcast}/\"; put the template in quotes when it has a #)") == true,
+                          "\(error)")
+        }
+        try "# mine\n".write(toFile: config.path, atomically: true, encoding: .utf8)
         try config.set("file-name-template", to: "{podcast}/S{season:02}E{episode:02} {title}.{ext}")
         XCTAssertEqual(try config.load().fileNameTemplate.description, "{podcast}/S{season:02}E{episode:02} {title}.{ext}")
         XCTAssertTrue(try String(contentsOfFile: config.path, encoding: .utf8).hasPrefix("# mine\n"), "the rest of the file stays")
