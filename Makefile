@@ -48,6 +48,7 @@ bench: bench-deps
 	.build/release/podq-bench cancel
 	.build/release/podq-bench frame
 	.build/release/podq-bench library
+	.build/release/podq-bench digest --write docs/PERFORMANCE.md
 	.build/release/podq-bench fresh-build --write docs/PERFORMANCE.md
 
 # A smoke check for CI on the debug build that `make test` made: small files, one run each, no ratios.

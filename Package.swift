@@ -45,11 +45,19 @@ let package = Package(
         // Layer 0: system calls Swift's Glibc does not import (renameat2 with RENAME_NOREPLACE).
         .target(name: "CPodqSystem"),
 
+        // Layer 0: streaming digests. XXH3-128 from xxHash's header (Debian's libxxhash-dev), inlined and
+        // optimised even in debug builds; MD5, SHA-1 and SHA-2 from libcrypto (Debian's libssl-dev).
+        .target(
+            name: "CDigest",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
+
         // Layer 1: models, downloads, files. No UI, no terminal.
         .target(
             name: "PodqCore",
             dependencies: [
-                "CFeedXML", "CPodqSystem",
+                "CFeedXML", "CPodqSystem", "CDigest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -132,6 +140,7 @@ let package = Package(
         .executableTarget(
             name: "podq-bench",
             dependencies: ["PodqCore", "PodqUI", "PodqTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict

@@ -12,8 +12,8 @@ import SystemPackage
 
 /// The config's `on-complete` command, run for every finished download (issue 18, point 7): directly,
 /// not through a shell, its words split on spaces, the file's path added as the last argument (or put
-/// where `%f` is), with `PODQ_FILE`, `PODQ_TITLE`, `PODQ_PODCAST`, `PODQ_URL` and `PODQ_ID` in its
-/// environment. Its exit status and what it printed go to the log; one that outlives `hook-timeout`
+/// where `%f` is), with `PODQ_FILE`, `PODQ_TITLE`, `PODQ_PODCAST`, `PODQ_URL`, `PODQ_ID`,
+/// `PODQ_SHA256` and `PODQ_VERIFIED` in its environment. Its exit status and what it printed go to the log; one that outlives `hook-timeout`
 /// gets SIGTERM, then SIGKILL two seconds later, with everything it started (its own session). A hook
 /// never changes its download: the file is committed and the row completed before it runs.
 final class CompletionHooks: Sendable {
@@ -36,7 +36,7 @@ final class CompletionHooks: Sendable {
 
     /// Starts the hook when `event` is a download's completion.
     func handle(_ event: QueueRunner.Event) {
-        guard case .completed(let id, _, let path, _) = event else { return }
+        guard case .completed(let id, _, let path, _, _) = event else { return }
         let key = UUID()
         running.withLock {
             $0[key] = Task { [self] in
@@ -75,6 +75,9 @@ final class CompletionHooks: Sendable {
             ("PODQ_PODCAST", SafeText.clean(episode?.podcast.title ?? row?.podcast ?? "")),
             ("PODQ_URL", SafeText.clean(row?.url ?? "")),
             ("PODQ_ID", String(id)),
+            // Computed while the file streamed (an on-complete hook asks for it): docs/FILES.md.
+            ("PODQ_SHA256", row?.sha256 ?? ""),
+            ("PODQ_VERIFIED", row?.integrityProblem == nil ? row?.verifiedBy ?? "" : "unverified"),
         ]
         let shown = SafeText.clean(command.joined(separator: " "))
         let limit = timeout

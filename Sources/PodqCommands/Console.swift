@@ -28,6 +28,11 @@ enum Console {
         lock.withLock { write(text, to: STDOUT_FILENO) }
     }
 
+    /// Writes `text` as it is to standard error (a progress line redrawn with `\r`).
+    static func rawError(_ text: String) {
+        lock.withLock { write(text, to: STDERR_FILENO) }
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in

@@ -52,9 +52,10 @@ final class DownloadReporter: Sendable {
         case .resumed(let id, let title, let offset):
             markStarted(id, title)
             emit("resumed   #\(id) \(title) at \(offset) bytes")
-        case .completed(let id, let title, let path, let bytes):
+        case .completed(let id, let title, let path, let bytes, let unverified):
             markStarted(id, title)
             emit("completed #\(id) \(title) -> \(path) (\(Format.bytes(bytes)))")
+            if let unverified { emit("UNVERIFIED #\(id) \(title): \(unverified) (the file is kept)") }
         case .failed(let id, let title, let reason):
             emit("failed    #\(id) \(title): \(reason)")
         case .retrying(let id, let title, let delay, let reason):

@@ -69,6 +69,7 @@ final class DownloadRunner: Sendable {
 
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
+        if summary.unverified > 0 { line += "; \(summary.unverified) unverified (differ from their published hash; see podq queue --json)" }
         if summary.completed == 0 && summary.failed == 0 && !summary.interrupted && !summary.diskFull {
             line = "nothing to download: the queue has no waiting downloads (add some with `podq queue add` or give URLs)"
         }
@@ -79,7 +80,7 @@ final class DownloadRunner: Sendable {
         if !summary.interrupted { try CleanupRun(context: context).run() }
 
         if summary.interrupted { return ExitCodes.interrupted }
-        return summary.failed > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
+        return summary.failed > 0 || summary.unverified > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
     }
 }
 

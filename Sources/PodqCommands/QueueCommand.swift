@@ -51,7 +51,7 @@ struct QueueListCommand: ParsableCommand {
 enum QueueJSON {
     struct Item: Encodable {
         let row: DownloadRecord
-        enum Keys: String, CodingKey { case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error }
+        enum Keys: String, CodingKey { case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error, checksum, sha256, verifiedBy, unverified }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(row.id ?? 0, forKey: .id)
@@ -63,6 +63,11 @@ enum QueueJSON {
             try c.encode(row.bytesReceived, forKey: .bytesReceived)
             try c.encode(row.bytesExpected, forKey: .bytesExpected)
             try c.encode(row.state == .completed ? nil : row.lastError, forKey: .error)
+            // Integrity (docs/FILES.md): podq's checksum, what verified the file, and why it is not.
+            try c.encode(row.checksum, forKey: .checksum)
+            try c.encode(row.sha256, forKey: .sha256)
+            try c.encode(row.verifiedBy, forKey: .verifiedBy)
+            try c.encode(row.integrityProblem, forKey: .unverified)
         }
     }
 

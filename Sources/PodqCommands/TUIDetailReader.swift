@@ -53,6 +53,8 @@ struct TUIDetailReader {
             .init("Added", Self.time(r.createdAt)),
             .init("Completed", Self.time(r.completedAt)),
             .init(r.state == .failed ? "Failure" : "Last error", Self.text(r.lastError)),
+            .init("Verified", Self.verification(r)),
+            .init("Checksum", Self.text(r.checksum)),
         ]
         var notes: [String] = []
         if let episodeId = r.episodeId, let found = try? store.episode(id: episodeId) {
@@ -60,6 +62,12 @@ struct TUIDetailReader {
             notes = ShowNotes.paragraphs(found.episode.description ?? "")
         }
         return Detail(view: .downloads, id: id, title: Self.text(r.title), fields: fields, notes: notes)
+    }
+
+    /// What verified a completed file: `sri-sha256`, `length`… or `UNVERIFIED: <why>`.
+    static func verification(_ r: DownloadRecord) -> String {
+        if let problem = r.integrityProblem { return "UNVERIFIED: " + text(problem) }
+        return text(r.verifiedBy)
     }
 
     private func episode(_ id: Int64) throws -> Detail {
@@ -78,6 +86,7 @@ struct TUIDetailReader {
             fields.append(.init("Download", "#\(downloadId) \(r.state.rawValue)"))
             fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
+            fields.append(.init("Verified", Self.verification(r)))
         }
         return Detail(view: .episodes, id: id, title: Self.text(e.title), fields: fields, notes: ShowNotes.paragraphs(e.description ?? ""))
     }

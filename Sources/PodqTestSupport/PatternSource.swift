@@ -43,6 +43,20 @@ public struct PatternSource: ServerBodySource {
         return buffer.readBytes(length: buffer.readableBytes) ?? []
     }
 
+    /// The digest of the bytes by `hash` (SHA256, Insecure.MD5…).
+    public func digest<H: HashFunction>(using hash: H.Type) -> [UInt8] {
+        var hasher = H()
+        var done: Int64 = 0
+        table.bytes.withUnsafeBytes { raw in
+            while done < length {
+                let n = Int(min(Int64(Self.period), length - done))
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+                done += Int64(n)
+            }
+        }
+        return Array(hasher.finalize())
+    }
+
     /// The SHA-256 of the first `length` bytes, in lowercase hex.
     public var sha256: String {
         var hasher = SHA256()

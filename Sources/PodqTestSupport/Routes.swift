@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PodqServer
 
@@ -9,7 +10,8 @@ enum Routes {
         switch parts.first {
         case "data":
             let size = Int64(query["size"] ?? "") ?? 1024
-            let seed = UInt64(query["seed"] ?? "") ?? 1
+            var seed = UInt64(query["seed"] ?? "") ?? 1
+            if query["vary"] == "1" { seed += UInt64(state.count("vary " + request.uri)) }
             let etag: String? = switch query["etag"] {
             case "none": nil
             case "weak": "W/\"\(seed)-\(size)\""
@@ -19,6 +21,19 @@ enum Routes {
             var response = ranged(request, source: PatternSource(seed: seed, length: size), etag: etag,
                                   lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore" || query["ranges"] == "lie",
                                   type: query["type"] ?? "audio/mpeg")
+            if let kinds = query["digest"] {
+                let of = PatternSource(seed: UInt64(query["digestOf"] ?? "") ?? seed, length: size)
+                func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+                for kind in kinds.split(separator: ",") {
+                    switch kind {
+                    case "repr": response.headers.append(("Repr-Digest", "sha-256=:\(b64(of.digest(using: SHA256.self))):"))
+                    case "repr512": response.headers.append(("Repr-Digest", "sha-512=:\(b64(of.digest(using: SHA512.self))):"))
+                    case "content": response.headers.append(("Content-Digest", "sha-256=:\(b64(of.digest(using: SHA256.self))):"))
+                    case "gcs": response.headers.append(("x-goog-hash", "crc32c=n03x6A==,md5=\(b64(of.digest(using: Insecure.MD5.self)))"))
+                    default: break
+                    }
+                }
+            }
             if query["ranges"] == "lie" {
                 // Says it takes ranges, and answers every one with the whole file.
                 response.headers = response.headers.map { $0.name == "Accept-Ranges" ? ("Accept-Ranges", "bytes") : $0 }

@@ -23,6 +23,9 @@ import PodqServer
 /// - `/waf?size=N` a web firewall: 403 with Cloudflare's headers unless the User-Agent starts with `Mozilla/5.0`
 ///   (`block=all`: always).
 /// - `/data` takes `thenPage=1`: every request after the first gets a login page (200, `text/html`).
+/// - `/data` takes `digest=repr,repr512,content,gcs` (`Repr-Digest` sha-256 or sha-512, `Content-Digest`,
+///   `x-goog-hash` md5) of the bytes of seed `digestOf` (default: the seed sent, i.e. right), and
+///   `vary=1`: each request sends other bytes (seed + the request's number), as hosts that insert ads.
 /// - `/data` and `/static` take `encoding=E` (a `Content-Encoding: E` header on bytes that are not encoded).
 public final class TestServer: Sendable {
     /// The server underneath.
@@ -86,6 +89,7 @@ public final class TestServer: Sendable {
         private struct Contents {
             var versions: [String: Int] = [:]
             var seen: Set<String> = []
+            var counts: [String: Int] = [:]
             var login = ("user", "password")
             var statics: [String: (bytes: [UInt8], type: String, headers: [(name: String, value: String)])] = [:]
         }
@@ -101,6 +105,13 @@ public final class TestServer: Sendable {
         func setLogin(_ user: String, _ password: String) { contents.withLock { $0.login = (user, password) } }
         func setVersion(_ name: String, _ v: Int) { contents.withLock { $0.versions[name] = v } }
         func version(_ name: String) -> Int { contents.withLock { $0.versions[name] ?? 1 } }
+        /// 0 the first time `key` is counted, then 1, 2…
+        func count(_ key: String) -> Int {
+            contents.withLock { contents in
+                defer { contents.counts[key, default: 0] += 1 }
+                return contents.counts[key, default: 0]
+            }
+        }
         /// True the first time `key` is asked about.
         func first(_ key: String) -> Bool { contents.withLock { $0.seen.insert(key).inserted } }
     }

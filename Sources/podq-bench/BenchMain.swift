@@ -13,6 +13,7 @@ import PodqTestSupport
 /// - `compare [--quick] [--out DIR] [--write FILE]`: podq against curl, wget and aria2c from nginx, and
 ///   against podcastparser and feedparser (``CompareBench``); `make bench` writes docs/PERFORMANCE.md
 ///   with it, `make bench-quick` checks in CI that every tool produced identical files.
+/// - `digest [--write FILE]`: what each hash costs a GiB (``DigestBench``).
 /// - `fresh-build [--write FILE]`: `git clone` to a built `podq` (``FreshBuildBench``), the time each
 ///   part of a first build takes.
 /// - `raw-read URL FILE [BYTES] [MESSAGES]`: an experiment (``RawNIORead``): one download over a bare NIO
@@ -30,6 +31,7 @@ enum BenchMain {
         case "compare": try await compare(Array(args.dropFirst()))
         case "raw-read": try await RawNIORead.run(Array(args.dropFirst()))
         case "fresh-build": try FreshBuildBench.run(Array(args.dropFirst()))
+        case "digest": try DigestBench.run(Array(args.dropFirst()))
         default:
             try await cancelLatency(runs: 5)
             try feedParsing()

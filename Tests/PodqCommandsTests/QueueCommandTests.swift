@@ -22,7 +22,8 @@ final class QueueCommandTests: CLITestCase {
         let rows = try await queueJSON()
         XCTAssertEqual(rows.count, 1)
         let row = try XCTUnwrap(rows.first)
-        XCTAssertEqual(Set(row.keys), ["id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error"])
+        XCTAssertEqual(Set(row.keys), ["id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error",
+                                        "checksum", "sha256", "verifiedBy", "unverified"])
         XCTAssertEqual(row["title"] as? String, "Show — One", "control characters never reach the store")
         XCTAssertEqual(row["state"] as? String, "queued")
         XCTAssertTrue(row["podcast"] is NSNull)

@@ -22,7 +22,7 @@ final class SegmentedDownloadTests: CLITestCase {
     }
 
     func testALargeFileComesOverSeveralConnectionsEachCheckedAgainstTheFirstAnswer() async throws {
-        let url = server.dataURL(size: size, seed: 41, name: "big.mp3", ["rate": "4000000"])
+        let url = server.dataURL(size: size, seed: 41, name: "big.mp3", ["rate": "4000000", "digest": "repr"])
         let (exit, out, err) = try await cli.run(["download", url.absoluteString], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/big.mp3")), PatternSource(seed: 41, length: size).sha256)
@@ -39,12 +39,14 @@ final class SegmentedDownloadTests: CLITestCase {
         let row = try XCTUnwrap(try storedRow())
         XCTAssertEqual(row.state, .completed)
         XCTAssertNil(row.segments, "a committed file keeps no map")
+        XCTAssertEqual(row.verifiedBy, "repr-digest", "segments written out of order still hash to the server's Repr-Digest")
+        XCTAssertNil(row.integrityProblem)
     }
 
     /// The promise of the issue: kill -9 while segments are written, and each segment resumes where its
     /// saved count (saved after the file was synced) says: nothing valid is fetched twice, nothing is lost.
     func testKill9MidSegmentResumesEachSegmentWhereItsSavedMapSays() async throws {
-        let url = server.dataURL(size: size, seed: 42, name: "kill.mp3", ["rate": "1500000"])
+        let url = server.dataURL(size: size, seed: 42, name: "kill.mp3", ["rate": "1500000", "digest": "repr"])
         let runner = try cli.start(["download", url.absoluteString])
         // Wait until a map with bytes in more than one segment has been saved.
         var saved: SegmentMap?
@@ -67,6 +69,7 @@ final class SegmentedDownloadTests: CLITestCase {
         XCTAssertTrue(out.contains("resumed"), out)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/kill.mp3")), PatternSource(seed: 42, length: size).sha256,
                        "the resumed file is the server's, byte for byte")
+        XCTAssertEqual(try storedRow()?.verifiedBy, "repr-digest", "the Repr-Digest saved by the killed run checks the resumed file")
         let asked = ranges("/data/kill.mp3", in: server.log.requests)
         XCTAssertFalse(asked.isEmpty)
         for request in server.log.requests where request.path == "/data/kill.mp3" {

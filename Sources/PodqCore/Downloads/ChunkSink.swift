@@ -25,12 +25,14 @@ final class ChunkSink: Sendable {
 
     private let operation: DownloadOperation
     private let expected: Int64?
+    private let digest: FileDigest?
     private let state: Mutex<State>
 
     init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64,
          firstBytes: FirstBytes? = nil, emptyFirst: PartialFile? = nil) {
         self.operation = operation
         self.expected = expected
+        self.digest = operation.currentDigest
         self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, firstBytes: firstBytes, emptyFirst: emptyFirst))
     }
 
@@ -125,7 +127,11 @@ final class ChunkSink: Sendable {
                 throw DownloadError.bodyTooLong(expected: expected)
             }
             let writer = state.writer
-            try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
+            let offset = state.written
+            try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in
+                try writer.write(bytes)
+                digest?.update(bytes, at: offset)
+            }
             state.written += Int64(count)
             return count
         }

@@ -18,6 +18,7 @@ extension DownloadOperation {
                         setProgress(downloaded: map.downloaded, expected: .some(map.total))
                         await record(validators: validators, resumedAt: map.downloaded > 0 ? map.downloaded : nil)
                         let url = validators.finalURL.flatMap(URL.init(string:)) ?? request.url
+                        beginDigest(validators: validators)
                         try await transferSegments(table, into: file, first: nil, firstBytes: nil, url: url, validators: validators)
                         return
                     }
@@ -93,8 +94,9 @@ extension DownloadOperation {
             let total = contentLength
             // The partial is emptied by the sink once the first bytes passed (``ChunkSink/FirstBytes``).
             setProgress(downloaded: 0, expected: .some(total))
-            let fresh = ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL)
+            let fresh = ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL)
             await record(validators: fresh, resumedAt: nil)
+            beginDigest(validators: fresh)
             if let url = URL(string: finalURL), let map = segmentation(response.headers, total: total, validators: fresh, host: url.host ?? "") {
                 try await transferSegments(SegmentTable(map), into: file, first: response.body, firstBytes: firstBytes, url: url, validators: fresh)
                 return
@@ -115,13 +117,16 @@ extension DownloadOperation {
             }
             if known?.weakETagChanged(to: response.headers.first(name: "ETag")) == true { throw RestartFromZero() }
             if existing == 0 && requestedStart != 0 { throw RestartFromZero() }
-            var validators = ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL)
+            var validators = ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL)
             if validators.strongETag == nil { validators.strongETag = known?.strongETag }
             if validators.strongETag == nil && validators.weakETag == nil { validators.weakETag = known?.weakETag }
+            if validators.serverDigests == nil { validators.serverDigests = known?.serverDigests }
             let tail = overlap > 0 ? try file.read(count: Int(overlap), at: existing - overlap) : nil
             try file.truncate(to: existing)
             setProgress(downloaded: existing, expected: .some(total))
             await record(validators: validators, resumedAt: existing > 0 ? existing : nil)
+            // The resumed prefix is hashed once, now; the body's bytes as they are written.
+            try beginDigest(validators: validators).catchUp(file, to: existing)
             // The file's first bytes are looked at only when they are in this body.
             let written = try await stream(response.body, into: file, expected: total, overlapTail: tail,
                                            firstBytes: requestedStart == 0 ? firstBytes : nil)
@@ -135,8 +140,9 @@ extension DownloadOperation {
             }
             setProgress(downloaded: existing, expected: .some(total))
             if known == nil {
-                await record(validators: ResourceValidators(headers: response.headers, totalLength: total, finalURL: finalURL), resumedAt: existing)
+                await record(validators: ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL), resumedAt: existing)
             }
+            beginDigest(validators: validators)
             try await commit(file, length: existing)
 
         default:
@@ -197,6 +203,8 @@ extension DownloadOperation {
 
     /// Gives the file its final name once it holds `length` bytes (``PartialFile/commit(length:names:record:)``).
     func commit(_ file: PartialFile, length: Int64) async throws {
+        try Task.checkCancellation()
+        try await verifyIntegrity(file, length: length)
         guard beginCommit() else { throw CancellationError() }
         do {
             let hooks = self.hooks
@@ -239,6 +247,8 @@ extension DownloadOperation {
         var headers = headers
         // The file as it is: a byte count must match the server's, and a range is of the file's bytes.
         headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+        // RFC 9530: a server that can says the whole file's hash, checked before the file is committed.
+        headers.replaceOrAdd(name: "Want-Repr-Digest", value: "sha-256=5, sha-512=3")
         let chain = URLChain()
         record(redirectChain: chain)
         let log = configuration.logger

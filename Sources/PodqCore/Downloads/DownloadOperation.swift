@@ -21,6 +21,8 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         /// How far each segment of a segmented download is on disk (synced before it is said); nil
         /// once the partial holds no segments (emptied, or fetched on one connection).
         case segments(SegmentMap?)
+        /// The whole file's checksum and what verified it, just before it takes its final name.
+        case verified(Integrity)
     }
 
     /// Why a pass ended without a usable body: the next pass starts the file from zero.
@@ -60,6 +62,12 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         var segmentsRefused = false
         /// The row's map could not be read: the partial is emptied before anything else.
         var segmentsUnreadable = false
+        /// The digests of the pass running now, and the published digest they are checked against.
+        var digest: FileDigest?
+        var expectedDigest: PublishedDigest?
+        /// The checksum of a pass whose file differed from its published digest (one refetch follows).
+        var mismatchChecksum: String?
+        var integrity: Integrity?
     }
 
     /// - Parameters:
@@ -101,6 +109,8 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     public var redirectChain: [String] { fields.withLock { $0.redirectChain }.urls }
     /// The segments of a segmented transfer as they stand, while one runs; nil otherwise.
     public var segments: SegmentMap? { fields.withLock { $0.table }?.snapshot }
+    /// The completed file's checksum and what verified it; nil until the file is committed.
+    public var integrity: Integrity? { fields.withLock { $0.integrity } }
     /// The connections a segmented transfer uses now (1 otherwise).
     public var connectionCount: Int { max(1, fields.withLock { $0.table }?.connections ?? 1) }
 
@@ -279,6 +289,27 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     func show(_ table: SegmentTable?) {
         fields.withLock { $0.table = table }
         observationCenter.valueDidChange()
+    }
+
+    /// Starts a pass's digests, checked against `expected` (``beginDigest(validators:)``).
+    func setDigest(_ digest: FileDigest, expected: PublishedDigest?) {
+        fields.withLock { fields in
+            fields.digest = digest
+            fields.expectedDigest = expected
+        }
+    }
+
+    /// The pass's digests, what they are checked against, and an earlier mismatching pass's checksum.
+    var digestPass: (digest: FileDigest?, expected: PublishedDigest?, mismatch: String?) {
+        fields.withLock { ($0.digest, $0.expectedDigest, $0.mismatchChecksum) }
+    }
+
+    func record(mismatch checksum: String) {
+        fields.withLock { $0.mismatchChecksum = checksum }
+    }
+
+    func record(integrity: Integrity) {
+        fields.withLock { $0.integrity = integrity }
     }
 
     func record(contentType: String?) {

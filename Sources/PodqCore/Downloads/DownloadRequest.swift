@@ -18,6 +18,8 @@ public struct DownloadRequest: Sendable, Equatable {
     public var access: PodcastAccess?
     /// The saved map of a segmented partial: how far each segment is on disk.
     public var segments: SegmentMap?
+    /// The publisher's digests of the file, from the feed (`podcast:integrity`, `media:hash`).
+    public var publishedDigests: [PublishedDigest] = []
     /// The row holds a segment map that cannot be read (damaged, or not of the file's length): the
     /// partial may have holes, so it starts again from 0 rather than resume.
     public var segmentsUnreadable = false
@@ -80,6 +82,12 @@ public struct DownloadConfiguration: Sendable {
     public var segmentWhenLonger: Double = 2
     /// How often a segmented download syncs its file and saves its segment map.
     public var segmentSaveInterval: Duration = .seconds(1)
+    /// podq's own checksum of every file (``Integrity/checksum``): XXH3-128, or SHA-256 with
+    /// `checksum = sha256`.
+    public var checksum: DigestAlgorithm = .xxh3
+    /// Digests computed for every file beside the checksum and a published one: SHA-256 when an
+    /// on-complete hook wants `PODQ_SHA256`.
+    public var extraDigests: Set<DigestAlgorithm> = []
     /// Receives a debug line per request and response (the URL, the range asked, the status, the
     /// lengths); writes nothing by default.
     public var logger: Logger = .disabled

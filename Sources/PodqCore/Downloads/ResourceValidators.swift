@@ -14,9 +14,13 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     public var totalLength: Int64?
     /// The URL the redirects ended at.
     public var finalURL: String?
+    /// The digests the server gave of the whole file (`Repr-Digest`, a whole body's `Content-Digest`,
+    /// `x-goog-hash`), in ``PublishedDigest/stored(_:)`` form: a resumed file is checked against them.
+    public var serverDigests: String?
 
     public init(strongETag: String? = nil, weakETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil,
-                finalURL: String? = nil) {
+                finalURL: String? = nil, serverDigests: String? = nil) {
+        self.serverDigests = serverDigests
         self.strongETag = strongETag
         self.weakETag = weakETag
         self.lastModified = lastModified
@@ -25,7 +29,8 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     }
 
     /// Reads the validators of a `200` or `206` response.
-    init(headers: HTTPHeaders, totalLength: Int64?, finalURL: String) {
+    init(headers: HTTPHeaders, status: Int, totalLength: Int64?, finalURL: String) {
+        serverDigests = PublishedDigest.stored(PublishedDigest.fromHeaders(headers, status: status))
         if let tag = headers.first(name: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
             if tag.hasPrefix("W/") { weakETag = tag } else { strongETag = tag }
         }

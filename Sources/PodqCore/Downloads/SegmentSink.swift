@@ -20,6 +20,7 @@ final class SegmentSink: Sendable {
     private let run: SegmentRun
     private let slot: Int
     private let requestedEnd: Int64
+    private let digest: FileDigest?
     private let state: Mutex<State>
 
     /// - Parameters:
@@ -33,6 +34,7 @@ final class SegmentSink: Sendable {
         self.run = run
         self.slot = slot
         self.requestedEnd = requestedEnd
+        self.digest = operation.currentDigest
         self.state = Mutex(State(writer: writer, check: check, gate: gate))
     }
 
@@ -53,11 +55,13 @@ final class SegmentSink: Sendable {
                 state.gate = nil
                 gate.finish()
             }
-            let (_, allowed) = run.table.reserve(slot, count: count)
+            let (offset, allowed) = run.table.reserve(slot, count: count)
             if allowed > 0 {
                 let writer = state.writer
                 try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in
-                    try writer.write(UnsafeRawBufferPointer(rebasing: bytes.prefix(allowed)))
+                    let mine = UnsafeRawBufferPointer(rebasing: bytes.prefix(allowed))
+                    try writer.write(mine)
+                    digest?.update(mine, at: offset)
                 }
             }
             return (allowed, run.table.wrote(slot, count: allowed))

@@ -77,11 +77,14 @@ public struct Enclosure: Sendable, Equatable {
     public var type: String?
     /// Bytes, when the feed gives a positive number.
     public var length: Int64?
+    /// The publisher's hashes of the file (`podcast:integrity`, `media:hash`).
+    public var digests: [PublishedDigest] = []
 
-    public init(url: String, type: String? = nil, length: Int64? = nil) {
+    public init(url: String, type: String? = nil, length: Int64? = nil, digests: [PublishedDigest] = []) {
         self.url = url
         self.type = type
         self.length = length
+        self.digests = digests
     }
 
     /// True for an `audio/…` type, or, with no type (or a generic one), an audio file's extension.

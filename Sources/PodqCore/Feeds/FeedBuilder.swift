@@ -28,6 +28,8 @@ final class FeedBuilder: FeedXMLHandler {
     private var item: FeedEpisode?
     private var itemIsAtom = false
     private var mediaFallback: [Enclosure] = []
+    /// The item's published hashes (``Enclosure/digests``), matched to its enclosures when it ends.
+    private var hashes = ItemHashes()
     /// Depth inside elements whose children must not fill channel fields (RSS `image`, `textInput`, Atom `source`).
     private var ignoredDepth = 0
     private var atomAuthorDepth = 0
@@ -82,6 +84,7 @@ final class FeedBuilder: FeedXMLHandler {
             item = FeedEpisode()
             itemIsAtom = isAtom
             mediaFallback = []
+            hashes = ItemHashes()
             return
         }
         if (isRSS && (name == "image" || name == "textinput" || name == "textInput")) || (isAtom && name == "source") {
@@ -106,6 +109,18 @@ final class FeedBuilder: FeedXMLHandler {
                 if medium == nil || medium == "audio" || medium == "video" {
                     mediaFallback.append(Enclosure(url: resolved, type: attributes["type"].map(SafeText.clean), length: Self.length(attributes["fileSize"])))
                 }
+                hashes.mediaContent = resolved
+            }
+        case (FeedNamespace.media, "hash"):
+            hashes.mediaHashAlgorithm = attributes["algo"]
+        case (FeedNamespace.podcast, "alternateEnclosure"), (FeedNamespace.podcastDraft, "alternateEnclosure"):
+            if item != nil { hashes.alternate = ItemHashes.Alternate() }
+        case (FeedNamespace.podcast, "source"), (FeedNamespace.podcastDraft, "source"):
+            if hashes.alternate != nil, let uri = attributes["uri"], let resolved = resolve(uri) { hashes.alternate?.urls.append(resolved) }
+        case (FeedNamespace.podcast, "integrity"), (FeedNamespace.podcastDraft, "integrity"):
+            if item != nil, attributes["type"]?.lowercased() == "sri", let value = attributes["value"] {
+                let digests = PublishedDigest.sri(value)
+                if hashes.alternate != nil { hashes.alternate?.digests += digests } else { hashes.item += digests }
             }
         default:
             break
@@ -180,6 +195,15 @@ final class FeedBuilder: FeedXMLHandler {
             if !value.isEmpty { item?.author = SafeText.clean(value) }
         case (FeedNamespace.atom, "name") where atomAuthorDepth > 0:
             if !value.isEmpty { item?.author = SafeText.clean(value) }
+        case (FeedNamespace.media, "hash"):
+            if let digest = PublishedDigest.mediaHash(algo: hashes.mediaHashAlgorithm, value: value) {
+                hashes.media.append((hashes.mediaContent, digest))
+            }
+        case (FeedNamespace.media, "content"):
+            hashes.mediaContent = nil
+        case (FeedNamespace.podcast, "alternateEnclosure"), (FeedNamespace.podcastDraft, "alternateEnclosure"):
+            if let alternate = hashes.alternate { hashes.alternates.append(alternate) }
+            hashes.alternate = nil
         default:
             break
         }
@@ -250,6 +274,11 @@ final class FeedBuilder: FeedXMLHandler {
         // Media RSS (`media:content`, in a `media:group` or not) when the item has no enclosure: every
         // file is kept, and ``FeedEpisode/preferredEnclosure`` picks the audio.
         if episode.enclosures.isEmpty { episode.enclosures = mediaFallback }
+        if !hashes.isEmpty {
+            for i in episode.enclosures.indices {
+                episode.enclosures[i].digests = hashes.digests(for: episode.enclosures[i].url, only: episode.enclosures.count == 1)
+            }
+        }
         if episode.enclosures.isEmpty {
             feed.itemsWithoutEnclosure += 1
         } else {

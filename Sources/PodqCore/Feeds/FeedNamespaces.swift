@@ -10,4 +10,7 @@ enum FeedNamespace {
     /// The `xml:` prefix's namespace (`xml:base`).
     static let xml = "http://www.w3.org/XML/1998/namespace"
     static let googlePlay = "http://www.google.com/schemas/play-podcasts/1.0"
+    /// Podcasting 2.0 (`podcast:`), and the address its first drafts used.
+    static let podcast = "https://podcastindex.org/namespace/1.0"
+    static let podcastDraft = "https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md"
 }

@@ -16,7 +16,7 @@ public final class PartialFile: Sendable {
     private let folder: DownloadFolder
     private let parent: DownloadFolder.Handle
     private let name: String
-    private let descriptor: Int32
+    let descriptor: Int32
     private let device: UInt64
     private let inode: UInt64
     private let open = Mutex(true)

@@ -42,6 +42,18 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var commitModified: Int64?
     /// The segment map of a segmented partial (``SegmentMap/text``): how far each segment is on disk.
     public var segments: String?
+    /// The publisher's digests of the file, from the feed (``PublishedDigest/stored(_:)``).
+    public var publishedDigests: String?
+    /// The server's digests of the file (``ResourceValidators/serverDigests``).
+    public var serverDigests: String?
+    /// podq's checksum of the completed file (``Integrity/checksum``): what `podq verify` checks.
+    public var checksum: String?
+    /// The completed file's SHA-256, when one was computed.
+    public var sha256: String?
+    /// What verified the file (``Integrity/verifiedBy``).
+    public var verifiedBy: String?
+    /// Why a completed file is unverified (``Integrity/problem``); nil when it is not.
+    public var integrityProblem: String?
 
     public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
                 now: Date = Date()) {
@@ -89,6 +101,12 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         commitSize = row["commitSize"]
         commitModified = row["commitModified"]
         segments = row["segments"]
+        publishedDigests = row["publishedDigests"]
+        serverDigests = row["serverDigests"]
+        checksum = row["checksum"]
+        sha256 = row["sha256"]
+        verifiedBy = row["verifiedBy"]
+        integrityProblem = row["integrityProblem"]
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -102,9 +120,10 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
             // The one `etag` column holds either kind: a weak one keeps its `W/`.
             let weak = etag?.hasPrefix("W/") == true
             return ResourceValidators(strongETag: weak ? nil : etag, weakETag: weak ? etag : nil, lastModified: lastModified,
-                                      totalLength: totalLength, finalURL: finalURL)
+                                      totalLength: totalLength, finalURL: finalURL, serverDigests: serverDigests)
         }
         set {
+            serverDigests = newValue?.serverDigests
             etag = newValue?.strongETag ?? newValue?.weakETag
             lastModified = newValue?.lastModified
             totalLength = newValue?.totalLength
@@ -130,6 +149,21 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         }
     }
 
+    /// The completed file's integrity as stored; nil before it completed (or for rows from before podq
+    /// kept it).
+    public var integrity: Integrity? {
+        get {
+            guard let checksum, let verifiedBy else { return nil }
+            return Integrity(checksum: checksum, sha256: sha256, verifiedBy: verifiedBy, problem: integrityProblem)
+        }
+        set {
+            checksum = newValue?.checksum
+            sha256 = newValue?.sha256
+            verifiedBy = newValue?.verifiedBy
+            integrityProblem = newValue?.problem
+        }
+    }
+
     /// The saved segment map, when it is whole and fits the saved length (else none: the partial then
     /// starts again from zero rather than trust bytes no map vouches for).
     public var segmentMap: SegmentMap? {
@@ -148,6 +182,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         var request = DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath,
                                       segments: segmentMap)
         request.segmentsUnreadable = segments != nil && request.segments == nil
+        request.publishedDigests = PublishedDigest.parse(stored: publishedDigests)
         return request
     }
 }

@@ -68,6 +68,9 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var enclosures: String? = nil
     /// When the user marked it played (Unix seconds); nil: not played.
     public var playedAt: Double? = nil
+    /// The publisher's digests of ``url``'s file (``PublishedDigest/stored(_:)``); nil when the feed
+    /// gives none.
+    public var digests: String? = nil
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 

@@ -14,10 +14,16 @@ extension QueueRunner {
         case .resumed(_, _, let offset):
             metadata["at"] = "\(offset)"
             logger.info("download resumed", metadata: metadata)
-        case .completed(_, _, let path, let bytes):
+        case .completed(_, _, let path, let bytes, let unverified):
             metadata["file"] = "\(path)"
             metadata["bytes"] = "\(bytes)"
-            logger.info("download completed", metadata: metadata)
+            if let integrity = op.integrity { metadata["verified-by"] = "\(integrity.verifiedBy)" }
+            if let unverified {
+                metadata["reason"] = "\(unverified)"
+                logger.warning("download completed, unverified: the file is kept, flagged", metadata: metadata)
+            } else {
+                logger.info("download completed", metadata: metadata)
+            }
         case .stopped(_, _, let bytes):
             metadata["bytes"] = "\(bytes)"
             logger.info("download stopped, partial file kept", metadata: metadata)

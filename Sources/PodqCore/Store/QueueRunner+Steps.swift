@@ -87,7 +87,7 @@ extension QueueRunner {
         var request = saved.request(url: url)
         if saved.episodeId != nil { request.access = await access(saved) }
         let op = DownloadOperation(id: Int(id), request: request, transport: transport,
-                                   folder: folder(saved.folderPath), configuration: DownloadConfiguration(logger: log, connections: connections), hooks: hooks)
+                                   folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log), hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
         let task = Task {
@@ -136,6 +136,13 @@ extension QueueRunner {
                     return saved
                 }
                 if let resumedAt { emit(.resumed(id: id, title: op.request.title, at: resumedAt), op: op, attempts: nil) }
+            case .verified(let integrity):
+                _ = try? await store.modify(id: id) { row in
+                    guard row.state == .downloading else { return nil }
+                    var saved = row
+                    saved.integrity = integrity
+                    return saved
+                }
             case .segments(let map):
                 _ = try? await store.modify(id: id) { row in
                     guard row.state == .downloading else { return nil }
@@ -185,7 +192,9 @@ extension QueueRunner {
         switch decided?.result ?? .cancelled {
         case .completed:
             summary.completed += 1
-            emit(.completed(id: id, title: title, path: path, bytes: progress.downloadedLength), op: op, attempts: attempts)
+            let problem = op.integrity?.problem
+            if problem != nil { summary.unverified += 1 }
+            emit(.completed(id: id, title: title, path: path, bytes: progress.downloadedLength, unverified: problem), op: op, attempts: attempts)
         case .stopped:
             emit(.stopped(id: id, title: title, bytes: progress.downloadedLength), op: op, attempts: attempts)
         case .cancelled:
@@ -207,5 +216,16 @@ extension QueueRunner {
     func emit(_ event: Event, op: DownloadOperation, attempts: Int?) {
         log(event, op: op, attempts: attempts ?? 0)
         observers.onEvent(event)
+    }
+}
+
+extension QueueRunner {
+    /// How this run's downloads behave: the shared connections, the checksum, and a SHA-256 of every
+    /// file when an on-complete hook is set (its `PODQ_SHA256`).
+    func downloadConfiguration(logger: Logger) -> DownloadConfiguration {
+        var configuration = DownloadConfiguration(logger: logger, connections: connections)
+        configuration.checksum = settings.checksum
+        if settings.onComplete != nil { configuration.extraDigests.insert(.sha256) }
+        return configuration
     }
 }

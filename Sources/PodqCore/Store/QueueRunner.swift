@@ -19,7 +19,8 @@ public actor QueueRunner {
     public enum Event: Sendable, Equatable {
         case started(id: Int64, title: String)
         case resumed(id: Int64, title: String, at: Int64)
-        case completed(id: Int64, title: String, path: String, bytes: Int64)
+        /// `unverified`: why the file differs from its published hash (it is kept, flagged).
+        case completed(id: Int64, title: String, path: String, bytes: Int64, unverified: String?)
         case failed(id: Int64, title: String, reason: String)
         case retrying(id: Int64, title: String, in: Double, reason: String)
         /// Stopped with its partial file kept (quit, signal, a pause).
@@ -32,6 +33,8 @@ public actor QueueRunner {
     public struct Summary: Sendable, Equatable {
         public var completed = 0
         public var failed = 0
+        /// Completed, but differing from the file's published hash (counted in ``completed`` too).
+        public var unverified = 0
         public var diskFull = false
         public var interrupted = false
     }

@@ -62,6 +62,8 @@ extension QueueStore {
                                         destination: item.destination, folder: item.folder)
             record.episodeId = item.episodeId
             record.bytesExpected = item.bytesExpected
+            // The publisher's hashes are of the episode's own file.
+            if let episode, episode.url == item.url { record.publishedDigests = episode.digests }
             try record.insert(db)
             if var episode {
                 episode.downloadId = record.id

@@ -266,6 +266,7 @@ extension QueueStore {
             record.type = enclosure.type
             record.length = enclosure.length
             record.enclosures = EpisodeRecord.storedEnclosures(item.enclosures)
+            record.digests = PublishedDigest.stored(enclosure.digests)
             record.season = item.season
             record.episodeNumber = item.episodeNumber
             if record.id == nil {

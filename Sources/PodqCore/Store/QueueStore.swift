@@ -242,6 +242,17 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v9: segmented downloads") { db in
             try db.alter(table: "download") { t in t.add(column: "segments", .text) }
         }
+        migrator.registerMigration("v10: integrity") { db in
+            try db.alter(table: "episode") { t in t.add(column: "digests", .text) }
+            try db.alter(table: "download") { t in
+                t.add(column: "publishedDigests", .text)
+                t.add(column: "serverDigests", .text)
+                t.add(column: "checksum", .text)
+                t.add(column: "sha256", .text)
+                t.add(column: "verifiedBy", .text)
+                t.add(column: "integrityProblem", .text)
+            }
+        }
         return migrator
     }
 }

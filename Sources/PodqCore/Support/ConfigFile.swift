@@ -266,6 +266,12 @@ public struct ConfigFile: Sendable {
             }
             settings.onComplete = value
         case "hook-timeout": settings.hookTimeout = try seconds()
+        case "checksum":
+            switch value.lowercased() {
+            case "xxh3": settings.checksum = .xxh3
+            case "sha256", "sha-256": settings.checksum = .sha256
+            default: throw .badValue(path: path, line: line, key: key, expected: "xxh3 or sha256")
+            }
         case "password-command":
             guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw .badValue(path: path, line: line, key: key, expected: "a command that prints the password, such as \"pass show podcasts/%h\"")

@@ -25,6 +25,7 @@ final class DownloadOperationMemoryTests: XCTestCase {
                 case .responded(let validators, let resumedAt):
                     self.lines.append("responded \(validators.strongETag ?? "-") \(resumedAt.map(String.init) ?? "-")")
                 case .segments(let map): self.lines.append("segments \(map?.text ?? "none")")
+                case .verified(let integrity): self.lines.append("verified \(integrity.verifiedBy)")
                 }
             }, willCommit: { identity, path in
                 self.lines.append("commit \((path as NSString).lastPathComponent) \(identity.size)")
@@ -55,7 +56,7 @@ final class DownloadOperationMemoryTests: XCTestCase {
         let state = await op.start()
         XCTAssertEqual(state, .completed)
         XCTAssertTrue(savedBeforeBody.withLock { $0 }, "the validators were saved before the first byte was written")
-        XCTAssertEqual(heard.lines.values, ["responded \"v1\" -", "commit ep.mp3 10000"])
+        XCTAssertEqual(heard.lines.values, ["responded \"v1\" -", "verified length", "commit ep.mp3 10000"])
         XCTAssertEqual(contents("ep.mp3"), bytes)
         XCTAssertEqual(dir.contents, ["ep.mp3"])
         XCTAssertEqual(op.finalPath, dir.file("ep.mp3"))

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The check of a file's bytes against what its publisher and server say, before it takes its final
+/// name (docs/FILES.md, "Integrity").
+extension DownloadOperation {
+    /// Starts the digests of a pass whose response said `validators`: podq's checksum, any extra
+    /// digest the configuration asks for, and the algorithm of the most authoritative published digest
+    /// (the feed's, else the server's), computed only when someone gave one.
+    @discardableResult
+    func beginDigest(validators: ResourceValidators?) -> FileDigest {
+        let published = request.publishedDigests + PublishedDigest.parse(stored: validators?.serverDigests)
+        let expected = PublishedDigest.strongest(published)
+        var algorithms = configuration.extraDigests
+        algorithms.insert(configuration.checksum)
+        if let expected { algorithms.insert(expected.algorithm) }
+        let digest = FileDigest(algorithms: algorithms)
+        setDigest(digest, expected: expected)
+        return digest
+    }
+
+    /// The digests of the pass running now, for the sinks that write it.
+    var currentDigest: FileDigest? { digestPass.digest }
+
+    /// Finishes the pass's digests over the file's `length` bytes and decides (``IntegrityVerdict``):
+    /// a file that matches, or has nothing to match, is recorded and saved; the first mismatch starts
+    /// the file again from zero; a second one is recorded as unverified, with why, and the file kept.
+    func verifyIntegrity(_ file: PartialFile, length: Int64) async throws {
+        if digestPass.digest == nil { beginDigest(validators: validators) }
+        let (digest, expected, earlier) = digestPass
+        let digests = try (digest ?? FileDigest(algorithms: [configuration.checksum])).finish(file, length: length)
+        let verdict = IntegrityVerdict.decide(digests: digests, expected: expected,
+                                              lengthKnown: expectedLength != nil, checksumAlgorithm: configuration.checksum,
+                                              earlierMismatch: earlier)
+        let integrity: Integrity
+        switch verdict {
+        case .verified(let result):
+            integrity = result
+        case .refetch(let checksum, let reason):
+            configuration.logger.notice("integrity: \(reason); fetching the file once more from zero")
+            record(mismatch: checksum)
+            throw RestartFromZero()
+        case .unverified(let result):
+            configuration.logger.warning("integrity: \(result.problem ?? "")")
+            integrity = result
+        }
+        record(integrity: integrity)
+        await hooks.save(.verified(integrity))
+    }
+}
