@@ -59,16 +59,7 @@ public struct PatternSource: ServerBodySource {
 
     /// The SHA-256 of the first `length` bytes, in lowercase hex.
     public var sha256: String {
-        var hasher = SHA256()
-        var done: Int64 = 0
-        table.bytes.withUnsafeBytes { raw in
-            while done < length {
-                let n = Int(min(Int64(Self.period), length - done))
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
-                done += Int64(n)
-            }
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        digest(using: SHA256.self).map { String(format: "%02x", $0) }.joined()
     }
 
     /// One table per seed, shared.
