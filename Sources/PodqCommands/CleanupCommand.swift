@@ -22,7 +22,9 @@ struct CleanupCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        guard context.settings.cleanup.isActive else {
+        let rules: [Int64: PodcastSettings]
+        do { rules = try context.store.podcastRules() } catch { throw CommandError(error) }
+        guard context.settings.cleanup.isActive(with: rules) else {
             Console.out("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5` to \(context.paths.configFile).")
             return
         }
@@ -38,7 +40,6 @@ struct CleanupRun {
     /// logs it). Returns the report.
     @discardableResult
     func run(dryRun: Bool = false, listing: Bool = false, quiet: Bool = false) throws -> Cleanup.Report {
-        guard context.settings.cleanup.isActive else { return Cleanup.Report() }
         let report: Cleanup.Report
         do {
             report = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder,

@@ -17,18 +17,20 @@ import SystemPackage
 /// gets SIGTERM, then SIGKILL two seconds later, with everything it started (its own session). A hook
 /// never changes its download: the file is committed and the row completed before it runs.
 final class CompletionHooks: Sendable {
-    private let command: [String]
+    /// The config's command, in words; a podcast's own (`podq set <podcast> on-complete=`) wins.
+    private let command: [String]?
     private let timeout: Duration
     /// The timeout as the config gives it, for messages.
     private let timeoutText: String
     private let context: QueueContext
     private let running = Mutex<[UUID: Task<Void, Never>]>([:])
 
-    /// Nil when the config has no `on-complete`.
+    /// Nil when neither the config nor any podcast has an `on-complete`.
     init?(context: QueueContext, settings: Settings) {
-        guard let line = settings.onComplete else { return nil }
-        command = line.split(separator: " ").map(String.init)
-        guard !command.isEmpty else { return nil }
+        let words = settings.onComplete.map(Self.words)
+        command = words?.isEmpty == false ? words : nil
+        let podcasts = (try? context.store.podcastRules().values.contains { $0.onComplete != nil }) ?? false
+        guard command != nil || podcasts else { return nil }
         timeout = .milliseconds(Int64(settings.hookTimeout * 1000))
         timeoutText = settings.hookTimeout == settings.hookTimeout.rounded() ? String(Int(settings.hookTimeout)) : String(settings.hookTimeout)
         self.context = context
@@ -61,6 +63,9 @@ final class CompletionHooks: Sendable {
         while let next = running.withLock({ $0.popFirst()?.value }) { await next.value }
     }
 
+    /// A command line's words (split on spaces, as `player`'s).
+    static func words(_ line: String) -> [String] { line.split(separator: " ").map(String.init) }
+
     /// The arguments for `path`: `%f` replaced, else the path added.
     static func arguments(_ words: [String], path: String) -> [String] {
         words.contains("%f") ? words.map { $0 == "%f" ? path : $0 } : words + [path]
@@ -79,9 +84,9 @@ final class CompletionHooks: Sendable {
             ("PODQ_SHA256", row?.sha256 ?? ""),
             ("PODQ_VERIFIED", row?.integrityProblem == nil ? row?.verifiedBy ?? "" : "unverified"),
         ]
-        let shown = SafeText.clean(command.joined(separator: " "))
+        guard let words = episode?.podcast.rules.onComplete.map(Self.words) ?? command, !words.isEmpty else { return }
+        let shown = SafeText.clean(words.joined(separator: " "))
         let limit = timeout
-        let words = command
         do {
             let finished = try await withThrowingTaskGroup(of: Finished?.self) { group in
                 group.addTask {

@@ -95,7 +95,9 @@ struct FeedRefresh {
                                                             sizeLimit: context.settings.feedSizeLimit, trace: chain, access: access) else {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
                 try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
-                return Outcome(line: "\(p.title): not modified", failed: false)
+                // Serial mode moves on when episodes were played, whether or not the feed changed.
+                let queued = p.rules.serial == nil ? "" : try await autoQueue(p, new: [])
+                return Outcome(line: "\(p.title): not modified" + queued, failed: false)
             }
             var new = try context.store.refreshPodcast(id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                                                        lastModified: loaded.lastModified)
@@ -123,10 +125,7 @@ struct FeedRefresh {
             }
             line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
             line += logNotes(notes, podcast: id)
-            if p.autoQueue || context.settings.autoQueue, !new.isEmpty {
-                let queued = try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: new.compactMap(\.id)))
-                line += ", \(queued.count) queued"
-            }
+            line += try await autoQueue(p, new: new)
             var metadata: Logger.Metadata = ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("feed refreshed", metadata: metadata)
@@ -137,6 +136,33 @@ struct FeedRefresh {
             _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
             return Outcome(line: "\(p.title): \(message)", failed: true)
         }
+    }
+
+    /// Queues what a refresh of `p` brings, by the podcast's rules (``PodcastSettings``) and the
+    /// config: its new episodes that its `include`, `exclude` and `min-duration` admit, or in serial mode
+    /// the oldest episodes not yet played; never one the ledger has (downloaded before, or marked so),
+    /// whatever became of its file. Returns the words for the user's line ("" when it queues nothing).
+    private func autoQueue(_ p: PodcastRecord, new: [EpisodeRecord]) async throws -> String {
+        guard let id = p.id, p.autoQueues(config: context.settings.autoQueue) else { return "" }
+        let rules = p.rules
+        let candidates: [Int64]
+        if let count = rules.serial {
+            candidates = try context.store.serialCandidates(podcastId: id, count: count) { rules.admits(title: $0.title, duration: $0.duration) }
+        } else {
+            candidates = new.filter { rules.admits(title: $0.title, duration: $0.duration) }.compactMap(\.id)
+        }
+        let filtered = new.count - new.filter { rules.admits(title: $0.title, duration: $0.duration) }.count
+        guard !candidates.isEmpty || filtered > 0 || !new.isEmpty else { return "" }
+        let fresh = try context.store.notInLedger(candidates)
+        let queued = fresh.isEmpty ? [] : try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: fresh))
+        var line = ", \(queued.count) queued"
+        if rules.serial != nil { line += " (serial)" }
+        if filtered > 0 && rules.serial == nil { line += " (\(filtered) left out by the podcast's include, exclude or min-duration)" }
+        if fresh.count < candidates.count {
+            line += " (\(candidates.count - fresh.count) downloaded before, not queued again)"
+            context.log.info("auto-queue skipped episodes in the ledger", metadata: ["podcast": "\(id)", "skipped": "\(candidates.count - fresh.count)"])
+        }
+        return line
     }
 
     /// Logs what a sloppy feed needed mended, and returns the words for the user's line ("" for a clean feed).

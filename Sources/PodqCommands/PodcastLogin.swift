@@ -17,6 +17,7 @@ enum PodcastLogin {
     /// - Throws: ``CommandError`` when its password command fails.
     static func access(for podcast: PodcastRecord, settings: Settings) async throws(CommandError) -> PodcastAccess? {
         var access = PodcastAccess(userAgent: podcast.userAgent)
+        if podcast.rules.onComplete != nil { access.digests.insert(.sha256) }
         if let user = podcast.loginUser, let url = URL(string: podcast.url) {
             let password: String
             if let stored = podcast.loginPassword {

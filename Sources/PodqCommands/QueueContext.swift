@@ -9,6 +9,8 @@ struct QueueContext {
     let store: QueueStore
     /// The process's log (``CommandLog``).
     let log: Logger
+    /// True when `--download-dir` was given: it then wins over a podcast's own `download-folder`.
+    var downloadDirGiven = false
 
     /// Resolves the paths, reads the config, opens the store and the log.
     /// - Parameter echoLog: with `--verbose`, copy the log to standard error (not for the TUI).
@@ -32,7 +34,8 @@ struct QueueContext {
         removeOrphanTemporaryFiles(near: base.configFile)
         let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
         do {
-            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log)
+            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log,
+                                downloadDirGiven: downloadDir != nil)
         } catch {
             throw CommandError(error)
         }

@@ -84,9 +84,12 @@ struct QueuePlanning {
                     skipped.append(existing)
                     continue
                 }
-                let folder = context.paths.downloadFolder
+                // The podcast's own folder and template (`podq set`), unless --download-dir was given.
+                let rules = podcast.rules
+                let folder = (context.downloadDirGiven ? nil : rules.downloadFolder) ?? context.paths.downloadFolder
+                let template = rules.fileNameTemplate.flatMap { try? FileNameTemplate($0) } ?? context.settings.fileNameTemplate
                 let path = try DestinationPlanner.destination(forEpisode: episode, podcastTitle: podcast.title, in: folder,
-                                                              template: context.settings.fileNameTemplate, reserved: reserved)
+                                                              template: template, reserved: reserved)
                 reserved.insert(path)
                 new.append(NewDownload(url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
                                        destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,

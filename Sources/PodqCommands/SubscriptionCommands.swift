@@ -82,13 +82,18 @@ struct FeedsCommand: ParsableCommand {
             Console.out(JSONValue.array(podcasts.map { p in
                 .object(["id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
                          "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error),
-                         "repairs": .optional(p.repairs)])
+                         "repairs": .optional(p.repairs),
+                         "autoQueue": .bool(p.autoQueues(config: context.settings.autoQueue)),
+                         // Its own rules (`podq set`), as `podq set` names them; {} when it follows the config.
+                         "settings": .object(Dictionary(uniqueKeysWithValues: p.settingPairs.map { ($0.key, .string($0.value)) }))])
             }).text)
             return
         }
         if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`.") }
         for p in podcasts {
-            var line = "#\(p.id ?? 0)  \(p.title)  (\(counts[p.id ?? 0] ?? 0) episodes\(p.autoQueue ? ", auto" : ""))  \(p.url)"
+            var line = "#\(p.id ?? 0)  \(p.title)  (\(counts[p.id ?? 0] ?? 0) episodes\(p.autoQueues(config: false) ? ", auto" : ""))  \(p.url)"
+            let own = p.settingPairs
+            if !own.isEmpty { line += "\n      " + own.map { "\($0.key)=\($0.value)" }.joined(separator: "  ") }
             if let error = p.error { line += "\n      last refresh failed: \(error)" }
             if let repairs = p.repairs { line += "\n      read with repairs: \(repairs)" }
             Console.out(line)
@@ -101,7 +106,7 @@ struct EpisodesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
-    @Flag(name: .long, help: "Only new episodes: never queued and not marked played.") var new = false
+    @Flag(name: .long, help: "Only new episodes: never queued, never downloaded (the ledger: podq mark-downloaded), not marked played.") var new = false
     @Option(name: .long, help: ArgumentHelp("Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).", valueName: "text"))
     var search: String?
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
@@ -113,7 +118,11 @@ struct EpisodesCommand: ParsableCommand {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
             rows = try context.store.episodes(podcastId: id ?? nil)
         } catch { throw CommandError(error) }
-        if new { rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil } }
+        if new {
+            let downloadedBefore: Set<Int64>
+            do { downloadedBefore = try context.store.episodeIdsInLedger() } catch { throw CommandError(error) }
+            rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil && !downloadedBefore.contains($0.episode.id ?? -1) }
+        }
         if let search {
             let inNotes: Set<Int64>
             do {

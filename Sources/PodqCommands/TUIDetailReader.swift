@@ -7,6 +7,8 @@ import PodqUI
 /// cleaned and every URL has its login taken out before it reaches the pane.
 struct TUIDetailReader {
     let store: QueueStore
+    /// The config's `auto-queue`, which a podcast without its own follows.
+    var configAutoQueue = false
 
     func detail(view: TUIView, id: Int64) throws -> Detail {
         switch view {
@@ -98,11 +100,11 @@ struct TUIDetailReader {
             .init("Website", Self.text(p.link)),
             .init("Author", Self.text(p.author)),
             .init("Refreshed", Self.time(p.lastRefresh)),
-            .init("Auto-queue", p.autoQueue ? "on" : "off"),
+            .init("Auto-queue", p.autoQueues(config: configAutoQueue) ? "on" : "off"),
             .init("Login", p.loginUser.map { "as " + Self.text($0) } ?? ""),
             .init("Last refresh", p.error.map { "failed: " + Self.text($0) } ?? ""),
             .init("Repairs", Self.text(p.repairs)),
-        ]
+        ] + p.settingPairs.filter { $0.key != "auto-queue" }.map { .init($0.key, Self.text($0.value)) }
         return Detail(view: .podcasts, id: id, title: Self.text(p.title), fields: fields, notes: ShowNotes.paragraphs(p.description ?? ""))
     }
 }

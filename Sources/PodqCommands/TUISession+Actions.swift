@@ -112,7 +112,7 @@ extension TUISession {
                 return "removed \(ids.count) row\(ids.count == 1 ? "" : "s")" + (deletingFiles ? " and deleted their completed files" : "; files kept")
             }
         case .loadDetail(let view, let id):
-            let reader = TUIDetailReader(store: context.store), inbox = self.inbox
+            let reader = TUIDetailReader(store: context.store, configAutoQueue: context.settings.autoQueue), inbox = self.inbox
             commands.yield {
                 do {
                     inbox.post(detail: try reader.detail(view: view, id: id))

@@ -14,6 +14,11 @@ public struct CleanupPolicy: Sendable, Equatable {
 
     /// True when a rule is set.
     public var isActive: Bool { olderThanDays != nil || keepNewest != nil }
+
+    /// True when this rule or a podcast's own (`keep`, `size-budget`, `serial`) is set.
+    public func isActive(with rules: [Int64: PodcastSettings]) -> Bool {
+        isActive || rules.values.contains { $0.keep != nil || $0.sizeBudget != nil || $0.serial != nil }
+    }
 }
 
 /// Removes the files (and queue rows) of completed feed episodes that the ``CleanupPolicy`` no longer
@@ -30,18 +35,31 @@ public enum Cleanup {
         public init() {}
     }
 
-    /// The candidates the rules remove: downloaded before the age limit, or past the `keepNewest` most
-    /// recently downloaded of their podcast.
-    public static func select(_ candidates: [CleanupCandidate], policy: CleanupPolicy, now: Double) -> [CleanupCandidate] {
+    /// The candidates the rules remove: downloaded before the age limit; past the `keepNewest` most
+    /// recently downloaded of their podcast (its own `keep` first); the oldest beyond its own
+    /// `size-budget`; and in serial mode, the played ones.
+    public static func select(_ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
+                              now: Double) -> [CleanupCandidate] {
         var chosen: [Int64: CleanupCandidate] = [:]
         if let days = policy.olderThanDays {
             let cutoff = now - Double(days) * 86_400
             for c in candidates where c.date < cutoff { chosen[c.download.id ?? 0] = c }
         }
-        if let keep = policy.keepNewest {
-            for (_, group) in Dictionary(grouping: candidates, by: \.podcastId) {
-                let newestFirst = group.sorted { ($0.date, $0.download.id ?? 0) > ($1.date, $1.download.id ?? 0) }
+        for (podcast, group) in Dictionary(grouping: candidates, by: \.podcastId) {
+            let own = rules[podcast] ?? PodcastSettings()
+            let newestFirst = group.sorted { ($0.date, $0.download.id ?? 0) > ($1.date, $1.download.id ?? 0) }
+            if let keep = own.keep ?? policy.keepNewest {
                 for c in newestFirst.dropFirst(keep) { chosen[c.download.id ?? 0] = c }
+            }
+            if let budget = own.sizeBudget {
+                var total: Int64 = 0
+                for c in newestFirst {
+                    total += c.size
+                    if total > budget { chosen[c.download.id ?? 0] = c }
+                }
+            }
+            if own.serial != nil {
+                for c in group where c.played { chosen[c.download.id ?? 0] = c }
             }
         }
         return chosen.values.sorted { ($0.download.id ?? 0) < ($1.download.id ?? 0) }
@@ -54,9 +72,18 @@ public enum Cleanup {
     public static func run(store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
                            dryRun: Bool = false) throws(StoreError) -> Report {
         var report = Report()
-        guard policy.isActive, let folder = try? DownloadFolder(path: downloadFolder) else { return report }
-        for c in select(try store.completedEpisodeDownloads(), policy: policy, now: now) {
+        let rules = try store.podcastRules()
+        guard policy.isActive(with: rules), let main = try? DownloadFolder(path: downloadFolder) else { return report }
+        var own: [String: DownloadFolder] = [:]
+        for c in select(try store.completedEpisodeDownloads(), policy: policy, rules: rules, now: now) {
             let path = c.download.destination
+            // The download folder, or the podcast's own (`podq set <podcast> download-folder=`).
+            var folder = main
+            if (try? main.relativePath(of: path)) == nil, let ownPath = rules[c.podcastId]?.downloadFolder,
+               let opened = own[ownPath] ?? (try? DownloadFolder(path: ownPath)) {
+                own[ownPath] = opened
+                folder = opened
+            }
             guard let relative = try? folder.relativePath(of: path), case let identity = folder.identity(of: relative),
                 identity != nil || !FileManager.default.fileExists(atPath: path)
             else {

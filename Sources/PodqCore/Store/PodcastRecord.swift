@@ -31,6 +31,8 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var passwordCommand: String?
     /// The `User-Agent` for this podcast's feed and episodes (`podq add --user-agent`), nil for the config's.
     public var userAgent: String?
+    /// Its own rules (``PodcastSettings``) as JSON; nil when it follows the config in everything.
+    public var settings: String? = nil
 
     public init(title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
         self.title = title
@@ -40,6 +42,27 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// ``settings`` read (a column that cannot be read counts as no rules) and written.
+    public var rules: PodcastSettings {
+        get { settings.flatMap { try? JSONDecoder().decode(PodcastSettings.self, from: Data($0.utf8)) } ?? PodcastSettings() }
+        set {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            settings = newValue.isEmpty ? nil : (try? encoder.encode(newValue)).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Its own settings as `podq set` names them: ``PodcastSettings/pairs`` and its `user-agent`.
+    public var settingPairs: [(key: String, value: String)] {
+        rules.pairs + (userAgent.map { [("user-agent", $0)] } ?? [])
+    }
+
+    /// Whether a refresh queues its new episodes: its own `auto-queue`, else `podq add --auto` or the
+    /// config's `auto-queue`; serial mode queues by itself.
+    public func autoQueues(config: Bool) -> Bool {
+        rules.autoQueue ?? (autoQueue || config || rules.serial != nil)
+    }
 }
 
 /// An episode of a subscription, as stored.

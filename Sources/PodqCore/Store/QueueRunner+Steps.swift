@@ -87,7 +87,8 @@ extension QueueRunner {
         var request = saved.request(url: url)
         if saved.episodeId != nil { request.access = await access(saved) }
         let op = DownloadOperation(id: Int(id), request: request, transport: transport,
-                                   folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log), hooks: hooks)
+                                   folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log, access: request.access),
+                                   hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
         let task = Task {
@@ -222,10 +223,11 @@ extension QueueRunner {
 extension QueueRunner {
     /// How this run's downloads behave: the shared connections, the checksum, and a SHA-256 of every
     /// file when an on-complete hook is set (its `PODQ_SHA256`).
-    func downloadConfiguration(logger: Logger) -> DownloadConfiguration {
+    func downloadConfiguration(logger: Logger, access: PodcastAccess?) -> DownloadConfiguration {
         var configuration = DownloadConfiguration(logger: logger, connections: connections)
         configuration.checksum = settings.checksum
         if settings.onComplete != nil { configuration.extraDigests.insert(.sha256) }
+        configuration.extraDigests.formUnion(access?.digests ?? [])
         return configuration
     }
 }

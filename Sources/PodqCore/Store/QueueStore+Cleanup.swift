@@ -5,6 +5,17 @@ import GRDB
 public struct CleanupCandidate: Sendable, Equatable {
     public var download: DownloadRecord
     public var podcastId: Int64
+    /// The episode was marked played (serial mode cleans those up).
+    public var played = false
+
+    public init(download: DownloadRecord, podcastId: Int64, played: Bool = false) {
+        self.download = download
+        self.podcastId = podcastId
+        self.played = played
+    }
+
+    /// The file's size as committed (else as counted).
+    public var size: Int64 { download.commitSize ?? download.bytesReceived }
 
     /// When the file arrived: the date both rules go by. Not the publication date, so that an old
     /// episode downloaded today is not deleted at the next cleanup.
@@ -16,13 +27,25 @@ extension QueueStore {
     public func completedEpisodeDownloads() throws(StoreError) -> [CleanupCandidate] {
         try read { db in
             let sql = """
-                SELECT download.*, episode.podcastId AS cleanupPodcastId
+                SELECT download.*, episode.podcastId AS cleanupPodcastId, episode.playedAt AS cleanupPlayedAt
                 FROM download JOIN episode ON episode.id = download.episodeId
                 WHERE download.state = 'completed'
                 """
             return try Row.fetchAll(db, sql: sql).map { row in
-                CleanupCandidate(download: try DownloadRecord(row: row), podcastId: row["cleanupPodcastId"])
+                let played: Double? = row["cleanupPlayedAt"]
+                return CleanupCandidate(download: try DownloadRecord(row: row), podcastId: row["cleanupPodcastId"], played: played != nil)
             }
+        }
+    }
+
+    /// Every podcast's own rules that are set (``PodcastSettings``), by podcast id.
+    public func podcastRules() throws(StoreError) -> [Int64: PodcastSettings] {
+        try read { db in
+            var rules: [Int64: PodcastSettings] = [:]
+            for p in try PodcastRecord.filter(Column("settings") != nil).fetchAll(db) {
+                if let id = p.id { rules[id] = p.rules }
+            }
+            return rules
         }
     }
 }

@@ -253,6 +253,10 @@ public final class QueueStore: Sendable {
                 t.add(column: "integrityProblem", .text)
             }
         }
+        migrator.registerMigration("v11: the ledger of downloaded episodes") { db in try createLedger(db) }
+        migrator.registerMigration("v12: podcast settings") { db in
+            try db.alter(table: "podcast") { t in t.add(column: "settings", .text) }
+        }
         return migrator
     }
 }

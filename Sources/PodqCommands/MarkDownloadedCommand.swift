@@ -1,0 +1,51 @@
+import ArgumentParser
+import PodqCore
+
+/// `podq mark-downloaded <podcast|episode-id>...`: puts episodes in the ledger without downloading
+/// them, so auto-queue never fetches them (issue 18, point 4).
+struct MarkDownloadedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mark-downloaded",
+        abstract: "Record episodes as downloaded without downloading them: auto-queue will never fetch them.",
+        discussion: """
+            podq keeps a ledger of every feed episode it downloaded, by its enclosure URL and its GUID, and \
+            auto-queue skips what the ledger has, even when the file and its queue row are gone, and even \
+            when the episode shows up again in another subscription or as a rerun with a new GUID. This \
+            adds episodes to it, e.g. those you already have from another podcast app. A number is an \
+            episode id (`podq episodes`); anything else names a podcast (its title or feed URL): all of \
+            its episodes. `podq episodes --new` no longer lists them.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "Episode ids, or podcasts (all their episodes).")
+    var items: [String]
+
+    func validate() throws {
+        if items.isEmpty { throw ValidationError("Give at least one episode id or podcast.") }
+    }
+
+    func run() throws {
+        let context = try QueueContext.open(global)
+        var ids: [Int64] = []
+        do {
+            for item in items {
+                if let id = Int64(item) {
+                    _ = try context.store.episode(id: id)
+                    ids.append(id)
+                } else {
+                    let podcast = try context.store.podcast(matching: item)
+                    ids += try context.store.episodes(podcastId: podcast.id).compactMap(\.episode.id)
+                }
+            }
+            let added = try context.store.markDownloaded(episodeIds: ids)
+            let already = ids.count - added
+            Console.out("marked \(added) episode\(added == 1 ? "" : "s") as downloaded"
+                        + (already > 0 ? " (\(already) already in the ledger)" : "") + ": auto-queue will not fetch them")
+            context.log.info("marked downloaded", metadata: ["episodes": "\(added)"])
+        } catch {
+            throw CommandError(error)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import PodqCore
+
+/// `podq set <podcast> [key=value...]`: one podcast's own rules (issue 18, point 5).
+struct SetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Show or change one podcast's own settings.",
+        discussion: """
+            A podcast follows the config file in everything until it is given its own value: \
+            `podq set "Tech Talk" keep=5 exclude="trailer|bonus"`. An empty value (`keep=`) puts one back \
+            to the config's. Without key=value, the podcast's settings are listed. Keys:
+            """ + "\n" + PodcastSettings.keys.map { "  \($0.key): \($0.help)" }.joined(separator: "\n")
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The podcast: its id, title or feed URL.")
+    var podcast: String
+
+    @Argument(help: "key=value pairs (see above).")
+    var pairs: [String] = []
+
+    func validate() throws {
+        for pair in pairs where !pair.contains("=") {
+            throw ValidationError("'\(pair)' is not key=value; the keys: \(PodcastSettings.keys.map(\.key).joined(separator: ", ")).")
+        }
+    }
+
+    func run() throws {
+        let context = try QueueContext.open(global)
+        let found: PodcastRecord
+        do { found = try context.store.podcast(matching: podcast) } catch { throw CommandError(error) }
+        guard let id = found.id else { return }
+        var record = found
+        var rules = found.rules
+        for pair in pairs {
+            let key = String(pair.prefix { $0 != "=" }).trimmingASCIIWhitespace.lowercased()
+            let value = String(pair.drop { $0 != "=" }.dropFirst())
+            if key == "user-agent" {
+                let agent = value.trimmingASCIIWhitespace
+                record.userAgent = agent.isEmpty ? nil : SafeText.clean(agent)
+                continue
+            }
+            do { try rules.set(key, value) } catch { throw CommandError("\(error)") }
+        }
+        if !pairs.isEmpty {
+            let (finalRules, agent) = (rules, record.userAgent)
+            do {
+                record = try context.store.updatePodcast(id: id) { p in
+                    p.rules = finalRules
+                    p.userAgent = agent
+                    // `auto-queue=` puts the podcast back to what `add --auto` said; on/off override it.
+                    if let on = finalRules.autoQueue { p.autoQueue = on }
+                }
+            } catch { throw CommandError(error) }
+            context.log.info("podcast settings changed", metadata: ["podcast": "\(id)", "settings": "\(record.settings ?? "none")"])
+        }
+        let own = record.settingPairs
+        Console.out("#\(id) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
+                    + (own.isEmpty ? "; everything else as the config says" : ""))
+        for (key, value) in own where key != "auto-queue" { Console.out("  \(key) = \(value)") }
+    }
+}

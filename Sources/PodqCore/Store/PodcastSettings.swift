@@ -1,0 +1,165 @@
+import Foundation
+
+/// One podcast's own rules (issue 18, point 5), set with `podq set <podcast> key=value` and stored as
+/// JSON in the podcast's `settings` column. Each is nil when the podcast follows the config. A value
+/// is checked when it is set: a mistake is an error naming the key and what to write, never stored.
+public struct PodcastSettings: Sendable, Equatable, Codable {
+    /// Queue new episodes on refresh (`auto-queue`): overrides both `podq add --auto` and the config.
+    public var autoQueue: Bool?
+    /// Auto-queue only episodes whose title matches (`include`), and none whose title matches
+    /// (`exclude`): regular expressions, case ignored.
+    public var include: String?
+    public var exclude: String?
+    /// Auto-queue no episode shorter than this many seconds (`min-duration`); one whose duration the
+    /// feed does not give is queued.
+    public var minDuration: Int?
+    /// Cleanup keeps the newest N completed episodes (`keep`), instead of the config's `keep-episodes`.
+    public var keep: Int?
+    /// Cleanup deletes the oldest completed episodes until the podcast's files fit (`size-budget`).
+    public var sizeBudget: Int64?
+    /// Serial mode (`serial`): refresh keeps the oldest N episodes not yet played on the queue or
+    /// downloaded, in order, instead of the newest; cleanup deletes the files of played ones.
+    public var serial: Int?
+    /// Where its new episodes' files go (`download-folder`) and how they are named (`file-name-template`).
+    public var downloadFolder: String?
+    public var fileNameTemplate: String?
+    /// The command run for each of its finished downloads (`on-complete`), instead of the config's.
+    public var onComplete: String?
+
+    public init() {}
+
+    /// The keys `podq set` takes, with what each means. `user-agent` is the podcast's own column.
+    public static let keys: [(key: String, help: String)] = [
+        ("auto-queue", "on or off: queue new episodes on refresh (overrides add --auto and the config)"),
+        ("include", "a regular expression: auto-queue only episodes whose title matches (case ignored)"),
+        ("exclude", "a regular expression: never auto-queue episodes whose title matches (case ignored)"),
+        ("min-duration", "never auto-queue episodes shorter than this: 600, 10m, 1h30m"),
+        ("keep", "cleanup keeps the newest N completed episodes (instead of the config's keep-episodes)"),
+        ("size-budget", "cleanup deletes the oldest completed episodes until the podcast's files fit: 500M, 2G"),
+        ("serial", "N: keep the oldest N episodes not yet played downloaded, in order (an audiobook, a serial); played ones are cleaned up"),
+        ("download-folder", "where its new episodes go, a path"),
+        ("file-name-template", "how its new episodes are named (as the config's file-name-template)"),
+        ("on-complete", "the command run for each of its finished downloads (as the config's on-complete)"),
+        ("user-agent", "the User-Agent for its feed and episodes"),
+    ]
+
+    /// A value `podq set` refuses: the key and what to write.
+    public struct BadValue: Error, Equatable, CustomStringConvertible {
+        public var key: String
+        public var expected: String
+        public var description: String {
+            key.isEmpty ? expected : "'\(key)' takes \(expected); `podq set <podcast> \(key)=` puts it back to the config's"
+        }
+    }
+
+    /// Sets `key` to `value` (an empty value clears it). `user-agent` is not here (``PodcastRecord``).
+    public mutating func set(_ key: String, _ value: String) throws(BadValue) {
+        let v = value.trimmingASCIIWhitespace
+        let clear = v.isEmpty
+        switch key {
+        case "auto-queue":
+            switch v.lowercased() {
+            case "": autoQueue = nil
+            case "on", "true", "yes", "1": autoQueue = true
+            case "off", "false", "no", "0": autoQueue = false
+            default: throw BadValue(key: key, expected: "on or off")
+            }
+        case "include", "exclude":
+            if !clear, (try? NSRegularExpression(pattern: v, options: [.caseInsensitive])) == nil {
+                throw BadValue(key: key, expected: "a regular expression, such as \"interview|q&a\" (this one does not compile)")
+            }
+            if key == "include" { include = clear ? nil : v } else { exclude = clear ? nil : v }
+        case "min-duration":
+            guard clear || Self.seconds(v) != nil else { throw BadValue(key: key, expected: "a duration: 600 (seconds), 10m, 1h30m") }
+            minDuration = clear ? nil : Self.seconds(v)
+        case "keep", "serial":
+            guard clear || (Int(v).map { (1...100_000).contains($0) } ?? false) else { throw BadValue(key: key, expected: "a number of episodes, 1 or more") }
+            if key == "keep" { keep = clear ? nil : Int(v) } else { serial = clear ? nil : Int(v) }
+        case "size-budget":
+            guard clear || Self.size(v) != nil else { throw BadValue(key: key, expected: "a size: 500M, 2G, 1.5G (bytes, K, M, G or T)") }
+            sizeBudget = clear ? nil : Self.size(v)
+        case "download-folder":
+            guard clear || v.hasPrefix("/") || v.hasPrefix("~") else { throw BadValue(key: key, expected: "an absolute path, such as ~/Audiobooks") }
+            downloadFolder = clear ? nil : (v as NSString).expandingTildeInPath
+        case "file-name-template":
+            if !clear {
+                do { _ = try FileNameTemplate(v) } catch { throw BadValue(key: key, expected: "a template: \(error)") }
+            }
+            fileNameTemplate = clear ? nil : v
+        case "on-complete":
+            onComplete = clear ? nil : v
+        default:
+            throw BadValue(key: "", expected: "there is no setting '\(key)'; the keys: " + Self.keys.map(\.key).joined(separator: ", "))
+        }
+    }
+
+    /// The rules set, as `key=value` pairs in ``keys`` order (what `podq set <podcast>` lists).
+    public var pairs: [(key: String, value: String)] {
+        var out: [(String, String)] = []
+        if let autoQueue { out.append(("auto-queue", autoQueue ? "on" : "off")) }
+        if let include { out.append(("include", include)) }
+        if let exclude { out.append(("exclude", exclude)) }
+        if let minDuration { out.append(("min-duration", "\(minDuration)s")) }
+        if let keep { out.append(("keep", String(keep))) }
+        if let sizeBudget { out.append(("size-budget", Self.sizeText(sizeBudget))) }
+        if let serial { out.append(("serial", String(serial))) }
+        if let downloadFolder { out.append(("download-folder", downloadFolder)) }
+        if let fileNameTemplate { out.append(("file-name-template", fileNameTemplate)) }
+        if let onComplete { out.append(("on-complete", onComplete)) }
+        return out
+    }
+
+    public var isEmpty: Bool { self == PodcastSettings() }
+
+    /// True when auto-queue may take an episode with this title and duration (include, exclude,
+    /// min-duration).
+    public func admits(title: String, duration: Int?) -> Bool {
+        let range = NSRange(title.startIndex..., in: title)
+        if let include, let regex = try? NSRegularExpression(pattern: include, options: [.caseInsensitive]),
+           regex.firstMatch(in: title, range: range) == nil { return false }
+        if let exclude, let regex = try? NSRegularExpression(pattern: exclude, options: [.caseInsensitive]),
+           regex.firstMatch(in: title, range: range) != nil { return false }
+        if let minDuration, let duration, duration < minDuration { return false }
+        return true
+    }
+
+    /// `600`, `45s`, `10m`, `1h30m`, `2h`: seconds; nil when unreadable.
+    static func seconds(_ text: String) -> Int? {
+        if let plain = Int(text), plain >= 0 { return plain }
+        var total = 0, number = "", sawUnit = false
+        for c in text.lowercased() {
+            if c.isASCII && c.isNumber { number.append(c); continue }
+            guard let n = Int(number) else { return nil }
+            switch c {
+            case "h": total += n * 3600
+            case "m": total += n * 60
+            case "s": total += n
+            default: return nil
+            }
+            number = ""
+            sawUnit = true
+        }
+        return sawUnit && number.isEmpty ? total : nil
+    }
+
+    /// `500M`, `2G`, `1.5G`, `123456`: bytes (K, M, G, T are 1024-based); nil when unreadable.
+    static func size(_ text: String) -> Int64? {
+        let t = text.uppercased().replacingOccurrences(of: "B", with: "").replacingOccurrences(of: "I", with: "")
+        var digits = Substring(t)
+        var unit: Double = 1
+        if let last = digits.last, let power = ["K": 1.0, "M": 2, "G": 3, "T": 4][String(last)] {
+            unit = pow(1024, power)
+            digits = digits.dropLast()
+        }
+        guard let n = Double(digits), n > 0, n.isFinite, n * unit < 1e18 else { return nil }
+        return Int64(n * unit)
+    }
+
+    static func sizeText(_ bytes: Int64) -> String {
+        for (suffix, power) in [("T", 4.0), ("G", 3), ("M", 2), ("K", 1)] where bytes >= Int64(pow(1024, power)) {
+            let value = Double(bytes) / pow(1024, power)
+            return (value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)) + suffix
+        }
+        return String(bytes)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// The ledger through the binary: a file downloaded, deleted and removed from the queue is not fetched
+/// again when it comes back as a rerun or in another subscription; `mark-downloaded` seeds it.
+final class LedgerCommandTests: CLITestCase {
+    private func feed(_ items: [(guid: String, title: String, file: String)]) -> [UInt8] {
+        let entries = items.map { item in
+            "<item><title>\(item.title)</title><guid>\(item.guid)</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
+                + "<enclosure url=\"/data/\(item.file)?size=4000&amp;seed=7\" type=\"audio/mpeg\" length=\"4000\"/></item>"
+        }.joined()
+        return Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Ledger Show</title>\(entries)</channel></rss>".utf8)
+    }
+
+    private func queueTitles() async throws -> [String] {
+        let (_, out, err) = try await cli.run(["queue", "--json"])
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], err)
+        return rows.compactMap { $0["title"] as? String }
+    }
+
+    func testAFileDownloadedThenDeletedIsNotQueuedAgainAsARerunOrInAnotherSubscription() async throws {
+        server.serve(feed([("g1", "One", "one.mp3")]), as: "show.xml")
+        let (added, _, addErr) = try await cli.run(["add", "--auto", server.url("/static/show.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, addErr)
+        server.serve(feed([("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]), as: "show.xml")
+        let (refreshed, rout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(refreshed.code, 0)
+        XCTAssertTrue(rout.contains("1 new, 1 queued"), rout)
+        let (run, dout, derr) = try await cli.run(["download"])
+        XCTAssertEqual(run.code, 0, dout + derr)
+        // The user deletes the file and the row.
+        let path = dir.file("home/downloads/Ledger Show/2026-11-21 Two.mp3")
+        try FileManager.default.removeItem(atPath: path)
+        let (removed, _, rerr) = try await cli.run(["queue", "remove", "1"])
+        XCTAssertEqual(removed.code, 0, rerr)
+        let titles1 = try await queueTitles()
+        XCTAssertEqual(titles1, [])
+
+        // A rerun of Two (a new GUID, the same file) and a new Three.
+        server.serve(feed([("g3", "Three", "three.mp3"), ("g2-rerun", "Encore: Two", "two.mp3"), ("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]),
+                     as: "show.xml")
+        let (again, aout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(again.code, 0)
+        XCTAssertTrue(aout.contains("2 new, 1 queued (1 downloaded before, not queued again)"), aout)
+        let titles2 = try await queueTitles()
+        XCTAssertEqual(titles2, ["Ledger Show — Three"])
+
+        // The same show under a second feed URL, auto too: its new episodes that were downloaded are skipped.
+        server.serve(feed([("m1", "One", "one.mp3")]), as: "mirror.xml")
+        let (mirror, _, merr) = try await cli.run(["add", "--auto", server.url("/static/mirror.xml").absoluteString])
+        XCTAssertEqual(mirror.code, 0, merr)
+        server.serve(feed([("m2", "Two", "two.mp3"), ("m1", "One", "one.mp3")]), as: "mirror.xml")
+        let (mref, mout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(mref.code, 0)
+        XCTAssertTrue(mout.contains("1 new, 0 queued (1 downloaded before, not queued again)"), mout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing fetched it again")
+    }
+
+    func testMarkDownloadedSeedsTheLedger() async throws {
+        server.serve(feed([("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]), as: "show.xml")
+        let (added, _, addErr) = try await cli.run(["add", "--auto", server.url("/static/show.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, addErr)
+        let (listed, lout, _) = try await cli.run(["episodes", "--new"])
+        XCTAssertEqual(listed.code, 0)
+        XCTAssertTrue(lout.contains("One") && lout.contains("Two"), lout)
+
+        let (marked, mout, merr) = try await cli.run(["mark-downloaded", "Ledger Show"])
+        XCTAssertEqual(marked.code, 0, merr)
+        XCTAssertTrue(mout.contains("marked 2 episodes as downloaded"), mout)
+        let (twice, tout, _) = try await cli.run(["mark-downloaded", "1"])
+        XCTAssertEqual(twice.code, 0)
+        XCTAssertTrue(tout.contains("marked 0 episodes as downloaded (1 already in the ledger)"), tout)
+        let (none, nout, _) = try await cli.run(["episodes", "--new"])
+        XCTAssertEqual(none.code, 0)
+        XCTAssertFalse(nout.contains("One") || nout.contains("Two"), nout)
+
+        server.serve(feed([("g1-rerun", "Encore: One", "one.mp3"), ("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]), as: "show.xml")
+        let (refreshed, rout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(refreshed.code, 0)
+        XCTAssertTrue(rout.contains("1 new, 0 queued (1 downloaded before, not queued again)"), rout)
+        let titles3 = try await queueTitles()
+        XCTAssertEqual(titles3, [])
+
+        let (missing, _, missErr) = try await cli.run(["mark-downloaded", "999"])
+        XCTAssertEqual(missing.code, 2, missErr)
+        let (unknown, _, unknownErr) = try await cli.run(["mark-downloaded", "No Such Show"])
+        XCTAssertEqual(unknown.code, 2, unknownErr)
+    }
+}
