@@ -126,6 +126,14 @@ struct FeedRefresh {
             line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
             line += logNotes(notes, podcast: id)
             line += try await autoQueue(p, new: new)
+            let updated = try context.store.updatedUpstream(podcastId: id)
+            if !updated.isEmpty {
+                line += "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
+                    + " podq queue add --again or --replace <id>)"
+                for e in updated {
+                    context.log.notice("episode updated upstream", metadata: ["episode": "\(e.id ?? 0)", "reason": "\(e.upstreamChange ?? "")"])
+                }
+            }
             var metadata: Logger.Metadata = ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("feed refreshed", metadata: metadata)

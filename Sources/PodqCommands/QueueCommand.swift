@@ -95,6 +95,12 @@ struct QueueAddCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Queue the newest N episodes of the podcast named by the argument.", valueName: "N"))
     var latest: Int?
 
+    @Flag(name: .long, help: "Download a completed episode again, keeping the old file (an episode updated upstream).")
+    var again = false
+
+    @Flag(name: .long, help: "Download a completed episode again; once complete, the new file takes the old one's name and the old file is deleted.")
+    var replace = false
+
     @Argument(help: "http:// or https:// URLs, or episode ids (or, with --latest, one podcast).")
     var items: [String]
 
@@ -105,12 +111,13 @@ struct QueueAddCommand: ParsableCommand {
             return
         }
         if title != nil && items.count > 1 { throw ValidationError("--title goes with one URL only.") }
+        if again && replace { throw ValidationError("--again keeps the old file, --replace deletes it: give one of them.") }
         _ = try URLArguments.parse(items.filter { Int64($0) == nil })
     }
 
     /// The line for an item not added again: where it already is.
     static func alreadyThere(_ row: DownloadRecord) -> String {
-        row.state == .completed ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination)"
+        row.state == .completed ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
             : "already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
     }
 
@@ -123,7 +130,7 @@ struct QueueAddCommand: ParsableCommand {
                 episodeIds = try context.store.episodes(podcastId: podcast.id).prefix(latest).compactMap(\.episode.id)
             }
             let planning = QueuePlanning(context: context)
-            let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds)
+            let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
             for row in try context.store.add(fromEpisodes) {
                 Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)")
             }

@@ -73,16 +73,22 @@ struct QueuePlanning {
 
     /// The rows to add for feed episodes, and the rows of those already queued or downloaded (which
     /// are not added again: the caller says so).
-    func plan(forEpisodes episodeIds: [Int64]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
+    /// - Parameter again: a completed one is downloaded again (`queue add --again`), beside the old file,
+    ///   or, with `replace`, to take its place once it is complete (`--replace`).
+    func plan(forEpisodes episodeIds: [Int64], again: Bool = false, replace: Bool = false) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
             var reserved = try context.store.destinations()
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
             for id in episodeIds {
                 let (episode, podcast) = try context.store.episode(id: id)
+                var replaces: Int64?
                 if let downloadId = episode.downloadId, let existing = try context.store.download(id: downloadId), existing.state != .cancelled {
-                    skipped.append(existing)
-                    continue
+                    guard (again || replace) && existing.state == .completed else {
+                        skipped.append(existing)
+                        continue
+                    }
+                    if replace { replaces = downloadId }
                 }
                 // The podcast's own folder and template (`podq set`), unless --download-dir was given.
                 let rules = podcast.rules
@@ -93,7 +99,7 @@ struct QueuePlanning {
                 reserved.insert(path)
                 new.append(NewDownload(url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
                                        destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,
-                                       bytesExpected: episode.length))
+                                       bytesExpected: episode.length, replaces: replaces))
             }
             return (new, skipped)
         } catch {

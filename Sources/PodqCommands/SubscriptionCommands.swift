@@ -107,6 +107,8 @@ struct EpisodesCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
     @Flag(name: .long, help: "Only new episodes: never queued, never downloaded (the ledger: podq mark-downloaded), not marked played.") var new = false
+    @Flag(name: .long, help: "Only downloaded episodes whose file changed upstream (podq queue add --again or --replace fetches them anew).")
+    var updated = false
     @Option(name: .long, help: ArgumentHelp("Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).", valueName: "text"))
     var search: String?
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
@@ -123,6 +125,7 @@ struct EpisodesCommand: ParsableCommand {
             do { downloadedBefore = try context.store.episodeIdsInLedger() } catch { throw CommandError(error) }
             rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil && !downloadedBefore.contains($0.episode.id ?? -1) }
         }
+        if updated { rows = rows.filter { $0.episode.upstreamChange != nil } }
         if let search {
             let inNotes: Set<Int64>
             do {
@@ -141,13 +144,17 @@ struct EpisodesCommand: ParsableCommand {
                                 "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
                                 "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
                                 "length": .optional(e.length), "state": .string(r.downloadState ?? "new"), "played": .bool(e.playedAt != nil),
+                                "updatedUpstream": .optional(e.upstreamChange),
                                 "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
             }).text)
             return
         }
         for r in rows {
             let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
-            Console.out("#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(r.downloadState ?? "new", to: 11)) \(r.podcastTitle) — \(r.episode.title)")
+            let state = r.episode.upstreamChange != nil ? "updated" : r.downloadState ?? "new"
+            var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(state, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+            if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
+            Console.out(line)
         }
     }
 }

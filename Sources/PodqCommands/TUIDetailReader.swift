@@ -90,6 +90,9 @@ struct TUIDetailReader {
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
             fields.append(.init("Verified", Self.verification(r)))
         }
+        if let change = e.upstreamChange {
+            fields.append(.init("Updated", Self.text(change) + " (podq queue add --again or --replace \(id))"))
+        }
         return Detail(view: .episodes, id: id, title: Self.text(e.title), fields: fields, notes: ShowNotes.paragraphs(e.description ?? ""))
     }
 

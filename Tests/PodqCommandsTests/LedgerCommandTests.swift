@@ -88,3 +88,62 @@ final class LedgerCommandTests: CLITestCase {
         XCTAssertEqual(unknown.code, 2, unknownErr)
     }
 }
+
+/// An episode updated upstream, through the binary: said by refresh, listed, and fetched again beside
+/// the old file or in its place.
+final class UpdatedUpstreamCommandTests: CLITestCase {
+    private func feed(seed: Int) -> [UInt8] {
+        Array(("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Fixed Show</title>"
+               + "<item><title>Pilot</title><guid>p1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
+               + "<enclosure url=\"/data/pilot.mp3?size=30000&amp;seed=\(seed)\" type=\"audio/mpeg\" length=\"30000\"/></item>"
+               + "</channel></rss>").utf8)
+    }
+
+    private func json(_ arguments: [String]) async throws -> [[String: Any]] {
+        let (_, out, err) = try await cli.run(arguments)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], out + err)
+    }
+
+    func testARepublishedFileIsSaidAndReplacedOrKeptBeside() async throws {
+        server.serve(feed(seed: 1), as: "show.xml")
+        _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "1"])
+        let (run, out, err) = try await cli.run(["download"])
+        XCTAssertEqual(run.code, 0, out + err)
+        let path = dir.file("home/downloads/Fixed Show/2026-11-21 Pilot.mp3")
+        XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 1, length: 30000).sha256)
+
+        server.serve(feed(seed: 2), as: "show.xml")  // the publisher re-uploads a fixed file
+        let (refreshed, rout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(refreshed.code, 0)
+        XCTAssertTrue(rout.contains("Fixed Show: 0 new; 1 downloaded episode updated upstream"), rout)
+        let listed = try await json(["episodes", "--updated", "--json"])
+        XCTAssertEqual(listed.count, 1)
+        XCTAssertTrue((listed.first?["updatedUpstream"] as? String)?.contains("the feed now gives another file") == true)
+        let (plain, _, _) = try await cli.run(["queue", "add", "1"])
+        XCTAssertEqual(plain.code, 0, "without --again it says it is there")
+
+        let (replaced, qout, qerr) = try await cli.run(["queue", "add", "--replace", "1"])
+        XCTAssertEqual(replaced.code, 0, qerr)
+        XCTAssertTrue(qout.contains("added     #2"), qout)
+        let (again, aout, aerr) = try await cli.run(["download"])
+        XCTAssertEqual(again.code, 0, aout + aerr)
+        XCTAssertTrue(aout.contains("completed #2 Fixed Show — Pilot -> \(path)"), "the new file took the old one's name: \(aout)")
+        XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256)
+        let queue = try await json(["queue", "--json"])
+        XCTAssertEqual(queue.map { $0["id"] as? Int }, [2], "the old row is gone")
+        let after = try await json(["episodes", "--updated", "--json"])
+        XCTAssertEqual(after.count, 0, "queued again: no longer flagged")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads/Fixed Show")), ["2026-11-21 Pilot.mp3"])
+
+        // Again, keeping both.
+        server.serve(feed(seed: 3), as: "show.xml")
+        _ = try await cli.run(["refresh"])
+        _ = try await cli.run(["queue", "add", "--again", "1"])
+        let (third, tout, terr) = try await cli.run(["download"])
+        XCTAssertEqual(third.code, 0, tout + terr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads/Fixed Show")).sorted(),
+                       ["2026-11-21 Pilot (2).mp3", "2026-11-21 Pilot.mp3"])
+        XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256, "the old file is kept")
+    }
+}

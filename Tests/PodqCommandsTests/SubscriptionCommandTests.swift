@@ -33,7 +33,7 @@ final class SubscriptionCommandTests: CLITestCase {
 
         let episodes = try await json(["episodes", "--json"])
         XCTAssertEqual(episodes.map { $0["title"] as? String }, ["Two: the sequel?", "One"], "newest first")
-        XCTAssertEqual(Set(episodes[0].keys), ["id", "podcastId", "podcast", "title", "guid", "published", "duration", "url", "type", "length", "state", "enclosures", "played"])
+        XCTAssertEqual(Set(episodes[0].keys), ["id", "podcastId", "podcast", "title", "guid", "published", "duration", "url", "type", "length", "state", "enclosures", "played", "updatedUpstream"])
         XCTAssertEqual(episodes[0]["state"] as? String, "new")
         XCTAssertEqual(episodes[0]["duration"] as? Int, 600)
         let id = try XCTUnwrap(episodes[0]["id"] as? Int)

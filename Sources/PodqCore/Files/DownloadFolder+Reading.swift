@@ -1,3 +1,4 @@
+import CPodqSystem
 import Foundation
 
 extension DownloadFolder {
@@ -23,6 +24,24 @@ extension DownloadFolder {
         // Sequential reading: the kernel reads ahead in larger steps.
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         try BlockReader.read(descriptor: fd, from: 0, to: Int64(info.st_size), path: absolute(relative), body)
+        return true
+    }
+}
+
+extension DownloadFolder {
+    /// Gives the file `relative` the name `target` in the same folder tree, never over another file
+    /// (`renameat2(RENAME_NOREPLACE)`). Returns false when `target` exists.
+    /// - Throws: ``DownloadError/symlinkRefused(path:)`` for a link on the way, or when it cannot be renamed.
+    public func rename(_ relative: String, to target: String) throws(DownloadError) -> Bool {
+        guard case let (from, name)? = try openParent(of: relative, create: false),
+              case let (to, newName)? = try openParent(of: target, create: true) else { return false }
+        if podq_rename_noreplace(from.descriptor, name, to.descriptor, newName) == 0 { return true }
+        if errno == EEXIST { return false }
+        guard errno == EINVAL || errno == ENOSYS else { throw Self.error(errno, path: absolute(target)) }
+        // A file system that cannot refuse atomically (some network shares): look, then rename.
+        var info = stat()
+        if fstatat(to.descriptor, newName, &info, AT_SYMLINK_NOFOLLOW) == 0 { return false }
+        guard renameat(from.descriptor, name, to.descriptor, newName) == 0 else { throw Self.error(errno, path: absolute(target)) }
         return true
     }
 }

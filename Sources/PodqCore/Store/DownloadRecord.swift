@@ -54,6 +54,9 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var verifiedBy: String?
     /// Why a completed file is unverified (``Integrity/problem``); nil when it is not.
     public var integrityProblem: String?
+    /// The completed download this one replaces (`podq queue add --replace`): once this one completes,
+    /// that file is deleted, this file takes its name, and that row goes.
+    public var replaces: Int64?
 
     public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
                 now: Date = Date()) {
@@ -107,6 +110,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         sha256 = row["sha256"]
         verifiedBy = row["verifiedBy"]
         integrityProblem = row["integrityProblem"]
+        replaces = row["replaces"]
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

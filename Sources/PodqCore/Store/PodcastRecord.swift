@@ -94,6 +94,9 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// The publisher's digests of ``url``'s file (``PublishedDigest/stored(_:)``); nil when the feed
     /// gives none.
     public var digests: String? = nil
+    /// Why the downloaded file is no longer what the feed gives (``UpstreamChange``): set by a refresh,
+    /// cleared when the episode is queued again or marked downloaded. Nil when it is not.
+    public var upstreamChange: String? = nil
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 

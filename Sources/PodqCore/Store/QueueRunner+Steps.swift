@@ -195,7 +195,9 @@ extension QueueRunner {
             summary.completed += 1
             let problem = op.integrity?.problem
             if problem != nil { summary.unverified += 1 }
-            emit(.completed(id: id, title: title, path: path, bytes: progress.downloadedLength, unverified: problem), op: op, attempts: attempts)
+            var final = path
+            if let old = decided?.after?.replaces ?? decided?.before.replaces { final = await replace(old, by: id, at: path) }
+            emit(.completed(id: id, title: title, path: final, bytes: progress.downloadedLength, unverified: problem), op: op, attempts: attempts)
         case .stopped:
             emit(.stopped(id: id, title: title, bytes: progress.downloadedLength), op: op, attempts: attempts)
         case .cancelled:
@@ -229,5 +231,38 @@ extension QueueRunner {
         if settings.onComplete != nil { configuration.extraDigests.insert(.sha256) }
         configuration.extraDigests.formUnion(access?.digests ?? [])
         return configuration
+    }
+}
+
+extension QueueRunner {
+    /// `podq queue add --replace`: the download `id` just completed at `path` in place of the completed
+    /// download `old`. The old file is deleted, the new one takes its name (never over another file),
+    /// and the old row goes. Returns where the new file is. What cannot be done is logged and leaves
+    /// both files: nothing is lost.
+    func replace(_ old: Int64, by id: Int64, at path: String) async -> String {
+        guard let rows = try? await store.loadDownloads(), let previous = rows.first(where: { $0.id == old }), previous.state == .completed,
+              let current = rows.first(where: { $0.id == id }), let folder = folder(current.folderPath),
+              let newRelative = try? folder.relativePath(of: path)
+        else { return path }
+        var final = path
+        do {
+            let oldFolder = previous.folderPath == current.folderPath ? folder : try DownloadFolder(path: previous.folderPath)
+            let oldRelative = try oldFolder.relativePath(of: previous.destination)
+            try oldFolder.removeFile(oldRelative)
+            if oldFolder === folder, oldRelative != newRelative, try folder.rename(newRelative, to: oldRelative) {
+                let destination = folder.absolute(oldRelative)
+                final = destination
+                _ = try await store.modify(id: id) { row in
+                    var moved = row
+                    moved.destination = destination
+                    return moved
+                }
+            }
+            _ = try await store.removeAsync(id: old)
+            logger.info("replaced an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(final)"])
+        } catch {
+            logger.error("could not replace an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "reason": "\(error)"])
+        }
+        return final
     }
 }

@@ -15,9 +15,12 @@ public struct NewDownload: Sendable, Equatable {
     public var episodeId: Int64?
     /// The feed's stated length, shown until the server tells the real one.
     public var bytesExpected: Int64?
+    /// The completed download it replaces once it completes (`queue add --replace`).
+    public var replaces: Int64?
 
     public init(url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
-                episodeId: Int64? = nil, bytesExpected: Int64? = nil) {
+                episodeId: Int64? = nil, bytesExpected: Int64? = nil, replaces: Int64? = nil) {
+        self.replaces = replaces
         self.url = url
         self.title = title
         self.podcast = podcast
@@ -62,11 +65,13 @@ extension QueueStore {
                                         destination: item.destination, folder: item.folder)
             record.episodeId = item.episodeId
             record.bytesExpected = item.bytesExpected
+            record.replaces = item.replaces
             // The publisher's hashes are of the episode's own file.
             if let episode, episode.url == item.url { record.publishedDigests = episode.digests }
             try record.insert(db)
             if var episode {
                 episode.downloadId = record.id
+                episode.upstreamChange = nil
                 try episode.update(db)
             }
             return record

@@ -49,6 +49,7 @@ extension QueueStore {
             var added = 0
             for id in episodeIds {
                 guard let e = try EpisodeRecord.fetchOne(db, key: id) else { throw StoreError.noSuchEpisode(id) }
+                if e.upstreamChange != nil { try db.execute(sql: "UPDATE episode SET upstreamChange = NULL WHERE id = ?", arguments: [id]) }
                 if try Self.inLedger(e, db: db) { continue }
                 let feed = try String.fetchOne(db, sql: "SELECT url FROM podcast WHERE id = ?", arguments: [e.podcastId]) ?? ""
                 try db.execute(sql: """

@@ -256,6 +256,13 @@ extension QueueStore {
                 record = EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
             }
             let notesBefore = record.id == nil ? nil : record.description
+            if let downloadId = record.downloadId, record.upstreamChange == nil,
+               let done = try Row.fetchOne(db, sql: "SELECT commitSize, bytesReceived FROM download WHERE id = ? AND state = 'completed'",
+                                           arguments: [downloadId]) {
+                let size: Int64? = done["commitSize"] ?? done["bytesReceived"]
+                record.upstreamChange = UpstreamChange.detect(oldURL: record.url, newURL: enclosure.url, oldLength: record.length,
+                                                              newLength: enclosure.length, fileSize: size)
+            }
             record.title = item.title
             record.link = item.link
             record.description = item.description

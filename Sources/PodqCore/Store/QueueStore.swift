@@ -257,6 +257,10 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v12: podcast settings") { db in
             try db.alter(table: "podcast") { t in t.add(column: "settings", .text) }
         }
+        migrator.registerMigration("v13: updated upstream") { db in
+            try db.alter(table: "episode") { t in t.add(column: "upstreamChange", .text) }
+            try db.alter(table: "download") { t in t.add(column: "replaces", .integer) }
+        }
         return migrator
     }
 }
