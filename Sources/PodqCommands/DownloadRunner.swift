@@ -48,14 +48,16 @@ final class DownloadRunner: Sendable {
                                                  rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
             let logins = PodcastLogin.Book(context: context)
             let hooks = CompletionHooks(context: context, settings: settings)
+            let playlist = RunPlaylist(context: context)
             let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
-                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0); hooks?.handle($0) }),
+                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0); hooks?.handle($0); playlist?.handle($0) }),
                                      access: { await logins.access(for: $0) })
             let interrupt = InterruptHandler { await runner.stop() }
             defer { interrupt.disarm() }
             reporter.begin()
             do {
                 let summary = try await runner.run()
+                if let written = await playlist?.write() { reporter.note("playlist: \(written)") }
                 // A cron job's hooks finish before podq does (each within its timeout).
                 if let line = hooks?.waitingLine { reporter.note(line) }
                 await hooks?.finish()

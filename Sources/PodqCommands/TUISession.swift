@@ -25,6 +25,8 @@ final class TUISession {
     let inbox: TUIInbox
     /// The config's `on-complete`, run for each finished download; waited for at quit.
     let hooks: CompletionHooks?
+    /// The run's M3U playlist (`playlist = true`), written at quit.
+    let playlist: RunPlaylist?
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let pending: AsyncStream<@Sendable () async -> Void>
@@ -68,6 +70,8 @@ final class TUISession {
         let model = DownloadsViewModel()
         let hooks = CompletionHooks(context: context, settings: settings)
         self.hooks = hooks
+        let playlist = RunPlaylist(context: context)
+        self.playlist = playlist
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
         self.model = model
@@ -77,6 +81,7 @@ final class TUISession {
             onOperation: { model.track($0) },
             onEvent: { [hooks] event in
                 hooks?.handle(event)
+                playlist?.handle(event)
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
@@ -136,6 +141,7 @@ final class TUISession {
         commands.finish()
         await worker.value
         await runner.stop()
+        if let written = await playlist?.write() { Console.out("podq: playlist of this session's downloads: \(written)") }
         if let line = hooks?.waitingLine { Console.out(line) }
         await hooks?.finish()
         do {

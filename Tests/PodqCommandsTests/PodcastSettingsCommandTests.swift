@@ -146,3 +146,39 @@ final class PodcastSettingsCommandTests: CLITestCase {
         XCTAssertEqual(heard, "\(PatternSource(seed: 7, length: 4000).sha256) \(path)\n", "its own hook, with the SHA-256 it asked for")
     }
 }
+
+/// `playlist = true`: an M3U of each run's new downloads, written through the download folder.
+final class PlaylistCommandTests: CLITestCase {
+    func testARunWritesAPlaylistOfItsNewDownloadsAndNoneWhenNothingCompleted() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "playlist = true\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let body = Array("""
+            <?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Listen</title>
+            <item><title>Part\u{1B} one</title><guid>1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate><itunes:duration>61</itunes:duration>
+            <enclosure url="/data/p1.mp3?size=2000&amp;seed=3" type="audio/mpeg"/></item></channel></rss>
+            """.utf8)
+        server.serve(body, as: "show.xml")
+        _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "1"])
+        let (run, out, err) = try await cli.run(["download", server.dataURL(size: 1000, seed: 4, name: "pasted.mp3").absoluteString])
+        XCTAssertEqual(run.code, 0, out + err)
+        let folder = dir.file("home/downloads")
+        let lists = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }
+        XCTAssertEqual(lists.count, 1, "\(lists)")
+        let list = try XCTUnwrap(lists.first)
+        XCTAssertTrue(out.contains("playlist: \(folder)/\(list)"), out)
+        let text = try String(contentsOfFile: folder + "/" + list, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "#EXTM3U")
+        XCTAssertEqual(lines.count, 5, text)
+        XCTAssertTrue(lines.contains("#EXTINF:61,Listen - Part one"), "a duration, and no control character from the feed: \(text)")
+        XCTAssertFalse(text.contains("\u{1B}"))
+        XCTAssertTrue(lines.contains("Listen/2026-11-21 Part one.mp3"), "relative to the download folder: \(text)")
+        XCTAssertTrue(lines.contains("pasted.mp3"), text)
+
+        let (again, _, _) = try await cli.run(["download"])
+        XCTAssertEqual(again.code, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }.count, 1,
+                       "a run that completed nothing writes none")
+    }
+}

@@ -231,6 +231,9 @@ public struct ConfigFile: Sendable {
         case "auto-queue":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"
+        case "playlist":
+            guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
+            settings.playlist = value == "true"
         case "mouse":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.mouse = value == "true"

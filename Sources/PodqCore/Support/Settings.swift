@@ -56,6 +56,8 @@ public struct Settings: Sendable, Equatable {
     /// podq's own checksum of every file (`checksum`): XXH3-128 (the default: it costs a tenth of
     /// SHA-256's CPU) or SHA-256. A publisher's hash is checked with its own algorithm either way.
     public var checksum: DigestAlgorithm = .xxh3
+    /// Write an M3U playlist of each run's new downloads in the download folder (`playlist`).
+    public var playlist = false
     /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
     public var cleanup = CleanupPolicy()
     /// The TUI's keys (`key-<action>`).
@@ -81,6 +83,7 @@ public struct Settings: Sendable, Equatable {
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
         ("checksum", "podq's own checksum of every downloaded file, which podq verify checks: xxh3 (default, nearly free) or sha256 (costs about 0.5 s of CPU a GB); a publisher's hash is checked with its own algorithm either way"),
+        ("playlist", "true to write an M3U playlist (podq <date> <time>.m3u8, UTF-8) of each run's new downloads in the download folder (default false)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
         ("cleanup-days", "delete the files of feed episodes downloaded more than N days ago, 0 for never (default 0)"),
         ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, 0 for all (default 0)"),
