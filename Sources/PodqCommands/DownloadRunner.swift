@@ -49,14 +49,21 @@ final class DownloadRunner: Sendable {
             let logins = PodcastLogin.Book(context: context)
             let hooks = CompletionHooks(context: context, settings: settings)
             let playlist = RunPlaylist(context: context)
+            let sidecars = EpisodeSidecars(context: context, transport: transport, logins: logins)
             let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
-                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { reporter.report($0); hooks?.handle($0); playlist?.handle($0) }),
+                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { event in
+                                         reporter.report(event)
+                                         playlist?.handle(event)
+                                         // The sidecars first, so that a hook finds them beside the file.
+                                         if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
+                                     }),
                                      access: { await logins.access(for: $0) })
             let interrupt = InterruptHandler { await runner.stop() }
             defer { interrupt.disarm() }
             reporter.begin()
             do {
                 let summary = try await runner.run()
+                await sidecars?.finish()
                 if let written = await playlist?.write() { reporter.note("playlist: \(written)") }
                 // A cron job's hooks finish before podq does (each within its timeout).
                 if let line = hooks?.waitingLine { reporter.note(line) }

@@ -47,15 +47,7 @@ final class RunPlaylist: Sendable {
         formatter.dateFormat = "yyyy-MM-dd HHmm"
         let name = "podq \(formatter.string(from: started)).m3u8"
         do {
-            let folder = try DownloadFolder(path: root)
-            guard let file = try folder.claim(name, exclusive: true) else { throw DownloadError.fileSystem(path: folder.absolute(name), reason: "another process holds it") }
-            let bytes = Array(text.utf8)
-            let writer = file.makeOutputStream()
-            writer.open()
-            let written = bytes.withUnsafeBufferPointer { writer.write($0.baseAddress!, maxLength: $0.count) }
-            writer.close()
-            guard written == bytes.count else { throw DownloadError.fileSystem(path: file.path, reason: "the playlist could not be written") }
-            let (path, _) = try await file.commit(length: Int64(bytes.count), names: FileNamer.numberedNames(name)) { _, _ in }
+            let path = try await DownloadFolder(path: root).writeFile(name, bytes: Array(text.utf8))
             context.log.info("playlist written", metadata: ["file": "\(path)", "entries": "\(entries.count)"])
             return path
         } catch {

@@ -27,6 +27,8 @@ final class TUISession {
     let hooks: CompletionHooks?
     /// The run's M3U playlist (`playlist = true`), written at quit.
     let playlist: RunPlaylist?
+    /// Offline-complete episodes (`sidecars`), awaited at quit.
+    let sidecars: EpisodeSidecars?
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let pending: AsyncStream<@Sendable () async -> Void>
@@ -72,6 +74,9 @@ final class TUISession {
         self.hooks = hooks
         let playlist = RunPlaylist(context: context)
         self.playlist = playlist
+        let logins = PodcastLogin.Book(context: context)
+        let sidecars = EpisodeSidecars(context: context, transport: transport, logins: logins)
+        self.sidecars = sidecars
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
         self.model = model
@@ -80,14 +85,15 @@ final class TUISession {
         runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
             onOperation: { model.track($0) },
             onEvent: { [hooks] event in
-                hooks?.handle(event)
                 playlist?.handle(event)
+                // The sidecars first, so that a hook finds them beside the file.
+                if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
             },
             onSync: { model.update(records: $0, estimates: library.estimates) }),
-            access: { [logins = PodcastLogin.Book(context: context)] in await logins.access(for: $0) })
+            access: { await logins.access(for: $0) })
         (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         state.keys = context.settings.keys
     }
@@ -141,6 +147,7 @@ final class TUISession {
         commands.finish()
         await worker.value
         await runner.stop()
+        await sidecars?.finish()
         if let written = await playlist?.write() { Console.out("podq: playlist of this session's downloads: \(written)") }
         if let line = hooks?.waitingLine { Console.out(line) }
         await hooks?.finish()

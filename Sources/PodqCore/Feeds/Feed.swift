@@ -46,6 +46,10 @@ public struct FeedEpisode: Sendable, Equatable {
     public var imageURL: String?
     /// The media files, in document order (``preferredEnclosure`` is the one podq downloads).
     public var enclosures: [Enclosure]
+    /// Its transcripts (`podcast:transcript`), in document order.
+    public var transcripts: [Transcript] = []
+    /// Its chapters file (`podcast:chapters`, JSON), resolved; nil when it has none.
+    public var chaptersURL: String?
 
     /// The enclosure podq downloads: the first audio one (by its type, or by its file's extension when
     /// it has no type), else the first.
@@ -67,6 +71,21 @@ public struct FeedEpisode: Sendable, Equatable {
         self.author = author
         self.imageURL = imageURL
         self.enclosures = enclosures
+    }
+}
+
+/// A transcript of an episode (`podcast:transcript`).
+public struct Transcript: Sendable, Equatable, Codable {
+    /// Absolute (resolved against the feed's URL).
+    public var url: String
+    /// Its media type (`text/vtt`, `application/x-subrip`, `application/json`, `text/html`, `text/plain`).
+    public var type: String
+    public var language: String?
+
+    public init(url: String, type: String, language: String? = nil) {
+        self.url = url
+        self.type = type
+        self.language = language
     }
 }
 

@@ -117,6 +117,12 @@ final class FeedBuilder: FeedXMLHandler {
             if item != nil { hashes.alternate = ItemHashes.Alternate() }
         case (FeedNamespace.podcast, "source"), (FeedNamespace.podcastDraft, "source"):
             if hashes.alternate != nil, let uri = attributes["uri"], let resolved = resolve(uri) { hashes.alternate?.urls.append(resolved) }
+        case (FeedNamespace.podcast, "transcript"), (FeedNamespace.podcastDraft, "transcript"):
+            if item != nil, let url = attributes["url"].flatMap(resolve), let type = attributes["type"] {
+                item?.transcripts.append(Transcript(url: url, type: SafeText.clean(type).lowercased(), language: attributes["language"].map(SafeText.clean)))
+            }
+        case (FeedNamespace.podcast, "chapters"), (FeedNamespace.podcastDraft, "chapters"):
+            if item != nil, item?.chaptersURL == nil, let url = attributes["url"].flatMap(resolve) { item?.chaptersURL = url }
         case (FeedNamespace.podcast, "integrity"), (FeedNamespace.podcastDraft, "integrity"):
             if item != nil, attributes["type"]?.lowercased() == "sri", let value = attributes["value"] {
                 let digests = PublishedDigest.sri(value)

@@ -97,6 +97,16 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// Why the downloaded file is no longer what the feed gives (``UpstreamChange``): set by a refresh,
     /// cleared when the episode is queued again or marked downloaded. Nil when it is not.
     public var upstreamChange: String? = nil
+    /// Its transcripts as JSON (`[{"url","type","language"}]`), its chapters file and its own image,
+    /// for offline-complete episodes (`sidecars`); nil when the feed gives none.
+    public var transcripts: String? = nil
+    public var chaptersURL: String? = nil
+    public var imageURL: String? = nil
+
+    /// ``transcripts`` read back.
+    public var allTranscripts: [Transcript] {
+        transcripts.flatMap { try? JSONDecoder().decode([Transcript].self, from: Data($0.utf8)) } ?? []
+    }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 

@@ -25,6 +25,8 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
     public var fileNameTemplate: String?
     /// The command run for each of its finished downloads (`on-complete`), instead of the config's.
     public var onComplete: String?
+    /// Its episodes' transcript, chapters, image and metadata beside each file (`sidecars`).
+    public var sidecars: Bool?
 
     public init() {}
 
@@ -40,6 +42,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         ("download-folder", "where its new episodes go, a path"),
         ("file-name-template", "how its new episodes are named (as the config's file-name-template)"),
         ("on-complete", "the command run for each of its finished downloads (as the config's on-complete)"),
+        ("sidecars", "on or off: its episodes' transcript, chapters, image and metadata .json beside each file (overrides the config's sidecars)"),
         ("user-agent", "the User-Agent for its feed and episodes"),
     ]
 
@@ -88,6 +91,13 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
             fileNameTemplate = clear ? nil : v
         case "on-complete":
             onComplete = clear ? nil : v
+        case "sidecars":
+            switch v.lowercased() {
+            case "": sidecars = nil
+            case "on", "true", "yes", "1": sidecars = true
+            case "off", "false", "no", "0": sidecars = false
+            default: throw BadValue(key: key, expected: "on or off")
+            }
         default:
             throw BadValue(key: "", expected: "there is no setting '\(key)'; the keys: " + Self.keys.map(\.key).joined(separator: ", "))
         }
@@ -106,6 +116,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         if let downloadFolder { out.append(("download-folder", downloadFolder)) }
         if let fileNameTemplate { out.append(("file-name-template", fileNameTemplate)) }
         if let onComplete { out.append(("on-complete", onComplete)) }
+        if let sidecars { out.append(("sidecars", sidecars ? "on" : "off")) }
         return out
     }
 

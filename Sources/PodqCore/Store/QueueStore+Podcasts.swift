@@ -274,6 +274,9 @@ extension QueueStore {
             record.length = enclosure.length
             record.enclosures = EpisodeRecord.storedEnclosures(item.enclosures)
             record.digests = PublishedDigest.stored(enclosure.digests)
+            record.transcripts = item.transcripts.isEmpty ? nil : (try? JSONEncoder().encode(item.transcripts)).map { String(decoding: $0, as: UTF8.self) }
+            record.chaptersURL = item.chaptersURL
+            record.imageURL = item.imageURL
             record.season = item.season
             record.episodeNumber = item.episodeNumber
             if record.id == nil {

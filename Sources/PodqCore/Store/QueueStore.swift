@@ -261,6 +261,13 @@ public final class QueueStore: Sendable {
             try db.alter(table: "episode") { t in t.add(column: "upstreamChange", .text) }
             try db.alter(table: "download") { t in t.add(column: "replaces", .integer) }
         }
+        migrator.registerMigration("v14: offline-complete episodes") { db in
+            try db.alter(table: "episode") { t in
+                t.add(column: "transcripts", .text)
+                t.add(column: "chaptersURL", .text)
+                t.add(column: "imageURL", .text)
+            }
+        }
         return migrator
     }
 }

@@ -231,6 +231,15 @@ public struct ConfigFile: Sendable {
         case "auto-queue":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"
+        case "sidecars":
+            guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
+            settings.sidecars = value == "true"
+        case "transcript-types":
+            let types = value.split(separator: ",").map { String($0).trimmingASCIIWhitespace.lowercased() }.filter { !$0.isEmpty }
+            guard !types.isEmpty, types.allSatisfy({ $0.contains("/") }) else {
+                throw .badValue(path: path, line: line, key: key, expected: "media types separated by commas, such as \"text/vtt, text/html\"")
+            }
+            settings.transcriptTypes = types
         case "playlist":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.playlist = value == "true"

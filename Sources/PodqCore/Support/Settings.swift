@@ -56,6 +56,11 @@ public struct Settings: Sendable, Equatable {
     /// podq's own checksum of every file (`checksum`): XXH3-128 (the default: it costs a tenth of
     /// SHA-256's CPU) or SHA-256. A publisher's hash is checked with its own algorithm either way.
     public var checksum: DigestAlgorithm = .xxh3
+    /// Offline-complete episodes (`sidecars`): transcript, chapters, image and a metadata `.json` beside
+    /// each finished feed episode.
+    public var sidecars = false
+    /// The transcript types `sidecars` prefers, in order (`transcript-types`).
+    public var transcriptTypes = ["text/vtt", "application/x-subrip", "application/srt", "application/json", "text/html", "text/plain"]
     /// Write an M3U playlist of each run's new downloads in the download folder (`playlist`).
     public var playlist = false
     /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
@@ -83,6 +88,8 @@ public struct Settings: Sendable, Equatable {
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
         ("checksum", "podq's own checksum of every downloaded file, which podq verify checks: xxh3 (default, nearly free) or sha256 (costs about 0.5 s of CPU a GB); a publisher's hash is checked with its own algorithm either way"),
+        ("sidecars", "true to keep each feed episode offline-complete: its transcript, chapters JSON, image and a metadata .json beside the file (default false)"),
+        ("transcript-types", "the transcript types sidecars prefers, in order, separated by commas (default \"text/vtt, application/x-subrip, application/srt, application/json, text/html, text/plain\")"),
         ("playlist", "true to write an M3U playlist (podq <date> <time>.m3u8, UTF-8) of each run's new downloads in the download folder (default false)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
         ("cleanup-days", "delete the files of feed episodes downloaded more than N days ago, 0 for never (default 0)"),

@@ -45,3 +45,31 @@ extension DownloadFolder {
         return true
     }
 }
+
+extension DownloadFolder {
+    /// Writes a small file whole (a playlist, an episode's sidecar) as every file here is written:
+    /// claimed as `<relative>.part`, written through its `OutputStream`, synced and committed under the
+    /// first free name of `relative`, ` (2)`… (never over another file). Returns its path.
+    public func writeFile(_ relative: String, bytes: [UInt8]) async throws(DownloadError) -> String {
+        let names = Array(FileNamer.numberedNames((relative as NSString).lastPathComponent).prefix(100))
+        let folder = (relative as NSString).deletingLastPathComponent
+        for name in names {
+            let candidate = folder.isEmpty ? name : folder + "/" + name
+            guard let file = try claim(candidate, exclusive: true) else { continue }
+            let writer = PartialFileWriter(file: file)
+            do throws(DownloadError) {
+                var failure: DownloadError?
+                bytes.withUnsafeBytes { raw in
+                    do throws(DownloadError) { try writer.write(raw) } catch { failure = error }
+                }
+                writer.close()
+                if let failure { throw failure }
+                return try await file.commit(length: Int64(bytes.count), names: names.drop { $0 != name }) { _, _ in }.path
+            } catch {
+                file.delete()
+                throw error
+            }
+        }
+        throw .fileSystem(path: absolute(relative), reason: "no free name is left for it")
+    }
+}

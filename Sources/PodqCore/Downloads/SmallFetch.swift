@@ -1,0 +1,33 @@
+import Foundation
+import NIOHTTP1
+
+/// Fetches a small file whole into memory, with a size cap: an episode's transcript, chapters or image
+/// (`sidecars`). Redirects as every request; a compressed body is decoded.
+public enum SmallFetch {
+    /// The body of `url` and its `Content-Type`.
+    /// - Throws: ``DownloadError``: a status other than 200, a body over `limit` bytes (`bodyTooLong`),
+    ///   or the network's error.
+    public static func get(_ url: URL, transport: any HTTPTransport, access: PodcastAccess? = nil,
+                           limit: Int64) async throws(DownloadError) -> (bytes: [UInt8], type: String?) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        do {
+            let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, access: access)
+            let response = result.response
+            guard response.status == 200 else { throw DownloadError.status(of: response, url: result.finalURL.absoluteString) }
+            if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > limit {
+                throw DownloadError.bodyTooLong(expected: limit)
+            }
+            var bytes: [UInt8] = []
+            for try await chunk in response.body {
+                guard Int64(bytes.count + chunk.readableBytes) <= limit else { throw DownloadError.bodyTooLong(expected: limit) }
+                bytes += chunk.readableBytesView
+            }
+            return (bytes, response.headers.first(name: "Content-Type"))
+        } catch let error as DownloadError {
+            throw error
+        } catch {
+            throw .network(String(describing: error))
+        }
+    }
+}
