@@ -61,12 +61,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         let clear = v.isEmpty
         switch key {
         case "auto-queue":
-            switch v.lowercased() {
-            case "": autoQueue = nil
-            case "on", "true", "yes", "1": autoQueue = true
-            case "off", "false", "no", "0": autoQueue = false
-            default: throw BadValue(key: key, expected: "on or off")
-            }
+            autoQueue = try Self.onOff(v, key: key)
         case "include", "exclude":
             if !clear, (try? NSRegularExpression(pattern: v, options: [.caseInsensitive])) == nil {
                 throw BadValue(key: key, expected: "a regular expression, such as \"interview|q&a\" (this one does not compile)")
@@ -92,12 +87,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         case "on-complete":
             onComplete = clear ? nil : v
         case "sidecars":
-            switch v.lowercased() {
-            case "": sidecars = nil
-            case "on", "true", "yes", "1": sidecars = true
-            case "off", "false", "no", "0": sidecars = false
-            default: throw BadValue(key: key, expected: "on or off")
-            }
+            sidecars = try Self.onOff(v, key: key)
         default:
             throw BadValue(key: "", expected: "there is no setting '\(key)'; the keys: " + Self.keys.map(\.key).joined(separator: ", "))
         }
@@ -132,6 +122,16 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
            regex.firstMatch(in: title, range: range) != nil { return false }
         if let minDuration, let duration, duration < minDuration { return false }
         return true
+    }
+
+    /// `on` / `off` (or true, yes, 1 / false, no, 0); nil for an empty value (the config's).
+    static func onOff(_ value: String, key: String) throws(BadValue) -> Bool? {
+        switch value.lowercased() {
+        case "": nil
+        case "on", "true", "yes", "1": true
+        case "off", "false", "no", "0": false
+        default: throw BadValue(key: key, expected: "on or off")
+        }
     }
 
     /// `600`, `45s`, `10m`, `1h30m`, `2h`: seconds; nil when unreadable.
