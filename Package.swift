@@ -46,11 +46,11 @@ let package = Package(
         .target(name: "CPodqSystem"),
 
         // Layer 0: streaming digests. XXH3-128 from xxHash's header (Debian's libxxhash-dev), inlined and
-        // optimised even in debug builds; MD5, SHA-1 and SHA-2 from libcrypto (Debian's libssl-dev).
+        // optimised even in debug builds; MD5, SHA-1 and SHA-2 from libcrypto.so.3 (OpenSSL 3, Debian's
+        // libssl3), loaded with dlopen when first needed: linked, it cost every run 2 MB.
         .target(
             name: "CDigest",
-            cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("crypto")]
+            cSettings: [.unsafeFlags(["-O2"])]
         ),
 
         // Layer 1: models, downloads, files. No UI, no terminal.

@@ -1,31 +1,61 @@
 #include "Digest.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/evp.h>
 
 // The whole of xxHash, inlined here: no library to load at run time.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+// libcrypto (OpenSSL 3's EVP) is loaded when a publisher's hash first needs it, not at start: linked
+// in, it cost every podq run 2 MB of memory for the checksum-only case (docs/DECISIONS.md). Its
+// functions are looked up once; the types stay opaque here.
+static struct {
+    void *(*ctx_new)(void);
+    void (*ctx_free)(void *);
+    int (*init)(void *, const void *, void *);
+    int (*update)(void *, const void *, size_t);
+    int (*final)(void *, unsigned char *, unsigned int *);
+    const void *(*md[6])(void);
+    int loaded;
+} crypto;
+
+static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
+
+static void load_crypto(void) {
+    void *lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) lib = dlopen("libcrypto.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) return;
+    crypto.ctx_new = (void *(*)(void))dlsym(lib, "EVP_MD_CTX_new");
+    crypto.ctx_free = (void (*)(void *))dlsym(lib, "EVP_MD_CTX_free");
+    crypto.init = (int (*)(void *, const void *, void *))dlsym(lib, "EVP_DigestInit_ex");
+    crypto.update = (int (*)(void *, const void *, size_t))dlsym(lib, "EVP_DigestUpdate");
+    crypto.final = (int (*)(void *, unsigned char *, unsigned int *))dlsym(lib, "EVP_DigestFinal_ex");
+    crypto.md[PODQ_DIGEST_MD5] = (const void *(*)(void))dlsym(lib, "EVP_md5");
+    crypto.md[PODQ_DIGEST_SHA1] = (const void *(*)(void))dlsym(lib, "EVP_sha1");
+    crypto.md[PODQ_DIGEST_SHA256] = (const void *(*)(void))dlsym(lib, "EVP_sha256");
+    crypto.md[PODQ_DIGEST_SHA384] = (const void *(*)(void))dlsym(lib, "EVP_sha384");
+    crypto.md[PODQ_DIGEST_SHA512] = (const void *(*)(void))dlsym(lib, "EVP_sha512");
+    crypto.loaded = crypto.ctx_new && crypto.ctx_free && crypto.init && crypto.update && crypto.final;
+}
+
 struct podq_digest {
     int algorithm;
     XXH3_state_t *xxh3;
-    EVP_MD_CTX *evp;
+    void *evp;
 };
 
-static const EVP_MD *evp_for(int algorithm) {
-    switch (algorithm) {
-    case PODQ_DIGEST_MD5: return EVP_md5();
-    case PODQ_DIGEST_SHA1: return EVP_sha1();
-    case PODQ_DIGEST_SHA256: return EVP_sha256();
-    case PODQ_DIGEST_SHA384: return EVP_sha384();
-    case PODQ_DIGEST_SHA512: return EVP_sha512();
-    default: return NULL;
-    }
+int podq_digest_available(int algorithm) {
+    if (algorithm == PODQ_DIGEST_XXH3_128) return 1;
+    if (algorithm < PODQ_DIGEST_MD5 || algorithm > PODQ_DIGEST_SHA512) return 0;
+    pthread_once(&crypto_once, load_crypto);
+    return crypto.loaded && crypto.md[algorithm] != NULL;
 }
 
 podq_digest *podq_digest_new(int algorithm) {
+    if (!podq_digest_available(algorithm)) return NULL;
     podq_digest *digest = calloc(1, sizeof *digest);
     if (digest == NULL) return NULL;
     digest->algorithm = algorithm;
@@ -34,10 +64,8 @@ podq_digest *podq_digest_new(int algorithm) {
         if (digest->xxh3 == NULL || XXH3_128bits_reset(digest->xxh3) != XXH_OK) goto fail;
         return digest;
     }
-    const EVP_MD *md = evp_for(algorithm);
-    if (md == NULL) goto fail;
-    digest->evp = EVP_MD_CTX_new();
-    if (digest->evp == NULL || EVP_DigestInit_ex(digest->evp, md, NULL) != 1) goto fail;
+    digest->evp = crypto.ctx_new();
+    if (digest->evp == NULL || crypto.init(digest->evp, crypto.md[algorithm](), NULL) != 1) goto fail;
     return digest;
 fail:
     podq_digest_free(digest);
@@ -49,7 +77,7 @@ void podq_digest_update(podq_digest *digest, const void *bytes, size_t count) {
     if (digest->xxh3 != NULL) {
         XXH3_128bits_update(digest->xxh3, bytes, count);
     } else {
-        EVP_DigestUpdate(digest->evp, bytes, count);
+        crypto.update(digest->evp, bytes, count);
     }
 }
 
@@ -61,13 +89,13 @@ size_t podq_digest_final(podq_digest *digest, unsigned char *out) {
         return sizeof canonical.digest;
     }
     unsigned int length = 0;
-    if (EVP_DigestFinal_ex(digest->evp, out, &length) != 1) return 0;
+    if (crypto.final(digest->evp, out, &length) != 1) return 0;
     return length;
 }
 
 void podq_digest_free(podq_digest *digest) {
     if (digest == NULL) return;
     if (digest->xxh3 != NULL) XXH3_freeState(digest->xxh3);
-    if (digest->evp != NULL) EVP_MD_CTX_free(digest->evp);
+    if (digest->evp != NULL) crypto.ctx_free(digest->evp);
     free(digest);
 }

@@ -17,7 +17,7 @@ enum DigestBench {
         var rows: [(String, Double)] = []
         for algorithm in DigestAlgorithm.allCases {
             let seconds = best {
-                let digester = Digester(algorithm)
+                guard let digester = Digester(algorithm) else { return }
                 buffer.withUnsafeBytes { bytes in
                     for _ in 0..<(total / piece) { digester.update(bytes) }
                 }

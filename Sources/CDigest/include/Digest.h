@@ -4,8 +4,8 @@
 #include <stddef.h>
 
 /// Streaming digests for downloads: XXH3-128 (xxHash, compiled in from Debian's libxxhash-dev header)
-/// for podq's own checksum, and MD5, SHA-1 and SHA-2 from libcrypto (OpenSSL's EVP, Debian's
-/// libssl-dev) for what publishers and servers give.
+/// for podq's own checksum, and MD5, SHA-1 and SHA-2 from libcrypto (OpenSSL 3's EVP, `libcrypto.so.3`
+/// of Debian's libssl3, loaded at the first use) for what publishers and servers give.
 
 /// The algorithms, by number (DigestAlgorithm's raw values in Swift).
 enum {
@@ -19,7 +19,10 @@ enum {
 
 typedef struct podq_digest podq_digest;
 
-/// A new context for `algorithm`; NULL when it is unknown or memory ran out.
+/// 1 when `algorithm` can be computed here: XXH3 always; the others when libcrypto could be loaded.
+int podq_digest_available(int algorithm);
+
+/// A new context for `algorithm`; NULL when it is unknown, not available, or memory ran out.
 podq_digest *podq_digest_new(int algorithm);
 
 /// Adds `count` bytes.

@@ -9,7 +9,12 @@ extension DownloadOperation {
     @discardableResult
     func beginDigest(validators: ResourceValidators?) -> FileDigest {
         let published = request.publishedDigests + PublishedDigest.parse(stored: validators?.serverDigests)
-        let expected = PublishedDigest.strongest(published)
+        // A hash podq cannot compute (libcrypto missing) cannot be checked: the next one is.
+        let checkable = published.filter(\.algorithm.isAvailable)
+        if checkable.count < published.count {
+            configuration.logger.warning("integrity: libcrypto (OpenSSL 3, Debian's libssl3) is not installed; the publisher's MD5/SHA hashes are not checked")
+        }
+        let expected = PublishedDigest.strongest(checkable)
         var algorithms = configuration.extraDigests
         algorithms.insert(configuration.checksum)
         if let expected { algorithms.insert(expected.algorithm) }

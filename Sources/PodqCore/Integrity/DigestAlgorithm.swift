@@ -22,6 +22,10 @@ public enum DigestAlgorithm: Int32, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// True when it can be computed here: XXH3 always, the others when libcrypto (OpenSSL 3) is
+    /// installed (it is loaded at the first use).
+    public var isAvailable: Bool { podq_digest_available(rawValue) == 1 }
+
     /// The algorithm named `name` (podq's names, SRI's `sha256`, Media RSS's `sha-1`, RFC 9530's
     /// `sha-256`), case-insensitively.
     public init?(name: String) {
@@ -57,10 +61,10 @@ public final class Digester {
     public let algorithm: DigestAlgorithm
     private let context: OpaquePointer
 
-    public init(_ algorithm: DigestAlgorithm) {
+    /// Nil when the algorithm is not available (``DigestAlgorithm/isAvailable``).
+    public init?(_ algorithm: DigestAlgorithm) {
         self.algorithm = algorithm
-        // Only memory running out makes this fail, and every algorithm here is built in.
-        guard let context = podq_digest_new(algorithm.rawValue) else { fatalError("no memory for a \(algorithm.name) context") }
+        guard let context = podq_digest_new(algorithm.rawValue) else { return nil }
         self.context = context
     }
 
@@ -80,8 +84,9 @@ public final class Digester {
     }
 
     /// The digest of `bytes` alone.
-    public static func digest(_ algorithm: DigestAlgorithm, of bytes: some Collection<UInt8>) -> [UInt8] {
-        let digester = Digester(algorithm)
+    /// The digest of `bytes` alone; nil when the algorithm is not available.
+    public static func digest(_ algorithm: DigestAlgorithm, of bytes: some Collection<UInt8>) -> [UInt8]? {
+        guard let digester = Digester(algorithm) else { return nil }
         Array(bytes).withUnsafeBytes { digester.update($0) }
         return digester.finish()
     }

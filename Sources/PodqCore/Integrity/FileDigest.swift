@@ -13,10 +13,11 @@ final class FileDigest: Sendable {
     private let position = Atomic<Int64>(0)
     private let digesters: Mutex<[Digester]>
 
+    /// Computes those of `algorithms` that are available (``DigestAlgorithm/isAvailable``).
     init(algorithms: some Sequence<DigestAlgorithm>) {
-        let unique = Array(Set(algorithms)).sorted()
-        self.algorithms = unique
-        self.digesters = Mutex(unique.map(Digester.init))
+        let digesters = Array(Set(algorithms)).sorted().compactMap(Digester.init)
+        self.algorithms = digesters.map(\.algorithm)
+        self.digesters = Mutex(digesters)
     }
 
     /// Bytes hashed so far.

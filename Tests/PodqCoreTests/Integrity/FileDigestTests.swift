@@ -37,7 +37,7 @@ final class FileDigestTests: XCTestCase {
         let result = try digest.finish(file, length: 3_000_000)
         XCTAssertEqual(result.values[.sha256], whole)
         XCTAssertEqual(result.values[.xxh3], check)
-        XCTAssertEqual(result.stored(.xxh3), "xxh3:" + check.hex)
+        XCTAssertEqual(result.stored(.xxh3), "xxh3:" + (check?.hex ?? ""))
         XCTAssertNil(result.stored(.md5))
     }
 

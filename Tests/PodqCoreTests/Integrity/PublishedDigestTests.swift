@@ -10,15 +10,16 @@ final class PublishedDigestTests: XCTestCase {
     static let abcMD5 = [UInt8](hex: "900150983cd24fb0d6963f7d28e17f72")!
 
     func testTheAlgorithmsMatchTheirPublishedTestVectors() {
+        XCTAssertTrue(DigestAlgorithm.allCases.allSatisfy(\.isAvailable), "libcrypto.so.3 is loaded when first needed")
         let abc = Array("abc".utf8)
         XCTAssertEqual(Digester.digest(.sha256, of: abc), Self.abc256)
         XCTAssertEqual(Digester.digest(.sha384, of: abc), Self.abc384)
         XCTAssertEqual(Digester.digest(.md5, of: abc), Self.abcMD5)
-        XCTAssertEqual(Digester.digest(.sha1, of: abc).hex, "a9993e364706816aba3e25717850c26c9cd0d89d")
-        XCTAssertEqual(Digester.digest(.sha512, of: abc).hex.prefix(32), "ddaf35a193617abacc417349ae204131")
+        XCTAssertEqual(Digester.digest(.sha1, of: abc)?.hex, "a9993e364706816aba3e25717850c26c9cd0d89d")
+        XCTAssertEqual(Digester.digest(.sha512, of: abc)?.hex.prefix(32), "ddaf35a193617abacc417349ae204131")
         // xxHash's own: XXH3_128bits("") and of "abc", canonical (big-endian) form.
-        XCTAssertEqual(Digester.digest(.xxh3, of: []).hex, "99aa06d3014798d86001c324468d497f")
-        XCTAssertEqual(Digester.digest(.xxh3, of: abc).hex, "06b05ab6733a618578af5f94892f3950")
+        XCTAssertEqual(Digester.digest(.xxh3, of: [])?.hex, "99aa06d3014798d86001c324468d497f")
+        XCTAssertEqual(Digester.digest(.xxh3, of: abc)?.hex, "06b05ab6733a618578af5f94892f3950")
     }
 
     func testSubresourceIntegrityValues() {
