@@ -9,6 +9,8 @@ struct RefreshCommand: AsyncParsableCommand {
         discussion: "A 304 changes nothing; a permanent redirect updates the stored URL. Exit code 1 when a feed failed.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
+    @Flag(name: .long, help: "Also ask the server about each downloaded file (one byte of it) and flag those that changed there.")
+    var checkFiles = false
 
     func run() async throws {
         let context = try QueueContext.open(global)
@@ -26,6 +28,11 @@ struct RefreshCommand: AsyncParsableCommand {
                     Console.error(outcome.line)
                 } else {
                     Console.out(outcome.line)
+                }
+                if checkFiles {
+                    let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(p)
+                    Console.out("\(p.title): \(checked) downloaded file\(checked == 1 ? "" : "s") checked with the server, \(changed) changed upstream"
+                                + (changed > 0 ? " (podq episodes --updated)" : ""))
                 }
             }
             return failed

@@ -85,8 +85,9 @@ enum Routes {
             return redirect(to: "ftp://127.0.0.1/episode.mp3")
         case "changing":
             let name = parts.dropFirst().first ?? "x"
-            let size = Int64(query["size"] ?? "") ?? 4096
             let version = state.version(name)
+            // `grow=1`: each version is 1,000 bytes longer than the one before (a re-upload).
+            let size = (Int64(query["size"] ?? "") ?? 4096) + (query["grow"] == "1" ? Int64(version - 1) * 1000 : 0)
             let source = PatternSource(seed: seed(name: name, version: version), length: size)
             var response = ranged(request, source: source, etag: "\"\(name)-v\(version)\"",
                                   lastModified: httpDate(seconds: 1_700_000_000 + version * 3600),

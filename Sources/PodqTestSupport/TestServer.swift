@@ -15,7 +15,8 @@ import PodqServer
 /// - `/status/<code>?retryAfter=S` that status, with `Retry-After` when given.
 /// - `/redirect/<n>?to=<path>` n hops (302, alternately relative and absolute) to `to`.
 /// - `/loop/a` and `/loop/b` redirect to each other; `/redirect-scheme` redirects to `ftp:`.
-/// - `/changing/<name>?size=N` content whose ETag and Last-Modified change with ``setVersion(_:_:)``.
+/// - `/changing/<name>?size=N` content whose ETag and Last-Modified change with ``setVersion(_:_:)``
+///   (`grow=1`: and each version 1,000 bytes longer).
 /// - `/static/<name>` bytes registered with ``serve(_:as:type:)``, with an ETag (304 on `If-None-Match`).
 /// - `/moved/<path>` a 301 to `/<path>`.
 /// - `/prefix/<x>/<host>/<path>` an analytics prefix: a 302 to `http://<host>/<path>` (query kept).

@@ -147,3 +147,34 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
         XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256, "the old file is kept")
     }
 }
+
+/// `podq refresh --check-files`: the server's file changed under the same URL.
+final class CheckFilesCommandTests: CLITestCase {
+    func testAFileReUploadedUnderTheSameURLIsFoundByAskingTheServer() async throws {
+        let body = Array(("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Same URL</title>"
+                          + "<item><title>Edited</title><guid>e</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
+                          + "<enclosure url=\"/changing/edited.mp3?size=50000&amp;grow=1\" type=\"audio/mpeg\" length=\"50000\"/></item>"
+                          + "</channel></rss>").utf8)
+        server.serve(body, as: "show.xml")
+        _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "1"])
+        let (run, out, err) = try await cli.run(["download"])
+        XCTAssertEqual(run.code, 0, out + err)
+        let (same, sout, _) = try await cli.run(["refresh", "--check-files"])
+        XCTAssertEqual(same.code, 0)
+        XCTAssertTrue(sout.contains("Same URL: 1 downloaded file checked with the server, 0 changed upstream"), sout)
+
+        server.setVersion("edited.mp3", 2)  // re-uploaded: a later Last-Modified, 1,000 bytes longer; the feed unchanged
+        let (plain, pout, _) = try await cli.run(["refresh"])
+        XCTAssertEqual(plain.code, 0)
+        XCTAssertFalse(pout.contains("updated upstream"), "the feed alone cannot tell: \(pout)")
+        let (checked, cout, _) = try await cli.run(["refresh", "--check-files"])
+        XCTAssertEqual(checked.code, 0)
+        XCTAssertTrue(cout.contains("1 downloaded file checked with the server, 1 changed upstream (podq episodes --updated)"), cout)
+        let (listed, lout, _) = try await cli.run(["episodes", "--updated"])
+        XCTAssertEqual(listed.code, 0)
+        XCTAssertTrue(lout.contains("the server's file changed on") && lout.contains("is 51000 bytes; podq downloaded 50000"), lout)
+        let asked = server.log.requests.filter { $0.path == "/changing/edited.mp3" && $0.header("Range") == "bytes=0-0" }
+        XCTAssertEqual(asked.count, 2, "one byte asked for, once per check")
+    }
+}

@@ -1,6 +1,13 @@
 import GRDB
 
 extension QueueStore {
+    /// Flags an episode as updated upstream with `reason` (``EpisodeRecord/upstreamChange``).
+    public func markUpdatedUpstream(episodeId: Int64, reason: String) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE episode SET upstreamChange = ? WHERE id = ?", arguments: [reason, episodeId])
+        }
+    }
+
     /// The podcast's episodes whose downloaded file is no longer what the feed gives
     /// (``EpisodeRecord/upstreamChange``), oldest first.
     public func updatedUpstream(podcastId: Int64) throws(StoreError) -> [EpisodeRecord] {

@@ -31,6 +31,22 @@ public enum UpstreamChange {
         return nil
     }
 
+    /// Why the server's file is no longer the one downloaded (`podq refresh --check-files`), from a
+    /// probe's answer: its total length moved beyond ad noise, or its `Last-Modified` is later than the
+    /// one saved and its length differs at all. Nil when it did not change, or when the answer says
+    /// too little (a server that gives no length).
+    public static func detect(stored: ResourceValidators?, size: Int64, total: Int64?, lastModified: String?) -> String? {
+        guard let total, total > 0 else { return nil }
+        let delta = abs(total - size)
+        if delta > absoluteNoise && Double(delta) > relativeNoise * Double(max(total, size)) {
+            return "the server's file is \(total) bytes; podq downloaded \(size)"
+        }
+        if delta > 0, let now = lastModified.flatMap(FeedDate.parse), let then = stored?.lastModified.flatMap(FeedDate.parse), now > then {
+            return "the server's file changed on \(FeedDate.day(now)) and is \(total) bytes; podq downloaded \(size)"
+        }
+        return nil
+    }
+
     /// The file a URL names: without its tracking prefixes (a switch of analytics service is not a
     /// new file) and as ``EpisodeRecord/key(for:)`` compares enclosures.
     static func fileKey(_ url: String) -> String {

@@ -31,4 +31,17 @@ final class UpstreamChangeTests: XCTestCase {
         XCTAssertNil(UpstreamChange.detect(oldURL: url, newURL: url, oldLength: 50 * mb, newLength: nil, fileSize: 50 * mb))
         XCTAssertNil(UpstreamChange.detect(oldURL: url, newURL: url, oldLength: nil, newLength: 30 * mb, fileSize: nil), "nothing to compare with")
     }
+
+    func testWhatTheServerSaysOfTheFile() {
+        let then = ResourceValidators(strongETag: "\"a\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", totalLength: 50_000)
+        let later = "Sun, 22 Nov 2026 10:00:00 GMT"
+        XCTAssertNil(UpstreamChange.detect(stored: then, size: 50_000, total: 50_000, lastModified: later), "the same length: not a re-upload we can tell")
+        XCTAssertNil(UpstreamChange.detect(stored: then, size: 50_000, total: 51_000, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"),
+                     "another length, the same date: an inserted ad")
+        XCTAssertEqual(UpstreamChange.detect(stored: then, size: 50_000, total: 51_000, lastModified: later),
+                       "the server's file changed on 2026-11-22 and is 51000 bytes; podq downloaded 50000")
+        XCTAssertEqual(UpstreamChange.detect(stored: nil, size: 50_000_000, total: 20_000_000, lastModified: nil),
+                       "the server's file is 20000000 bytes; podq downloaded 50000000")
+        XCTAssertNil(UpstreamChange.detect(stored: then, size: 50_000, total: nil, lastModified: later), "no length, no verdict")
+    }
 }
