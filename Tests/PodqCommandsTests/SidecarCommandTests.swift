@@ -24,6 +24,8 @@ final class SidecarCommandTests: CLITestCase {
             <item><title>Two</title><guid>2</guid><pubDate>Fri, 20 Nov 2026 10:00:00 GMT</pubDate><itunes:image href="/static/art2.png"/>
               <enclosure url="/data/two.mp3?size=3000&amp;seed=2" type="audio/mpeg" length="3000"/>
               <podcast:chapters url="/static/c2.json" type="application/json+chapters"/><podcast:transcript url="/static/missing.srt" type="application/x-subrip"/></item>
+            <item><title>Three</title><guid>3</guid><pubDate>Thu, 19 Nov 2026 10:00:00 GMT</pubDate><itunes:image href="/data/huge.jpg?size=20000001"/>
+              <enclosure url="/data/three.mp3?size=3000&amp;seed=3" type="audio/mpeg" length="3000"/></item>
             </channel></rss>
             """.utf8)
         server.serve(body, as: "show.xml")
@@ -33,13 +35,13 @@ final class SidecarCommandTests: CLITestCase {
         chmod(script, 0o755)
         try "sidecars = true\non-complete = \"\(script)\"\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
-        _ = try await cli.run(["queue", "add", "1", "2"])
+        _ = try await cli.run(["queue", "add", "1", "2", "3"])
         let (run, out, err) = try await cli.run(["download"])
         XCTAssertEqual(run.code, 0, out + err)
 
         let folder = dir.file("home/downloads/Offline Show")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        XCTAssertEqual(names, ["2026-11-20 Two.json", "2026-11-20 Two.mp3", "2026-11-20 Two.mp3.seen",
+        XCTAssertEqual(names, ["2026-11-19 Three.json", "2026-11-19 Three.mp3", "2026-11-19 Three.mp3.seen", "2026-11-20 Two.json", "2026-11-20 Two.mp3", "2026-11-20 Two.mp3.seen",
                                "2026-11-21 One.chapters.json", "2026-11-21 One.json", "2026-11-21 One.mp3", "2026-11-21 One.mp3.seen",
                                "2026-11-21 One.png", "2026-11-21 One.vtt"])
         XCTAssertEqual(try String(contentsOfFile: folder + "/2026-11-21 One.vtt", encoding: .utf8), "WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n",
@@ -64,5 +66,6 @@ final class SidecarCommandTests: CLITestCase {
         XCTAssertTrue(log.contains("kind=chapters reason=\"it is not JSON\""), log)
         XCTAssertTrue(log.contains("kind=image reason=\"it is not a JPEG, PNG, WebP or GIF image\""), log)
         XCTAssertTrue(log.contains("sidecar not fetched") && log.contains("kind=transcript"), log)
+        XCTAssertTrue(log.contains("kind=image reason=\"it is larger than 20 MB, the most podq fetches for it\""), log)
     }
 }
