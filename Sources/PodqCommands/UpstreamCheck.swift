@@ -36,8 +36,9 @@ struct UpstreamCheck {
         headers.add(name: "Accept-Encoding", value: "identity")
         guard let result = try? await RedirectFollower(transport: transport).send(url: url, headers: headers, access: access) else { return nil }
         let response = result.response
-        // The byte (or a whole body, from a server that ignores ranges) is not needed.
-        Task { for try await _ in response.body { break } }
+        // The byte is not needed; a server that ignores ranges sends the whole file, and leaving after
+        // its first piece ends the request.
+        _ = try? await { for try await _ in response.body { break } }()
         let total: Int64? = switch response.status {
         case 206: response.headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
         case 200: response.headers.first(name: "Content-Length").flatMap(Int64.init)

@@ -30,9 +30,10 @@ extension DownloadOperation {
     /// a file that matches, or has nothing to match, is recorded and saved; the first mismatch starts
     /// the file again from zero; a second one is recorded as unverified, with why, and the file kept.
     func verifyIntegrity(_ file: PartialFile, length: Int64) async throws {
-        if digestPass.digest == nil { beginDigest(validators: validators) }
-        let (digest, expected, earlier) = digestPass
-        let digests = try (digest ?? FileDigest(algorithms: [configuration.checksum])).finish(file, length: length)
+        // A pass that began without a response (none is, today) hashes the whole file here.
+        let digest = digestPass.digest ?? beginDigest(validators: validators)
+        let (_, expected, earlier) = digestPass
+        let digests = try digest.finish(file, length: length)
         let verdict = IntegrityVerdict.decide(digests: digests, expected: expected,
                                               lengthKnown: expectedLength != nil, checksumAlgorithm: configuration.checksum,
                                               earlierMismatch: earlier)
