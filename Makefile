@@ -28,9 +28,17 @@ release:
 	$(RELEASE) --product podq
 
 # Tests run one at a time: several drive throttled downloads and child processes on 2 cores.
+# Then the tests that download, resume, split, read feeds and fetch sidecars run again against servers
+# that cut every response at random byte boundaries with random pauses (PODQ_TEST_SEGMENTING). The seed
+# comes from the commit (the same commit cuts the same way; another commit, other ways) unless given:
+# `make test SEGMENT_SEED=1234` repeats a run whose seed a failure printed.
+SEGMENT_SEED ?= $(shell git rev-parse HEAD 2>/dev/null | cut -c1-7 | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 29)
+SEGMENTED_TESTS = PodqCommandsTests.(DownloadCommandTests|SegmentedDownloadTests|SidecarCommandTests|SubscriptionCommandTests|PrivateFeedCommandTests|IntegrityCommandTests|RealWebCommandTests|ProxyCommandTests|TLSCommandTests)|PodqCoreTests.(DownloadOperationTests|QueueRunnerTests|AsyncHTTPTransportTests)
 test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+	@echo "make test: again with every response cut at random places: PODQ_TEST_SEGMENTING=$(SEGMENT_SEED)"
+	PODQ_TEST_SEGMENTING=$(SEGMENT_SEED) $(SWIFT) test --skip-build --disable-swift-testing --filter '$(SEGMENTED_TESTS)'
 
 # The build's own progress lines ([n/m] Compiling ...) show how far a first build is.
 demo:

@@ -8,6 +8,11 @@ struct Connection {
     let channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     let log: ServerLog
     let route: HTTPServer.Route
+    /// Set: the responses leave in random pieces, and some connections stay open after a response that
+    /// was asked to close them (a server that ignores `Connection: close`).
+    var segmenting: Segmenting? = nil
+    /// What the segmenting handler holds unwritten: the body waits while it is over its limit.
+    var backlog: SegmentingBacklog? = nil
 
     /// The largest body write, and the step of a throttled body.
     static let chunkSize = 64 * 1024
@@ -25,6 +30,8 @@ struct Connection {
     }
 
     func serve() async {
+        var random = SeededGenerator(seed: (segmenting?.seed ?? 0) ^ UInt64(id) &* 0x9E37_79B9)
+        let ignoresClose = segmenting.map { Double.random(in: 0..<1, using: &random) < $0.keepOpenShare } ?? false
         try? await channel.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             var closing = false
@@ -35,7 +42,7 @@ struct Connection {
                 case .end:
                     guard let h = head else { return }
                     head = nil
-                    switch try await answer(h, outbound: outbound) {
+                    switch try await answer(h, outbound: outbound, ignoresClose: ignoresClose) {
                     case .keepOpen: break
                     case .close:
                         outbound.finish()
@@ -48,7 +55,8 @@ struct Connection {
     }
 
     /// Writes the response; says how the connection goes on.
-    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws -> After {
+    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+                        ignoresClose: Bool) async throws -> After {
         let request = log.begin { sequence in
             ServerRequest(sequence: sequence, method: head.method.rawValue, uri: head.uri,
                           headers: head.headers.map { ($0.name, $0.value) }, connection: id)
@@ -64,7 +72,7 @@ struct Connection {
         } else {
             headers.replaceOrAdd(name: "Content-Length", value: String(response.announcedLength ?? response.bodyLength))
         }
-        let keepAlive = head.isKeepAlive && response.dropAfter == nil && response.announcedLength == nil
+        let keepAlive = (head.isKeepAlive || ignoresClose) && response.dropAfter == nil && response.announcedLength == nil
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         if let delay = response.headDelay { try await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
@@ -88,6 +96,9 @@ struct Connection {
             fill(&buffer, body: response.body, offset: sent, count: count)
             try await outbound.write(.body(.byteBuffer(buffer)))
             sent += Int64(count)
+            while let backlog, backlog.bytes.load(ordering: .relaxed) > SegmentingBacklog.limit, channel.channel.isActive {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             // No wait after the last byte: the client has the whole body then, and goes on.
             if let rate = response.bytesPerSecond, sent < limit {
                 // Sleep until the schedule for this many bytes at `rate` bytes a second.

@@ -41,11 +41,13 @@ public final class HTTPServer: Sendable {
         URL(string: "\(scheme)://\(host):\(port)\(path.hasPrefix("/") ? "" : "/")\(path)")!
     }
 
-    /// Starts a server; it runs until ``stop()``. With `tls`, it speaks HTTPS.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil,
+    /// Starts a server; it runs until ``stop()``. With `tls`, it speaks HTTPS. With `segmenting`, every
+    /// response leaves in pieces cut at random byte boundaries (``Segmenting``).
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, segmenting: Segmenting? = nil,
                              route: @escaping Route) async throws -> HTTPServer {
         let log = ServerLog()
         let connections = ConnectionSet()
+        let accepted = Atomic<Int>(0)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -53,11 +55,20 @@ public final class HTTPServer: Sendable {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    // After TLS: each piece is a record of its own, so the client's HTTP layer sees the cuts.
+                    var backlog: SegmentingBacklog?
+                    if let segmenting {
+                        let number = accepted.wrappingAdd(1, ordering: .relaxed).newValue
+                        let handler = SegmentingHandler(segmenting, connection: number)
+                        backlog = handler.backlog
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     // Half closure: a response with `Connection: close` ends with the output shut after its
                     // last byte (Connection.After.close).
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                    let async = try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                         wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                    return (async, backlog)
                 }
             }
         let boundPort = server.channel.localAddress?.port ?? port
@@ -65,10 +76,10 @@ public final class HTTPServer: Sendable {
         let serving = Task<Void, Never> {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
-                    for try await connection in inbound {
+                    for try await (connection, backlog) in inbound {
                         let id = connections.insert(connection.channel)
                         group.addTask {
-                            await Connection(id: id, channel: connection, log: log, route: route).serve()
+                            await Connection(id: id, channel: connection, log: log, route: route, segmenting: segmenting, backlog: backlog).serve()
                             connections.remove(id)
                         }
                     }

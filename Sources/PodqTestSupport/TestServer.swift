@@ -39,14 +39,26 @@ public final class TestServer: Sendable {
     }
 
     /// Starts a server; with `tls` (``TestCertificates/serverContext(_:)``), an HTTPS one; on `host`
-    /// (another loopback address, such as 127.0.0.2, is "another host").
-    public static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil) async throws -> TestServer {
+    /// (another loopback address, such as 127.0.0.2, is "another host"). With `segmenting`, or when the
+    /// environment sets `PODQ_TEST_SEGMENTING` (``Segmenting/fromEnvironment(_:)``: `make test` runs the
+    /// download, resume, segment, feed and sidecar tests so), every response leaves in random pieces.
+    public static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil, segmenting: Segmenting? = nil) async throws -> TestServer {
         let state = State()
-        let http = try await HTTPServer.start(host: host, tls: tls) { request in
+        let mode = segmenting ?? environmentSegmenting.map { base in
+            // Each server of the run cuts differently, and the same again in a run with the same seed.
+            var mode = base
+            mode.seed = base.seed &+ UInt64(started.wrappingAdd(1, ordering: .relaxed).oldValue)
+            return mode
+        }
+        let http = try await HTTPServer.start(host: host, tls: tls, segmenting: mode) { request in
             Routes.answer(request, state: state)
         }
         return TestServer(http: http, state: state)
     }
+
+    /// The mode of `PODQ_TEST_SEGMENTING`, read once.
+    public static let environmentSegmenting = Segmenting.fromEnvironment()
+    private static let started = Atomic<Int>(0)
 
     /// What the server saw.
     public var log: ServerLog { http.log }

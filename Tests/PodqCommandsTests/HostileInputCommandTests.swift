@@ -273,7 +273,8 @@ final class HostileInputCommandTests: CLITestCase {
         // 200 bytes of head, one every 50 ms: never 1 s without a byte (stall-timeout), but no complete
         // head within response-timeout (2 s).
         let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nX-Padding: " + String(repeating: "x", count: 140) + "\r\nContent-Length: 10\r\n\r\n0123456789"
-        let trickle = try await TrickleServer.start(response: Array(head.utf8), interval: .milliseconds(50))
+        let bytes = Array(head.utf8)
+        let trickle = try await ScriptedServer.start(.cut(bytes, at: Array(1..<bytes.count), pause: .milliseconds(50)))
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
         try "max-attempts = 1\nresponse-timeout = 2\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
         let (exit, out, err) = try await cli.run(["download", "--stall-timeout", "1", "http://127.0.0.1:\(trickle.port)/slow.mp3"])

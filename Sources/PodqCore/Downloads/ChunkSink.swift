@@ -16,8 +16,8 @@ final class ChunkSink: Sendable {
         var toCompare: [UInt8]
         var compared = 0
         var written: Int64
-        /// What the body's first bytes must show, until they have been looked at.
-        var firstBytes: FirstBytes?
+        /// What the body's first bytes must show, and those bytes until there are enough to look at.
+        var firstBytes: FirstBytesHold
         /// A file to empty once the first bytes passed (a fresh body over an old partial): a web page
         /// refused at its first bytes leaves the partial as it was.
         var emptyFirst: PartialFile?
@@ -33,7 +33,8 @@ final class ChunkSink: Sendable {
         self.operation = operation
         self.expected = expected
         self.digest = operation.currentDigest
-        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, firstBytes: firstBytes, emptyFirst: emptyFirst))
+        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, firstBytes: FirstBytesHold(firstBytes),
+                                 emptyFirst: emptyFirst))
     }
 
     /// What the first bytes of a body must show: the sniffing that tells a web page (a login page, a
@@ -84,14 +85,19 @@ final class ChunkSink: Sendable {
     /// True once the overlap (if any) has been compared in full.
     var overlapChecked: Bool { state.withLock { $0.toCompare.isEmpty } }
 
-    /// Empties the file if no chunk did (an empty body over an old partial).
-    func emptyIfPending() throws(DownloadError) {
-        try state.withLock { (state: inout State) throws(DownloadError) in
+    /// The body ended: writes the first bytes still held (a body shorter than
+    /// ``FirstBytesHold/needed``) once they passed, and empties the file if no chunk did (an empty body
+    /// over an old partial).
+    func finish() throws {
+        let count = try state.withLock { (state: inout State) throws -> Int in
+            if let held = try state.firstBytes.end() { return try Self.write(held, into: &state, expected: expected, digest: digest) }
             if let file = state.emptyFirst {
                 state.emptyFirst = nil
                 try file.truncate()
             }
+            return 0
         }
+        if count > 0 { operation.addProgress(count) }
     }
 
     /// Closes the writer's stream.
@@ -114,27 +120,29 @@ final class ChunkSink: Sendable {
                 }
                 if chunk.readableBytes == 0 { return 0 }
             }
-            let count = chunk.readableBytes
-            if let check = state.firstBytes {
-                state.firstBytes = nil
-                try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
-            }
-            if let file = state.emptyFirst {
-                state.emptyFirst = nil
-                try file.truncate()
-            }
-            if let expected, state.written + Int64(count) > expected {
-                throw DownloadError.bodyTooLong(expected: expected)
-            }
-            let writer = state.writer
-            let offset = state.written
-            try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in
-                try writer.write(bytes)
-                digest?.update(bytes, at: offset)
-            }
-            state.written += Int64(count)
-            return count
+            guard let bytes = try state.firstBytes.pass(chunk) else { return 0 }
+            return try Self.write(bytes, into: &state, expected: expected, digest: digest)
         }
         if count > 0 { operation.addProgress(count) }
+    }
+
+    /// Writes `bytes` at the end of the file: the first write empties an old partial first.
+    private static func write(_ bytes: ByteBuffer, into state: inout State, expected: Int64?, digest: FileDigest?) throws -> Int {
+        if let file = state.emptyFirst {
+            state.emptyFirst = nil
+            try file.truncate()
+        }
+        let count = bytes.readableBytes
+        if let expected, state.written + Int64(count) > expected {
+            throw DownloadError.bodyTooLong(expected: expected)
+        }
+        let writer = state.writer
+        let offset = state.written
+        try bytes.withUnsafeReadableBytes { bytes throws(DownloadError) in
+            try writer.write(bytes)
+            digest?.update(bytes, at: offset)
+        }
+        state.written += Int64(count)
+        return count
     }
 }

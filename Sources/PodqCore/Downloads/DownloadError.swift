@@ -28,6 +28,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     /// The server took the request but its answer's head did not come: nothing arrived for `seconds`
     /// before the status line and headers were complete.
     case noResponse(seconds: Double)
+    /// The answer's head (status line and headers) was longer than `limit` bytes: refused as soon as
+    /// it passed the limit, never retried.
+    case headTooLarge(limit: Int)
     /// The server's certificate did not verify: permanent, never retried.
     case untrustedCertificate(host: String, reason: String)
     /// The TLS handshake failed in a way trying again does not change (the port speaks plain http,
@@ -73,7 +76,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .encodedBody, .badProxy, .refusedBehindFirewall:
+            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .encodedBody, .badProxy, .refusedBehindFirewall:
             false
         }
     }
@@ -131,7 +134,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .badTrustStore(let variable, let path, let reason):
             "\(variable)=\(SafeText.clean(path)) cannot be used: \(reason). Point it at a PEM file of CA certificates (SSL_CERT_FILE) or a folder of them (SSL_CERT_DIR), or unset it."
         case .noResponse(let seconds):
-            "The server took the request but sent no complete answer (its headers) for \(Self.format(seconds)) s; it may be overloaded. podq tries again later (raise stall-timeout for a slow server)."
+            "The server took the request but sent no complete answer (its headers) for \(Self.format(seconds)) s; it may be overloaded. For a server that is slow to answer, raise response-timeout in the config."
+        case .headTooLarge(let limit):
+            "The server's answer has headers longer than \(limit / 1024) KiB, the most podq reads; it is refused. The server is misconfigured (or hostile): tell the podcast's host."
         case .shortBody(let received, let expected):
             "The server sent \(received) of \(expected) bytes and stopped; the partial file is kept."
         case .bodyTooLong(let expected):

@@ -204,6 +204,7 @@ extension DownloadOperation {
                                check: check, gate: gate)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
+            try sink.finish()
         } catch is SegmentSink.Reached {}
         sink.close()
         try Task.checkCancellation()

@@ -189,7 +189,7 @@ extension DownloadOperation {
         } catch is ChunkSink.OverlapMismatch {
             throw RestartFromZero()
         }
-        try sink.emptyIfPending()
+        try sink.finish()
         sink.close()
         try Task.checkCancellation()
         // The body ended inside the overlap: the server's file is shorter than the partial one.

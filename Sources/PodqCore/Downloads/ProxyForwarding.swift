@@ -56,11 +56,13 @@ extension StreamingDelegate {
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName)) }
+                        let headGuard = ResponseHeadGuard()
+                        try pipeline.addHandler(headGuard)
                         try pipeline.addHTTPClientHandlers()
                         if decompress {
                             try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(AsyncHTTPTransport.maxDecompressionRatio)))
                         }
-                        try pipeline.addHandler(ResponseRelay(delegate: self, request: request, peer: peer))
+                        try pipeline.addHandler(ResponseRelay(delegate: self, request: request, peer: peer, headGuard: headGuard))
                     }
                 }
                 .connect(host: host, port: port)

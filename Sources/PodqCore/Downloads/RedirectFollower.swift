@@ -126,7 +126,7 @@ public struct RedirectFollower: Sendable {
     /// Failures of the hop's server, not of the file: a prefix that fails so can be skipped.
     static func isHopFailure(_ error: DownloadError) -> Bool {
         switch error {
-        case .connectionFailed, .connectionLost, .noResponse, .untrustedCertificate, .tlsRefused, .network, .stalled: true
+        case .connectionFailed, .connectionLost, .noResponse, .headTooLarge, .untrustedCertificate, .tlsRefused, .network, .stalled: true
         default: false
         }
     }

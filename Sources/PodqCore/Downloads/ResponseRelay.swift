@@ -4,6 +4,11 @@ import NIOHTTP1
 /// Writes the request, then hands the response to the delegate one part at a time, as AHC does: the
 /// next part only once the delegate let the last one go, and the next read only once every part read
 /// so far has gone (the channel's autoRead is off, so at most one read's worth waits here).
+///
+/// A read that completes no part (a head, or a chunk-size line, that came in several TCP segments)
+/// asks for the next read at once (``channelReadComplete(context:)``): however the server's bytes
+/// are cut, podq reads on until a part is whole. The head's size is bounded by a
+/// ``ResponseHeadGuard`` before the decoder, which this relay tells when the final head came.
 final class ResponseRelay: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
@@ -25,10 +30,14 @@ final class ResponseRelay: ChannelInboundHandler {
     /// response whose end came before the error is whole, whatever followed it).
     private var pendingError: (any Error)?
 
-    init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String) {
+    /// Counts the head's bytes; told here when the final head came.
+    private let headGuard: ResponseHeadGuard?
+
+    init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String, headGuard: ResponseHeadGuard? = nil) {
         self.delegate = delegate
         self.request = request
         self.peer = peer
+        self.headGuard = headGuard
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -38,8 +47,19 @@ final class ResponseRelay: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        queue.append(unwrapInboundIn(data))
+        let part = unwrapInboundIn(data)
+        if case .head(let head) = part, head.status.code >= 200 { headGuard?.headDone = true }
+        queue.append(part)
         drain(context)
+    }
+
+    /// A read ended. When it completed no part, nothing waits with the delegate and nothing will call
+    /// ``drain(_:)``: read on, or the rest of a head cut in two would never be asked for.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !ended && !delivering && queue.isEmpty && !closed && pendingError == nil && context.channel.isActive {
+            context.read()
+        }
+        context.fireChannelReadComplete()
     }
 
     private func drain(_ context: ChannelHandlerContext) {
@@ -112,7 +132,9 @@ final class ResponseRelay: ChannelInboundHandler {
     /// A parser error in words: before the head, the answer is not HTTP (no connection worth the name
     /// was made); after it, the body was cut short.
     private func describe(_ error: any Error) -> any Error {
-        guard error is HTTPParserError else { return error }
+        guard let parser = error as? HTTPParserError else { return error }
+        // NIO's own limit on a header list (80 KiB), when a read crosses it before the guard counts it.
+        if parser == .headerOverflow && !sawHead { return DownloadError.headTooLarge(limit: ResponseHeadGuard.limit) }
         return sawHead ? DownloadError.connectionLost("\(peer) closed the connection early")
                        : DownloadError.connectionFailed("\(peer)'s answer is not HTTP")
     }

@@ -12,7 +12,7 @@ final class SegmentSink: Sendable {
 
     private struct State {
         let writer: PartialFileWriter
-        var check: ChunkSink.FirstBytes?
+        var check: FirstBytesHold
         var gate: AsyncStream<Void>.Continuation?
     }
 
@@ -35,38 +35,64 @@ final class SegmentSink: Sendable {
         self.slot = slot
         self.requestedEnd = requestedEnd
         self.digest = operation.currentDigest
-        self.state = Mutex(State(writer: writer, check: check, gate: gate))
+        self.state = Mutex(State(writer: writer, check: FirstBytesHold(check), gate: gate))
     }
 
     /// Closes the writer's stream.
     func close() { state.withLock { $0.writer.close() } }
 
     func take(_ chunk: inout ByteBuffer) throws {
-        let count = chunk.readableBytes
-        guard count > 0 else { return }
-        let (written, complete) = try state.withLock { (state: inout State) throws -> (Int, Bool) in
-            if let gate = state.gate {
-                if let check = state.check {
-                    state.check = nil
-                    try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
-                }
-                // A fresh body over an old partial: the old bytes go once the new ones proved to be media.
-                try run.file.truncate()
-                state.gate = nil
-                gate.finish()
-            }
-            let (offset, allowed) = run.table.reserve(slot, count: count)
-            if allowed > 0 {
-                let writer = state.writer
-                try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in
-                    let mine = UnsafeRawBufferPointer(rebasing: bytes.prefix(allowed))
-                    try writer.write(mine)
-                    digest?.update(mine, at: offset)
-                }
-            }
-            return (allowed, run.table.wrote(slot, count: allowed))
+        guard chunk.readableBytes > 0 else { return }
+        let (count, written, complete) = try state.withLock { (state: inout State) throws -> (Int, Int, Bool) in
+            guard let bytes = try open(&state, with: chunk) else { return (0, 0, false) }
+            let (written, complete) = try write(bytes, &state)
+            return (bytes.readableBytes, written, complete)
         }
         if written > 0 { operation.addProgress(written) }
         if written < count || (complete && run.table.segment(slot).end < requestedEnd) { throw Reached() }
+    }
+
+    /// The body ended: the first bytes still held (a body shorter than ``FirstBytesHold/needed``) are
+    /// judged and written.
+    func finish() throws {
+        let written = try state.withLock { (state: inout State) throws -> Int in
+            guard state.gate != nil, let held = try state.check.end() else { return 0 }
+            guard let bytes = try open(&state, with: held) else { return 0 }
+            return try write(bytes, &state).written
+        }
+        if written > 0 { operation.addProgress(written) }
+    }
+
+    /// A fresh body's first bytes, once there are enough of them and they passed: the old partial is
+    /// emptied and the other connections may start. Nil while they are held.
+    private func open(_ state: inout State, with chunk: ByteBuffer) throws -> ByteBuffer? {
+        guard let gate = state.gate else { return chunk }
+        let bytes: ByteBuffer
+        if state.check.isPending {
+            guard let judged = try state.check.pass(chunk) else { return nil }
+            bytes = judged
+        } else {
+            bytes = chunk
+        }
+        // A fresh body over an old partial: the old bytes go once the new ones proved to be media.
+        try run.file.truncate()
+        state.gate = nil
+        gate.finish()
+        return bytes
+    }
+
+    /// Writes what of `bytes` belongs to the segment at its position; returns how many bytes that was
+    /// and whether the segment is complete.
+    private func write(_ bytes: ByteBuffer, _ state: inout State) throws -> (written: Int, complete: Bool) {
+        let (offset, allowed) = run.table.reserve(slot, count: bytes.readableBytes)
+        if allowed > 0 {
+            let writer = state.writer
+            try bytes.withUnsafeReadableBytes { bytes throws(DownloadError) in
+                let mine = UnsafeRawBufferPointer(rebasing: bytes.prefix(allowed))
+                try writer.write(mine)
+                digest?.update(mine, at: offset)
+            }
+        }
+        return (allowed, run.table.wrote(slot, count: allowed))
     }
 }

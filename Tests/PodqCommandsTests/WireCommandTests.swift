@@ -1,0 +1,61 @@
+import Foundation
+import PodqServer
+import PodqTestSupport
+import XCTest
+
+/// The wire, through the binary: an answer whose head comes in several writes with the connection kept
+/// open downloads as curl does, a feed whose head is cut so reads too, and a head of a megabyte is
+/// refused as soon as it passes the limit, in words.
+final class WireCommandTests: CLITestCase {
+    private func mp3(_ count: Int) -> [UInt8] {
+        Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0] + (0..<count - 10).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    }
+
+    private func config(_ text: String) throws {
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
+        try text.write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+    }
+
+    func testAHeadInTwoWritesWithTheConnectionKeptOpenDownloads() async throws {
+        let body = mp3(5000)
+        let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        let server = try await ScriptedServer.start(.cut(answer, at: [17], pause: .milliseconds(20)))
+        defer { Task { await server.stop() } }
+        try config("max-attempts = 1\nresponse-timeout = 10\n")
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/split.mp3")], timeout: 30)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.file("out/split.mp3")))), body)
+    }
+
+    func testEveryResponseInOneByteWritesDownloadsAndResumes() async throws {
+        // The first answer breaks off after 3000 bytes; the second (a resume: 206 from byte 3000) comes
+        // one byte a write, its head included.
+        let body = mp3(6000)
+        let first = Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\nAccept-Ranges: bytes\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+            + body.prefix(3000)
+        let second = Array(("HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\n"
+            + "Content-Range: bytes 3000-5999/6000\r\nContent-Length: 3000\r\n\r\n").utf8) + body.suffix(3000)
+        let server = try await ScriptedServer.start { n in
+            n == 0 ? .cut(first, at: [40, 41, 900], pause: .milliseconds(3), closeAfter: true)
+                   : .cut(second, at: Array(1..<second.count))
+        }
+        defer { Task { await server.stop() } }
+        try config("max-attempts = 2\nretry-delay = 0.1\nresponse-timeout = 10\n")
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/resume.mp3")], timeout: 60)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("resumed"), out)
+        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.file("out/resume.mp3")))), body)
+    }
+
+    func testAHeaderOfAMegabyteIsRefusedAtOnceInWords() async throws {
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nSet-Cookie: a=".utf8) + [UInt8](repeating: 0x61, count: 1 << 20)
+        let server = try await ScriptedServer.start(.cut(head, at: Array(stride(from: 8192, to: head.count, by: 8192))))
+        defer { Task { await server.stop() } }
+        // A response-timeout far longer than the test: only the limit can end it.
+        try config("max-attempts = 1\nresponse-timeout = 600\n")
+        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/cookie.mp3")], timeout: 60)
+        XCTAssertEqual(exit.code, 1, out + err)
+        XCTAssertTrue((out + err).contains("headers longer than 64 KiB"), out + err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/cookie.mp3")))
+    }
+}
