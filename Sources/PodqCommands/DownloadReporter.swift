@@ -66,6 +66,8 @@ final class DownloadReporter: Sendable {
             emit("cancelled #\(id) \(title)")
         case .diskFull(let message):
             emit("paused: \(message)")
+        case .note(let id, let title, let text):
+            emit("note      #\(id) \(title): \(text)")
         }
     }
 

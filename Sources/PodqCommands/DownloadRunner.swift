@@ -27,6 +27,11 @@ final class DownloadRunner: Sendable {
 
     /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
     func run(adding items: [DownloadItem]) async throws -> Int32 {
+        // Signals are caught from the start: a SIGTERM while the lock is taken or the queue read still
+        // ends the run with 130 and nothing lost, once the runner exists to stop.
+        let stopRunner = Mutex<(@Sendable () async -> Void)?>(nil)
+        let interrupt = InterruptHandler { await stopRunner.withLock { $0 }?() }
+        defer { interrupt.disarm() }
         guard let lock = try context.takeQueue() else { return ExitCodes.locked }
         defer { lock.release() }
         try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
@@ -58,8 +63,8 @@ final class DownloadRunner: Sendable {
                                          if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
                                      }),
                                      access: { await logins.access(for: $0) })
-            let interrupt = InterruptHandler { await runner.stop() }
-            defer { interrupt.disarm() }
+            stopRunner.withLock { $0 = { await runner.stop() } }
+            if interrupt.fired { await runner.stop() }
             reporter.begin()
             do {
                 let summary = try await runner.run()

@@ -15,6 +15,8 @@ enum Routes {
             let etag: String? = switch query["etag"] {
             case "none": nil
             case "weak": "W/\"\(seed)-\(size)\""
+            // The same strong ETag whatever bytes `vary=1` sends: a host that inserts ads per request.
+            case "fixed": "\"\(query["seed"] ?? "1")-\(size)\""
             default: "\"\(seed)-\(size)\""
             }
             let lastModified = query["lastmod"] == "none" ? nil : httpDate(seconds: 1_700_000_000 + Int(seed))
@@ -34,6 +36,7 @@ enum Routes {
                     }
                 }
             }
+            if response.status == 206, let lie = query["segmentLie"] { lieInRange(lie, &response) }
             if query["ranges"] == "lie" {
                 // Says it takes ranges, and answers every one with the whole file.
                 response.headers = response.headers.map { $0.name == "Accept-Ranges" ? ("Accept-Ranges", "bytes") : $0 }
@@ -106,6 +109,32 @@ enum Routes {
         }
     }
 
+    /// A 206 that is not of the file the first answer was: `etag` (another ETag), `noetag` (none),
+    /// `total` (another length in Content-Range), `start` (a Content-Range that starts elsewhere).
+    static func lieInRange(_ lie: String, _ response: inout ServerResponse) {
+        func edit(_ name: String, _ change: (String) -> String?) {
+            response.headers = response.headers.compactMap { header in
+                header.name == name ? change(header.value).map { (name, $0) } : header
+            }
+        }
+        switch lie {
+        case "etag": edit("ETag") { _ in "\"another-version\"" }
+        case "noetag": edit("ETag") { _ in nil }
+        case "total":
+            edit("Content-Range") { value in
+                guard let slash = value.lastIndex(of: "/"), let total = Int64(value[value.index(after: slash)...]) else { return value }
+                return value[...slash] + String(total + 1)
+            }
+        case "start":
+            edit("Content-Range") { value in
+                let parts = value.dropFirst(6).split(separator: "-", maxSplits: 1)
+                guard parts.count == 2, let start = Int64(parts[0]) else { return value }
+                return "bytes \(start + 1000)-" + parts[1]
+            }
+        default: break
+        }
+    }
+
     static func seed(name: String, version: Int) -> UInt64 {
         UInt64(truncatingIfNeeded: name.utf8.reduce(UInt64(5381)) { ($0 << 5) &+ $0 &+ UInt64($1) }) &+ UInt64(version) &* 7919
     }
@@ -125,7 +154,9 @@ enum Routes {
         }
         if query["chunked"] == "1" { response.chunked = true }
         if let encoding = query["encoding"] { response.headers.append(("Content-Encoding", encoding)) }
-        if let rate = query["rate"].flatMap(Int.init) { response.bytesPerSecond = rate }
+        if let rate = query["rate"].flatMap(Int.init), query["rateFirst"] != "1" || state.first("rateFirst " + request.uri) {
+            response.bytesPerSecond = rate
+        }
         if let drop = query["drop"].flatMap(Int64.init) { response.dropAfter = drop }
         if let drop = query["dropFirst"].flatMap(Int64.init), state.first("dropFirst " + request.uri) {
             response.dropAfter = drop

@@ -9,12 +9,22 @@ import Synchronization
 /// ETag or a Last-Modified, a host that allows it) becomes segment 0 of a ``SegmentMap``, the whole
 /// file. Once its first bytes passed the checks, and when half a second of it shows that one
 /// connection would still take more than 2 s, other connections cut the far half of what the
-/// slowest segment has left and fetch it with `Range` and `If-Range`,
-/// each answer checked against the validators of the first (its `Content-Range` start and total, its
-/// ETag). Every second the file is synced and then the map saved, so what is saved is on disk:
-/// after `kill -9` each segment resumes where its saved count says. A 200, a 416 or a changed
-/// validator on any segment means the file changed: the download starts again from zero. A server
-/// that ignores ranges for a segment gets the whole file on one connection instead.
+/// slowest segment has left and fetch it with `Range` and `If-Range`. Every second the file is synced
+/// and then the map saved, so what is saved is on disk: after `kill -9` each segment resumes where its
+/// saved count says.
+///
+/// Two versions are never stitched together, by construction:
+/// - every segment's answer must carry the first answer's validator (its strong ETag, else its
+///   Last-Modified; a missing one counts as another file), its `Content-Range` start and total;
+/// - every segment's request starts up to `overlapWindow` (64 KiB) before its first byte, and those
+///   bytes must equal what the file holds there once it is written (the neighbour's bytes, or the
+///   segment's own before a resume) (``SegmentRun/checkLeads()``).
+///
+/// A 206 that breaks either rule is a host whose answers differ per request (ads inserted per
+/// download): the host gets one connection per download from then on, the user is told, and the file
+/// starts again from zero on one connection. A 200 to a segment's If-Range means the file changed: it
+/// starts again from zero (split again, once). A server that ignores ranges for a segment gets the
+/// whole file on one connection.
 extension DownloadOperation {
     /// The segments to split a fresh body of `total` bytes into; nil to stream it on one connection.
     func segmentation(_ headers: HTTPHeaders, total: Int64?, validators: ResourceValidators, host: String) -> SegmentMap? {
@@ -78,6 +88,16 @@ extension DownloadOperation {
                 for _ in 0..<workers { try await group.next() }
                 group.cancelAll()
             }
+            // Every place where segments meet is written now: each must have matched.
+            try run.checkLeads()
+        } catch let disagreement as SegmentsDisagree {
+            // The host answers each request with other bytes: one connection from now on, said so.
+            hosts.learnOneConnection(host)
+            configuration.logger.notice("segments disagree; one connection for this host",
+                                        metadata: ["host": "\(host)", "reason": "\(disagreement.reason)"])
+            throw RestartFromZero(withoutSegments: true,
+                                  notice: "\(host) answered the parts of this file with different bytes (\(disagreement.reason)); "
+                                      + "it may insert ads per request: downloading it again from the start over one connection, as every file from \(host) in this run")
         } catch {
             if !(error is RestartFromZero), run.mapSaved { await saveSegments(run) }
             throw error
@@ -122,10 +142,12 @@ extension DownloadOperation {
             do {
                 if let body = fresh {
                     fresh = nil
-                    try await stream(body.body, slot: 0, run: run, requestedEnd: run.table.total, check: body.check, gate: body.gate)
+                    try await stream(body.body, slot: 0, run: run, requestedEnd: run.table.total, lead: 0, check: body.check, gate: body.gate)
                 } else {
                     try await fetch(slot, run: run)
                 }
+                // A neighbour's lead may have waited for these bytes.
+                try run.checkLeads()
             } catch let error as DownloadError where error.isRetryable && run.table.connections > 1 {
                 // Another connection goes on and takes this segment over; a busy server gets no more.
                 if case .httpStatus(let code, _, _) = error, code == 429 || code == 503 { configuration.connections?.learnOneConnection(run.host) }
@@ -136,11 +158,14 @@ extension DownloadOperation {
         }
     }
 
-    /// Asks for what segment `slot` has left, checks that the answer is the same file, and writes it.
+    /// Asks for what segment `slot` has left, from up to `overlapWindow` bytes before it (its lead),
+    /// checks that the answer is of the first answer's file, and writes it.
     private func fetch(_ slot: Int, run: SegmentRun) async throws {
         let segment = run.table.segment(slot)
+        let lead = min(configuration.overlapWindow, segment.position)
+        let from = segment.position - lead
         var headers = HTTPHeaders()
-        headers.add(name: "Range", value: "bytes=\(segment.position)-\(segment.end - 1)")
+        headers.add(name: "Range", value: "bytes=\(from)-\(segment.end - 1)")
         if let tag = run.validators.strongETag {
             headers.add(name: "If-Range", value: tag)
         } else if let date = run.validators.lastModified {
@@ -160,48 +185,62 @@ extension DownloadOperation {
         let url = result.finalURL.absoluteString
         switch response.status {
         case 206:
-            guard let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init), let sent = range.range,
-                  sent.lowerBound == segment.position, range.total == run.table.total, Self.sameFile(response.headers, as: run.validators)
-            else {
-                configuration.logger.debug("restart: a segment's answer is of another file", metadata: ["url": "\(url)"])
-                throw RestartFromZero()
+            let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init)
+            if let problem = Self.rangeProblem(range, from: from, total: run.table.total, headers: response.headers, validators: run.validators) {
+                configuration.logger.debug("a segment's answer is of another file", metadata: ["url": "\(url)", "problem": "\(problem)"])
+                throw SegmentsDisagree(reason: problem)
             }
             try Self.checkEncoding(response.headers, url: url)
             let before = run.table.segment(slot).done
-            try await stream(response.body, slot: slot, run: run, requestedEnd: segment.end, check: nil, gate: nil)
+            try await stream(response.body, slot: slot, run: run, requestedEnd: segment.end, lead: Int(lead), check: nil, gate: nil)
             if run.table.segment(slot).done == before { throw DownloadError.shortBody(received: run.table.downloaded, expected: run.table.total) }
         case 200:
             // If-Range did not hold (the file changed), or the server ignores ranges for this request.
-            let same = Self.sameFile(response.headers, as: run.validators)
+            let same = Self.carriesValidator(response.headers, of: run.validators)
             // A server that ignores ranges gets one connection a download for the rest of the run.
             if same { configuration.connections?.learnOneConnection(run.host) }
             configuration.logger.debug(same ? "restart on one connection: the server ignores ranges" : "restart: the file changed",
                                        metadata: ["url": "\(url)"])
             throw RestartFromZero(withoutSegments: same)
         case 416:
-            throw RestartFromZero()
+            throw SegmentsDisagree(reason: "a range inside the file was refused as beyond its end")
         default:
             throw DownloadError.status(of: response, url: url)
         }
     }
 
-    /// True unless the headers name another version than `validators` do.
-    static func sameFile(_ headers: HTTPHeaders, as validators: ResourceValidators) -> Bool {
-        if let tag = validators.strongETag, let now = headers.first(name: "ETag"), now != tag { return false }
-        if validators.strongETag == nil, let date = validators.lastModified, let now = headers.first(name: "Last-Modified"), now != date {
-            return false
+    /// What makes a 206 to a segment's request not of the first answer's file, or nil when nothing does.
+    static func rangeProblem(_ range: ContentRange?, from: Int64, total: Int64, headers: HTTPHeaders, validators: ResourceValidators) -> String? {
+        guard let range, let sent = range.range else { return "a part came without a usable Content-Range" }
+        if sent.lowerBound != from { return "a part asked from byte \(from) started at \(sent.lowerBound)" }
+        if range.total != total { return "a part said the file has \(range.total.map(String.init) ?? "an unknown number of") bytes, not \(total)" }
+        if !carriesValidator(headers, of: validators) {
+            if let tag = validators.strongETag {
+                return headers.first(name: "ETag").map { _ in "a part came with another ETag than \(SafeText.clean(tag))" }
+                    ?? "a part came without the ETag \(SafeText.clean(tag))"
+            }
+            return "a part came without the first answer's Last-Modified"
         }
-        return !validators.weakETagChanged(to: headers.first(name: "ETag"))
+        return nil
+    }
+
+    /// True when `headers` carry the very validator a segment is checked against: the first answer's
+    /// strong ETag, else its Last-Modified. A missing one counts as another file.
+    static func carriesValidator(_ headers: HTTPHeaders, of validators: ResourceValidators) -> Bool {
+        if let tag = validators.strongETag { return headers.first(name: "ETag") == tag }
+        if let date = validators.lastModified { return headers.first(name: "Last-Modified") == date }
+        return false
     }
 
     /// Writes `body` into segment `slot` through its own `OutputStream` (positional writes) until the
     /// body ends or the segment does (it may have been cut meanwhile).
-    private func stream(_ body: ResponseBody, slot: Int, run: SegmentRun, requestedEnd: Int64, check: ChunkSink.FirstBytes?,
+    /// `lead`: the body's first bytes are those before the segment's position, to compare, not write.
+    private func stream(_ body: ResponseBody, slot: Int, run: SegmentRun, requestedEnd: Int64, lead: Int, check: ChunkSink.FirstBytes?,
                         gate: AsyncStream<Void>.Continuation?) async throws {
         let start = run.table.segment(slot).position
         let writer = PartialFileWriter(stream: run.file.makeOutputStream(at: start), path: run.file.path)
         let sink = SegmentSink(operation: self, run: run, slot: slot, writer: writer, requestedEnd: requestedEnd,
-                               check: check, gate: gate)
+                               lead: lead, check: check, gate: gate)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
             try sink.finish()
@@ -226,6 +265,12 @@ extension DownloadOperation {
     }
 }
 
+/// A segment's answer is not of the first answer's file: another validator, another total, a range
+/// elsewhere, or bytes that differ where two segments meet.
+struct SegmentsDisagree: Error {
+    let reason: String
+}
+
 /// What the connections of one segmented transfer share.
 final class SegmentRun: Sendable {
     let table: SegmentTable
@@ -233,6 +278,8 @@ final class SegmentRun: Sendable {
     let validators: ResourceValidators
     let host: String
     private let failure = Mutex<DownloadError?>(nil)
+    /// Bytes a segment's answer sent before the segment's position, waiting to be compared with the file.
+    private let leads = Mutex<[(offset: Int64, bytes: [UInt8])]>([])
     private let currentURL: Mutex<URL>
     private let saved = Mutex(false)
 
@@ -255,6 +302,31 @@ final class SegmentRun: Sendable {
     var url: URL {
         get { currentURL.withLock { $0 } }
         set { currentURL.withLock { $0 = newValue } }
+    }
+
+    /// Keeps the `bytes` an answer sent for `offset…` before its segment, to compare once the file
+    /// holds them, and compares what it can at once.
+    func addLead(_ bytes: [UInt8], at offset: Int64) throws {
+        guard !bytes.isEmpty else { return }
+        leads.withLock { $0.append((offset, bytes)) }
+        try checkLeads()
+    }
+
+    /// Compares each kept lead whose bytes the file now holds with them; throws ``SegmentsDisagree``
+    /// at the first difference. A lead whose bytes are not all written yet waits.
+    func checkLeads() throws {
+        let ready = leads.withLock { leads -> [(offset: Int64, bytes: [UInt8])] in
+            var ready: [(offset: Int64, bytes: [UInt8])] = []
+            leads.removeAll { lead in
+                guard table.isWritten(lead.offset..<lead.offset + Int64(lead.bytes.count)) else { return false }
+                ready.append(lead)
+                return true
+            }
+            return ready
+        }
+        for lead in ready where try file.read(count: lead.bytes.count, at: lead.offset) != lead.bytes {
+            throw SegmentsDisagree(reason: "the bytes before byte \(lead.offset + Int64(lead.bytes.count)) differ between two answers")
+        }
     }
 
     /// The last failure a connection ended on while others went on.

@@ -33,8 +33,11 @@ extension DownloadOperation {
                 try await transfer(into: file, existing: existing)
                 return
             } catch let restart as RestartFromZero {
+                // A second restart in a row is one connection's: a file that changes at every request
+                // (a new ETag each time) would otherwise split, restart and split again.
+                if restart.withoutSegments || fromZero { refuseSegments() }
                 fromZero = true
-                if restart.withoutSegments { refuseSegments() }
+                if let notice = restart.notice { await say(notice) }
                 if savedSegments != nil { try await dropSegments(file) }
             }
         }
@@ -92,6 +95,11 @@ extension DownloadOperation {
         case 200:
             // A fresh body: the file changed, or the server ignores ranges. Start from zero.
             let total = contentLength
+            if existing > 0 {
+                let changed = known.map { !Self.carriesValidator(response.headers, of: $0) } ?? false
+                await say(changed ? "the file changed on the server since its first \(existing) bytes were downloaded: it starts again from zero"
+                                  : "the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero")
+            }
             // The partial is emptied by the sink once the first bytes passed (``ChunkSink/FirstBytes``).
             setProgress(downloaded: 0, expected: .some(total))
             let fresh = ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL)
@@ -105,17 +113,17 @@ extension DownloadOperation {
             try await commit(file, length: written)
 
         case 206:
+            let changed = RestartFromZero(notice: "the server's answer to the resume is of another version of the file: it starts again from zero")
             guard let header = response.headers.first(name: "Content-Range"), let range = ContentRange(header),
                 let sent = range.range, sent.lowerBound == requestedStart
             else {
-                throw RestartFromZero()
+                throw RestartFromZero(notice: "the server answered the resume with another range than asked: it starts again from zero")
             }
             let total = range.total ?? known?.totalLength
-            if let known = known?.totalLength, let total, known != total { throw RestartFromZero() }
-            if let tag = known?.strongETag, let now = response.headers.first(name: "ETag"), now != tag {
-                throw RestartFromZero()
-            }
-            if known?.weakETagChanged(to: response.headers.first(name: "ETag")) == true { throw RestartFromZero() }
+            if let known = known?.totalLength, let total, known != total { throw changed }
+            // The validator the resume was asked with must come back: a missing one counts as changed.
+            if let tag = known?.strongETag, response.headers.first(name: "ETag") != tag { throw changed }
+            if known?.weakETagChanged(to: response.headers.first(name: "ETag")) == true { throw changed }
             if existing == 0 && requestedStart != 0 { throw RestartFromZero() }
             var validators = ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL)
             if validators.strongETag == nil { validators.strongETag = known?.strongETag }
@@ -168,7 +176,7 @@ extension DownloadOperation {
         let local = try file.read(count: Int(count), at: 0)
         guard received.count >= local.count, received.prefix(local.count).elementsEqual(local) else {
             configuration.logger.debug("restart: the partial's first bytes differ from the server's")
-            throw RestartFromZero()
+            throw RestartFromZero(notice: "the server's first bytes differ from the partial file's: the file changed, and it starts again from zero")
         }
     }
 
@@ -187,7 +195,7 @@ extension DownloadOperation {
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
         } catch is ChunkSink.OverlapMismatch {
-            throw RestartFromZero()
+            throw RestartFromZero(notice: "the server's bytes differ from the partial file's end: the file changed, and it starts again from zero")
         }
         try sink.finish()
         sink.close()

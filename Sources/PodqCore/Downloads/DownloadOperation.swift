@@ -23,12 +23,18 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         case segments(SegmentMap?)
         /// The whole file's checksum and what verified it, just before it takes its final name.
         case verified(Integrity)
+        /// Something the user should hear about this download while it goes on: a resume that became a
+        /// restart, a host that gets one connection because its answers differ per request.
+        case notice(String)
     }
 
     /// Why a pass ended without a usable body: the next pass starts the file from zero.
     struct RestartFromZero: Error {
-        /// The server ignores ranges: the next pass fetches the file on one connection.
+        /// The server ignores ranges, or answers each request with other bytes: the next pass fetches
+        /// the file on one connection.
         var withoutSegments = false
+        /// What to tell the user about it (``Event/notice(_:)``); nil when it goes unsaid.
+        var notice: String? = nil
     }
 
     /// An identifier unique within its queue.
@@ -265,6 +271,11 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
             fields.resumedAt = resumedAt
         }
         await hooks.save(.responded(validators: validators, resumedAt: resumedAt))
+    }
+
+    /// Has the owner tell the user `text` about this download (``Event/notice(_:)``).
+    func say(_ text: String) async {
+        await hooks.save(.notice(text))
     }
 
     /// The map saved for the partial.

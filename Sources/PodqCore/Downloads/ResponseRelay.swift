@@ -123,6 +123,16 @@ final class ResponseRelay: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// The channel left its event loop. A channel closed after its connection was made but before it
+    /// became active (a cancel that came while connecting: the segments of a restarted download, a
+    /// pause, SIGTERM) fires no `channelInactive`, only this: without it the delegate would never hear
+    /// the end, and its waiter would wait forever with no request and no timer (issue 29).
+    func channelUnregistered(context: ChannelHandlerContext) {
+        closed = true
+        drain(context)
+        context.fireChannelUnregistered()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !ended && pendingError == nil { pendingError = error }
         drain(context)

@@ -14,6 +14,9 @@ final class SegmentSink: Sendable {
         let writer: PartialFileWriter
         var check: FirstBytesHold
         var gate: AsyncStream<Void>.Continuation?
+        /// The body's first bytes, before the segment's position: kept to compare, not written.
+        var lead: [UInt8] = []
+        var leadLeft: Int
     }
 
     private let operation: DownloadOperation
@@ -28,14 +31,16 @@ final class SegmentSink: Sendable {
     ///     (cut meanwhile, or segment 0 of a whole-file body) stops reading there.
     ///   - check: what a fresh body's first bytes must show (``ChunkSink/FirstBytes``); once they do,
     ///     the partial is emptied and `gate` finished, so the other connections start.
+    ///   - lead: how many of the body's first bytes lie before the segment's position (its lead): they
+    ///     are handed to ``SegmentRun/addLead(_:at:)``, which compares them with the file.
     init(operation: DownloadOperation, run: SegmentRun, slot: Int, writer: sending PartialFileWriter, requestedEnd: Int64,
-         check: ChunkSink.FirstBytes?, gate: AsyncStream<Void>.Continuation?) {
+         lead: Int, check: ChunkSink.FirstBytes?, gate: AsyncStream<Void>.Continuation?) {
         self.operation = operation
         self.run = run
         self.slot = slot
         self.requestedEnd = requestedEnd
         self.digest = operation.currentDigest
-        self.state = Mutex(State(writer: writer, check: FirstBytesHold(check), gate: gate))
+        self.state = Mutex(State(writer: writer, check: FirstBytesHold(check), gate: gate, leadLeft: lead))
     }
 
     /// Closes the writer's stream.
@@ -44,6 +49,17 @@ final class SegmentSink: Sendable {
     func take(_ chunk: inout ByteBuffer) throws {
         guard chunk.readableBytes > 0 else { return }
         let (count, written, complete) = try state.withLock { (state: inout State) throws -> (Int, Int, Bool) in
+            if state.leadLeft > 0 {
+                let n = min(state.leadLeft, chunk.readableBytes)
+                state.lead += chunk.readBytes(length: n)!
+                state.leadLeft -= n
+                if state.leadLeft == 0 {
+                    let lead = state.lead
+                    state.lead = []
+                    try run.addLead(lead, at: run.table.segment(slot).position - Int64(lead.count))
+                }
+                if chunk.readableBytes == 0 { return (0, 0, false) }
+            }
             guard let bytes = try open(&state, with: chunk) else { return (0, 0, false) }
             let (written, complete) = try write(bytes, &state)
             return (bytes.readableBytes, written, complete)

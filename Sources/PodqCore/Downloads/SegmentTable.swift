@@ -79,6 +79,20 @@ final class SegmentTable: Sendable {
         }
     }
 
+    /// True when every byte of `range` is written (counted by the segment it lies in).
+    func isWritten(_ range: Range<Int64>) -> Bool {
+        state.withLock { state in
+            var next = range.lowerBound
+            for segment in state.slots.map(\.segment).sorted(by: { $0.start < $1.start }) where segment.end > next {
+                guard segment.start <= next else { return false }
+                guard segment.position > next else { return false }
+                next = segment.position
+                if next >= range.upperBound { return true }
+            }
+            return next >= range.upperBound
+        }
+    }
+
     /// The segment of `slot` as it stands.
     func segment(_ slot: Int) -> SegmentMap.Segment { state.withLock { $0.slots[slot].segment } }
 

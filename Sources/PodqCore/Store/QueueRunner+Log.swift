@@ -43,6 +43,9 @@ extension QueueRunner {
         case .diskFull(let message):
             metadata["reason"] = "\(message)"
             logger.error("disk full, queue paused", metadata: metadata)
+        case .note(_, _, let text):
+            metadata["note"] = "\(text)"
+            logger.notice("download goes on, note", metadata: metadata)
         }
     }
 

@@ -144,6 +144,8 @@ extension QueueRunner {
                     saved.integrity = integrity
                     return saved
                 }
+            case .notice(let text):
+                emit(.note(id: id, title: op.request.title, text: SafeText.clean(text)), op: op, attempts: nil)
             case .segments(let map):
                 _ = try? await store.modify(id: id) { row in
                     guard row.state == .downloading else { return nil }

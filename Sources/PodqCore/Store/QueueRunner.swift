@@ -27,6 +27,8 @@ public actor QueueRunner {
         case stopped(id: Int64, title: String, bytes: Int64)
         case cancelled(id: Int64, title: String)
         case diskFull(message: String)
+        /// Something to tell the user about a download that goes on (``DownloadOperation/Event/notice(_:)``).
+        case note(id: Int64, title: String, text: String)
     }
 
     /// How the run ended.

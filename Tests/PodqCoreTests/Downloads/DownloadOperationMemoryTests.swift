@@ -26,6 +26,7 @@ final class DownloadOperationMemoryTests: XCTestCase {
                     self.lines.append("responded \(validators.strongETag ?? "-") \(resumedAt.map(String.init) ?? "-")")
                 case .segments(let map): self.lines.append("segments \(map?.text ?? "none")")
                 case .verified(let integrity): self.lines.append("verified \(integrity.verifiedBy)")
+                case .notice(let text): self.lines.append("notice \(text)")
                 }
             }, willCommit: { identity, path in
                 self.lines.append("commit \((path as NSString).lastPathComponent) \(identity.size)")

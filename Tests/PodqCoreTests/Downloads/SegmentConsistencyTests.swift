@@ -1,0 +1,109 @@
+import Foundation
+@testable import PodqCore
+import PodqServer
+import PodqTestSupport
+import Synchronization
+import XCTest
+
+/// A segmented download never stitches two versions of a file: every segment's answer must carry the
+/// first answer's validator (a missing one counts as changed), and the bytes where two segments meet
+/// must agree. A host whose answers differ per request gets the file over one connection, said so;
+/// and however often its segments lie, a download always ends.
+final class SegmentConsistencyTests: XCTestCase {
+    var server: TestServer!
+    var dir: TemporaryDirectory!
+    private var transport: AsyncHTTPTransport!
+    private let size: Int64 = 1 << 20
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory()
+        transport = AsyncHTTPTransport(stallTimeout: .seconds(5), responseTimeout: .seconds(5))
+    }
+
+    override func tearDown() async throws {
+        await transport.shutdown()
+        await server.stop()
+        dir.remove()
+    }
+
+    /// Splits from the first answer on, into segments of at least 64 KiB, over 4 connections.
+    private func configuration(_ hosts: HostConnections) -> DownloadConfiguration {
+        var configuration = DownloadConfiguration(connections: hosts)
+        configuration.minimumSegment = 64 * 1024
+        configuration.segmentProbe = .zero
+        configuration.segmentSaveInterval = .milliseconds(50)
+        return configuration
+    }
+
+    /// Runs one download of `url`; fails the test if it has not ended after `seconds`.
+    private func download(_ url: URL, name: String, hosts: HostConnections, notes: Recorder<String>? = nil,
+                          seconds: Double = 60) async throws -> DownloadOperation {
+        let hooks = DownloadHooks(save: { event in
+            if case .notice(let text) = event { notes?.append(text) }
+        })
+        let op = DownloadOperation(id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name),
+                                   transport: transport, configuration: configuration(hosts), hooks: hooks)
+        // A download that never ends (the issue's hang) fails the test instead of hanging it.
+        let ended = Atomic<Bool>(false)
+        Task {
+            await op.start()
+            ended.store(true, ordering: .releasing)
+        }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !ended.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertTrue(ended.load(ordering: .acquiring), "\(name) never ended (a wait nothing ends): \(String(describing: op.segments))")
+        return op
+    }
+
+    /// The bytes request `n` of `/data?seed=S&vary=1` served.
+    private func version(_ n: Int, seed: UInt64 = 5) -> PatternSource { PatternSource(seed: seed + UInt64(n), length: size) }
+
+    func testAHostThatInsertsAdsPerRequestUnderOneETagGetsOneVersionOverOneConnection() async throws {
+        let url = server.dataURL(size: size, seed: 5, name: "ads.mp3", ["vary": "1", "etag": "fixed", "rate": "2000000"])
+        let hosts = HostConnections(perDownload: 4, perHost: 4)
+        let notes = Recorder<String>()
+        let op = try await download(url, name: "ads.mp3", hosts: hosts, notes: notes)
+        XCTAssertEqual(op.state, .completed, op.error?.localizedDescription ?? "")
+        let hash = FileHash.sha256(path: dir.file("ads.mp3"))
+        let served = server.log.requests.filter { $0.path == "/data/ads.mp3" }.count
+        XCTAssertTrue((0..<served).contains { version($0).sha256 == hash }, "the file is one version a request served, whole")
+        XCTAssertTrue(hosts.isPolite("127.0.0.1"), "the host gets one connection a download from now on")
+        XCTAssertTrue(notes.values.contains { $0.contains("one connection") }, "and it is said: \(notes.values)")
+    }
+
+    func testEachKindOfLyingRangeAnswerEndsWithTheFirstAnswersFile() async throws {
+        for lie in ["etag", "noetag", "total", "start"] {
+            server.log.reset()
+            // noetag: other bytes too, under no ETag.
+            let options = ["segmentLie": lie, "rate": "2000000", "lastmod": "none"].merging(lie == "noetag" ? ["vary": "1", "etag": "fixed"] : [:]) { $1 }
+            let url = server.dataURL(size: size, seed: 7, name: "\(lie).mp3", options)
+            let hosts = HostConnections(perDownload: 4, perHost: 4)
+            let op = try await download(url, name: "\(lie).mp3", hosts: hosts)
+            XCTAssertEqual(op.state, .completed, "\(lie): \(op.error?.localizedDescription ?? "")")
+            let first = lie == "noetag" ? version(0, seed: 7) : PatternSource(seed: 7, length: size)
+            let hash = FileHash.sha256(path: dir.file("\(lie).mp3"))
+            if lie == "noetag" {
+                let served = server.log.requests.count
+                XCTAssertTrue((0..<served).contains { version($0, seed: 7).sha256 == hash }, "\(lie): one version, whole")
+            } else {
+                XCTAssertEqual(hash, first.sha256, "\(lie): the file is the first answer's")
+            }
+            XCTAssertTrue(hosts.isPolite("127.0.0.1"), lie)
+        }
+    }
+
+    /// The issue's hang: hundreds of downloads whose segments are answered as another file must each
+    /// end (the watchdog would pause one that does not, and the test says so).
+    func testHundredsOfDownloadsWhoseSegmentsLieAllEnd() async throws {
+        let lies = ["etag", "total", "start", "noetag"]
+        for round in 0..<120 {
+            let lie = lies[round % lies.count]
+            let url = server.dataURL(size: 512 * 1024, seed: UInt64(round), name: "r\(round).mp3",
+                                     ["segmentLie": lie, "rate": "4000000", "vary": "1", "etag": "fixed"])
+            // A fresh host table each time: the fallback to one connection is per run, so every round splits.
+            let op = try await download(url, name: "r\(round).mp3", hosts: HostConnections(perDownload: 4, perHost: 4), seconds: 30)
+            XCTAssertEqual(op.state, .completed, "round \(round) (\(lie)): \(op.error?.localizedDescription ?? "")")
+        }
+    }
+}
