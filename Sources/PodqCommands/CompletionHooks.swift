@@ -78,7 +78,8 @@ final class CompletionHooks: Sendable {
             ("PODQ_FILE", path),
             ("PODQ_TITLE", SafeText.clean(episode?.episode.title ?? row?.title ?? "")),
             ("PODQ_PODCAST", SafeText.clean(episode?.podcast.title ?? row?.podcast ?? "")),
-            ("PODQ_URL", SafeText.clean(row?.url ?? "")),
+            // Without a login it may carry (`https://user:pass@host/…`): the hook gets the file's address only.
+            ("PODQ_URL", SafeText.clean(row.flatMap { URL(string: $0.url) }.map { Credentials.split($0).url.absoluteString } ?? "")),
             ("PODQ_ID", String(id)),
             // Computed while the file streamed (an on-complete hook asks for it): docs/FILES.md.
             ("PODQ_SHA256", row?.sha256 ?? ""),

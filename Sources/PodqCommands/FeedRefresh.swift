@@ -44,6 +44,8 @@ struct FeedRefresh {
                 login.user = inURL.user
                 login.password = inURL.password
             }
+            // The login is for the URL given, not for wherever it leads (a web page's feed link, a redirect).
+            if login.user != nil { login.origin = Credentials.origin(of: clean) }
         }
         let access = try await login.access(for: source, settings: context.settings)
         let chain = URLChain()
@@ -56,8 +58,9 @@ struct FeedRefresh {
             loaded = found
         } catch {
             logFailure("subscribe failed", source: source, chain: chain, error: error)
-            guard keepOnFailure else { throw CommandError(error) }
-            let message = CommandError(error).message
+            let advice = PodcastLogin.advice(for: error, user: login.user, origin: login.origin, podcast: nil)
+            guard keepOnFailure else { throw advice.map { CommandError($0, code: ExitCodes.code(for: error) ?? ExitCodes.failure) } ?? CommandError(error) }
+            let message = advice ?? CommandError(error).message
             do {
                 let (podcast, _) = try context.store.addPodcast(url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
                                                                 autoQueue: autoQueue)
@@ -140,8 +143,22 @@ struct FeedRefresh {
             return Outcome(line: line, failed: false, newCount: new.count)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
-            let message = CommandError(error).message
-            _ = try? context.store.updatePodcast(id: id) { $0.error = message; $0.lastRefresh = Date().timeIntervalSince1970 }
+            var message = PodcastLogin.advice(for: error, user: p.loginUser, origin: p.loginOrigin ?? URL(string: p.url).flatMap(Credentials.origin(of:)),
+                                              podcast: id) ?? CommandError(error).message
+            // Moved for good (301/308) to where a login is wanted: the subscription follows, as on a
+            // success, so that `podq login` gives the login for the new place, and the user sees it.
+            var movedTo: String?
+            if message != CommandError(error).message, chain.movedPermanently, let last = chain.urls.last, last != p.url,
+               (try? context.store.podcast(matching: last)) == nil {
+                movedTo = last
+                message = "the feed moved to \(SafeText.clean(last)); " + message
+                context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(last)"])
+            }
+            _ = try? context.store.updatePodcast(id: id) { p in
+                p.error = message
+                p.lastRefresh = Date().timeIntervalSince1970
+                if let movedTo { p.url = movedTo }
+            }
             return Outcome(line: "\(p.title): \(message)", failed: true)
         }
     }
@@ -186,13 +203,17 @@ struct FeedRefresh {
         var password: String?
         var passwordCommand: String?
         var userAgent: String?
+        /// Where the login goes (``Credentials/origin(of:)``): the URL the user gave, whatever it led to.
+        var origin: String?
 
         var isEmpty: Bool { user == nil && userAgent == nil }
 
         /// The access for fetching `source` now (a password command is run).
         func access(for source: String, settings: Settings) async throws(CommandError) -> PodcastAccess? {
             var record = PodcastRecord(title: "", url: source)
-            save(in: &record)
+            var login = self
+            if login.origin == nil { login.origin = URL(string: source).flatMap(Credentials.origin(of:)) }
+            login.save(in: &record)
             return try await PodcastLogin.access(for: record, settings: settings)
         }
 
@@ -202,6 +223,7 @@ struct FeedRefresh {
             podcast.loginUser = user
             podcast.loginPassword = user == nil ? nil : password
             podcast.passwordCommand = user == nil ? nil : passwordCommand
+            podcast.loginOrigin = user == nil ? nil : origin ?? URL(string: podcast.url).flatMap(Credentials.origin(of:))
             if let userAgent { podcast.userAgent = userAgent }
         }
     }

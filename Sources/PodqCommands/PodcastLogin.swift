@@ -18,7 +18,8 @@ enum PodcastLogin {
     static func access(for podcast: PodcastRecord, settings: Settings) async throws(CommandError) -> PodcastAccess? {
         var access = PodcastAccess(userAgent: podcast.userAgent)
         if podcast.rules.onComplete != nil { access.digests.insert(.sha256) }
-        if let user = podcast.loginUser, let url = URL(string: podcast.url) {
+        // The login goes where it was given for, never where the feed moved since.
+        if let user = podcast.loginUser, let url = URL(string: podcast.loginOrigin ?? podcast.url) {
             let password: String
             if let stored = podcast.loginPassword {
                 password = stored
@@ -32,11 +33,11 @@ enum PodcastLogin {
         return access.isEmpty ? nil : access
     }
 
-    /// Runs `command` with `sh -c` (`%u` → the user name, `%h` → the host, each quoted) and returns the
-    /// first line it prints.
+    /// Runs `command` with `sh -c` (`%u` → the user name, `%h` → the host, each one quoted word) and
+    /// returns the first line it prints.
     /// - Throws: ``CommandError`` with the command's exit status and what it wrote on stderr.
     static func run(_ command: String, user: String, host: String) async throws(CommandError) -> String {
-        let expanded = command.replacingOccurrences(of: "%u", with: quoted(user)).replacingOccurrences(of: "%h", with: quoted(host))
+        let expanded = expand(command, user: user, host: host)
         do {
             let result = try await Subprocess.run(.path(FilePath("/bin/sh")), arguments: ["-c", expanded],
                                                   output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
@@ -53,6 +54,48 @@ enum PodcastLogin {
         } catch {
             throw CommandError("the password command `\(SafeText.clean(command))` could not run: \(error)", code: ExitCodes.failure)
         }
+    }
+
+    /// What a 401 or 403 to a feed with a login means, in words: the feed is now where its login was
+    /// not given for (podq sent none there), or the server refused the login. Nil for other errors.
+    /// - Parameter podcast: its id for `podq login`; nil while subscribing (`podq add`).
+    static func advice(for error: any Error, user: String?, origin: String?, podcast: Int64?) -> String? {
+        let download = (error as? DownloadError) ?? { if case FeedError.fetch(let inner, _)? = error as? FeedError { inner } else { nil } }()
+        guard let user, case .httpStatus(let code, let url, _)? = download, code == 401 || code == 403,
+              let target = URL(string: url) else { return nil }
+        let shown = SafeText.clean(SafeText.redactingCredentials(Credentials.split(target).url.absoluteString))
+        let name = SafeText.clean(user)
+        if let origin, let there = Credentials.origin(of: target), there != origin {
+            let host = SafeText.clean(target.host ?? there)
+            let fix = podcast.map { "run `podq login \($0) --user \(name)`" } ?? "add the feed's own URL with it: `podq add \(shown) --user \(name)`"
+            return "\(shown) asks for a login (HTTP \(code)), but the login for \(name) was given for \(SafeText.clean(origin)), "
+                + "so podq sent none to \(host): a login goes only where it was given. If you trust \(host) with it, \(fix)."
+        }
+        let fix = podcast.map { "`podq login \($0) --user \(name)` sets them again" } ?? "try again with the right ones"
+        return "The server refused the login for \(name) at \(shown) (HTTP \(code)): check the user name and password; \(fix)."
+    }
+
+    /// `command` with `%u` and `%h` replaced in one pass, each by its value as one single-quoted word:
+    /// a value that holds `%h`, a quote or `$(…)` reaches the command exactly as it is.
+    static func expand(_ command: String, user: String, host: String) -> String {
+        var out = ""
+        var rest = Substring(command)
+        while let percent = rest.firstIndex(of: "%") {
+            out += rest[..<percent]
+            let next = rest.index(after: percent)
+            switch next < rest.endIndex ? rest[next] : nil {
+            case "u":
+                out += quoted(user)
+                rest = rest[rest.index(after: next)...]
+            case "h":
+                out += quoted(host)
+                rest = rest[rest.index(after: next)...]
+            default:
+                out += "%"
+                rest = rest[next...]
+            }
+        }
+        return out + rest
     }
 
     private static func quoted(_ text: String) -> String {

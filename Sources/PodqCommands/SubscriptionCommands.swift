@@ -37,7 +37,7 @@ struct AddCommand: AsyncParsableCommand {
 /// `podq login <podcast> --user NAME [--password-command CMD]`, `podq login <podcast> --remove`.
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "login", abstract: "Set or remove a private feed's login.",
-        discussion: "The password is asked for (or read from standard input) unless --password-command names a command that prints it. It is sent to the feed's host only, for the feed and for episodes on that host, and never printed.")
+        discussion: "The password is asked for (or read from standard input) unless --password-command names a command that prints it. It is sent to the feed's host (its scheme, host and port as the feed's URL is now) only, for the feed and for episodes on that host, and never printed. A feed that moves to another host keeps no login there until podq login gives it again.")
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "The user name.") var user: String?
     @Option(name: .long, help: "A command that prints the password (run by sh when needed), instead of storing it.") var passwordCommand: String?
@@ -58,6 +58,8 @@ struct LoginCommand: AsyncParsableCommand {
                 p.loginUser = remove ? nil : user
                 p.loginPassword = remove ? nil : password
                 p.passwordCommand = remove ? nil : passwordCommand
+                // Given (again) for where the feed is now: the user says so.
+                p.loginOrigin = remove ? nil : URL(string: p.url).flatMap(Credentials.origin(of:))
             }
             Console.out(remove ? "#\(found.id!) \(found.title): login removed" : "#\(found.id!) \(found.title): login set for \(SafeText.clean(user ?? ""))")
         } catch let error as CommandError {

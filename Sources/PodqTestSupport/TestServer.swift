@@ -54,7 +54,8 @@ public final class TestServer: Sendable {
             return mode
         }
         let http = try await HTTPServer.start(host: host, tls: tls, segmenting: mode) { request in
-            Routes.answer(request, state: state)
+            if let target = state.move(for: request.path) { return ServerResponse(status: 301, headers: [("Location", target)]) }
+            return Routes.answer(request, state: state)
         }
         return TestServer(http: http, state: state)
     }
@@ -86,6 +87,9 @@ public final class TestServer: Sendable {
         state.setStatic(name, bytes: bytes, type: type, headers: headers)
     }
 
+    /// From now on, a request for `path` gets a 301 to `target` (a feed that moved, to another host too).
+    public func move(_ path: String, to target: URL) { state.setMove(path, target.absoluteString) }
+
     /// The login `/private/…` asks for.
     public func requireLogin(user: String, password: String) { state.setLogin(user, password) }
 
@@ -108,6 +112,7 @@ public final class TestServer: Sendable {
             var counts: [String: Int] = [:]
             var login = ("user", "password")
             var statics: [String: (bytes: [UInt8], type: String, headers: [(name: String, value: String)])] = [:]
+            var moves: [String: String] = [:]
         }
 
         private let contents = Mutex(Contents())
@@ -116,6 +121,9 @@ public final class TestServer: Sendable {
             contents.withLock { $0.statics[name] = (bytes, type, headers) }
         }
         func staticFile(_ name: String) -> (bytes: [UInt8], type: String, headers: [(name: String, value: String)])? { contents.withLock { $0.statics[name] } }
+
+        func setMove(_ path: String, _ target: String) { contents.withLock { $0.moves[path] = target } }
+        func move(for path: String) -> String? { contents.withLock { $0.moves[path] } }
 
         var login: (String, String) { contents.withLock { $0.login } }
         func setLogin(_ user: String, _ password: String) { contents.withLock { $0.login = (user, password) } }

@@ -28,6 +28,14 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
         return url.host?.lowercased() == host && (url.port ?? (https ? 443 : 80)) == port && (https || !secure)
     }
 
+    /// `scheme://host:port` of `url`, the port always written (`https://example.com:443`): where a
+    /// login given for `url` may go (``PodcastRecord/loginOrigin``). Nil for a URL without a host.
+    public static func origin(of url: URL) -> String? {
+        guard let host = url.host?.lowercased(), !host.isEmpty, let scheme = url.scheme?.lowercased() else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
     /// The `Authorization` header's value.
     public var authorization: String {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()

@@ -82,7 +82,7 @@ public struct RedirectFollower: Sendable {
                             throw DownloadError.badRedirect(url: url.absoluteString)
                         }
                         logger.debug("redirect", metadata: ["status": "\(response.status)", "from": "\(url.absoluteString)", "to": "\(target.absoluteString)"])
-                        trace?.append(target.absoluteString)
+                        trace?.append(target.absoluteString, permanent: response.status == 301 || response.status == 308)
                         guard let nextScheme = target.scheme?.lowercased(), nextScheme == "http" || nextScheme == "https" else {
                             throw DownloadError.redirectToUnsupportedScheme(target.absoluteString)
                         }

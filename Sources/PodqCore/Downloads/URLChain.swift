@@ -9,6 +9,8 @@ public final class URLChain: Sendable {
         var url: String
         /// Why this hop failed when the chain went on without it (a dead tracking prefix).
         var failure: String?
+        /// Reached by a 301 or 308 (a move for good), not a temporary redirect or a skipped hop.
+        var permanent = false
     }
 
     private let visited = Mutex<[Hop]>([])
@@ -35,7 +37,13 @@ public final class URLChain: Sendable {
     /// True when a hop failed and the chain went on from the URL inside it.
     public var skippedHop: Bool { visited.withLock { $0.contains { $0.failure != nil } } }
 
-    func append(_ url: String) { visited.withLock { $0.append(Hop(url: url)) } }
+    /// True when the chain went somewhere else by permanent redirects (301, 308) only: the resource
+    /// moved for good, even if its new place then failed.
+    public var movedPermanently: Bool {
+        visited.withLock { hops in hops.count > 1 && hops.dropFirst().allSatisfy(\.permanent) }
+    }
+
+    func append(_ url: String, permanent: Bool = false) { visited.withLock { $0.append(Hop(url: url, permanent: permanent)) } }
 
     /// Marks the last hop as failed, for `reason`, before the chain goes on without it.
     func failLast(_ reason: String) {

@@ -29,6 +29,10 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var loginPassword: String?
     /// A command that prints the password (`pass show podcasts/x`), run when it is needed.
     public var passwordCommand: String?
+    /// Where the login goes: the scheme, host and port of the URL the user gave it for
+    /// (`https://feeds.example.com:443`). A feed that moves elsewhere (a redirect, `itunes:new-feed-url`,
+    /// a web page's link) keeps no login there until `podq login` gives it again.
+    public var loginOrigin: String? = nil
     /// The `User-Agent` for this podcast's feed and episodes (`podq add --user-agent`), nil for the config's.
     public var userAgent: String?
     /// Its own rules (``PodcastSettings``) as JSON; nil when it follows the config in everything.

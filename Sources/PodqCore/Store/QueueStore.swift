@@ -268,6 +268,15 @@ public final class QueueStore: Sendable {
                 t.add(column: "imageURL", .text)
             }
         }
+        migrator.registerMigration("v15: a login bound to its origin") { db in
+            try db.alter(table: "podcast") { t in t.add(column: "loginOrigin", .text) }
+            // Logins given before: bound to where their feed is now (the best there is to know).
+            for row in try Row.fetchAll(db, sql: "SELECT id, url FROM podcast WHERE loginUser IS NOT NULL") {
+                let url: String = row["url"]
+                try db.execute(sql: "UPDATE podcast SET loginOrigin = ? WHERE id = ?",
+                               arguments: [URL(string: url).flatMap(Credentials.origin(of:)), row["id"] as Int64])
+            }
+        }
         return migrator
     }
 }
