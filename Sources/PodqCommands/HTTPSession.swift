@@ -8,7 +8,8 @@ enum HTTPSession {
     /// Runs `body` with a new client and shuts it down afterwards, whether `body` returned or threw.
     /// - Parameters:
     ///   - settings: the config: `stall-timeout` (seconds without a byte before an attempt is
-    ///     abandoned), `response-timeout` (seconds a server may take to send a complete head) and
+    ///     abandoned), `response-timeout` (seconds a server may take to send a complete head),
+    ///     `fetch-timeout` (seconds a feed or a sidecar may take, whole) and
     ///     `user-agent`, `proxy` (with the `*_proxy` variables, as curl reads them).
     ///   - logger: where the transport says what it changed (a User-Agent a web firewall refused).
     ///   - rateLimiter: the speed limit the downloads share; nil for none (no lock per chunk).
@@ -17,7 +18,8 @@ enum HTTPSession {
                         isolation: isolated (any Actor)? = #isolation,
                         _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
-                                           responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)), rateLimiter: rateLimiter,
+                                           responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)),
+                                           fetchTimeout: .milliseconds(Int(settings.fetchTimeout * 1000)), rateLimiter: rateLimiter,
                                            userAgent: settings.userAgent, logger: logger,
                                            proxies: Result { () throws(DownloadError) in try ProxySettings.from(configured: settings.proxy) })
         let result: T

@@ -154,6 +154,26 @@ final class VerifyCommandTests: CLITestCase {
         return (exit.code ?? -1, try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], out + err))
     }
 
+    /// A FIFO put where a completed file was: opened without blocking, reported, never waited on
+    /// (a plain open would wait for a writer forever). And one at a podq.log: no command hangs.
+    func testAFIFOInAFilesPlaceIsReportedNotWaitedOn() async throws {
+        let url = server.dataURL(size: 50_000, seed: 3, name: "fifo.mp3").absoluteString
+        let (run, out, err) = try await cli.run(["download", url])
+        XCTAssertEqual(run.code, 0, out + err)
+        try FileManager.default.removeItem(atPath: dir.file("home/downloads/fifo.mp3"))
+        XCTAssertEqual(mkfifo(dir.file("home/downloads/fifo.mp3"), 0o644), 0)
+        let (bad, badOut, badErr) = try await cli.run(["verify"], timeout: 30)
+        XCTAssertEqual(bad.code, 1, badOut + badErr)
+        XCTAssertTrue(badOut.contains("unreadable   #1 fifo.mp3"), badOut)
+
+        try FileManager.default.removeItem(atPath: dir.file("home/podq.log"))
+        XCTAssertEqual(mkfifo(dir.file("home/podq.log"), 0o600), 0)
+        let (listed, lout, lerr) = try await cli.run(["queue"], timeout: 30)
+        XCTAssertEqual(listed.code, 0, lout + lerr)
+        let (again, aout, aerr) = try await cli.run(["download", server.dataURL(size: 5000, seed: 4, name: "b.mp3").absoluteString], timeout: 30)
+        XCTAssertEqual(again.code, 0, aout + aerr)
+    }
+
     func testAFlippedByteAndADeletedFileAreReportedAndTheRestIsOK() async throws {
         let urls = (1...4).map { server.dataURL(size: 300_000, seed: UInt64(90 + $0), name: "v\($0).mp3").absoluteString }
         let (run, out, err) = try await cli.run(["download"] + urls)

@@ -68,4 +68,30 @@ final class SidecarCommandTests: CLITestCase {
         XCTAssertTrue(log.contains("sidecar not fetched") && log.contains("kind=transcript"), log)
         XCTAssertTrue(log.contains("kind=image reason=\"it is larger than 20 MB, the most podq fetches for it\""), log)
     }
+
+    /// A transcript that trickles a byte every 2 s: the run (and the queue's lock, and cron) waits no
+    /// longer than fetch-timeout for it, then goes on without it and says why.
+    func testASidecarThatTricklesEndsAtFetchTimeout() async throws {
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: text/vtt\r\nContent-Length: 1000\r\n\r\n".utf8)
+        let body = Array(repeating: UInt8(ascii: "x"), count: 1000)
+        // The head at once, then the body a byte every 2 s: never a stall of stall-timeout.
+        let trickle = try await ScriptedServer.start(ScriptedServer.Script([ScriptedServer.Piece(head)]
+            + body.map { ScriptedServer.Piece([$0], after: .seconds(2)) }))
+        defer { Task { await trickle.stop() } }
+        let feed = Array("""
+            <?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Slow</title>
+            <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000&amp;seed=1" type="audio/mpeg"/>
+              <podcast:transcript url="\(trickle.url("/t.vtt"))" type="text/vtt"/></item></channel></rss>
+            """.utf8)
+        server.serve(feed, as: "slow.xml")
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "sidecars = true\nfetch-timeout = 3\nstall-timeout = 5\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        _ = try await cli.run(["add", server.url("/static/slow.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "1"])
+        let (run, out, err) = try await cli.run(["download"], timeout: 60)
+        XCTAssertEqual(run.code, 0, out + err)
+        let log = try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("within 3 s (fetch-timeout)"), log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/downloads/Slow/One.vtt")))
+    }
 }

@@ -58,4 +58,16 @@ final class WireCommandTests: CLITestCase {
         XCTAssertTrue((out + err).contains("headers longer than 64 KiB"), out + err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/cookie.mp3")))
     }
+
+    func testAFeedThatTricklesEndsAtFetchTimeoutInWords() async throws {
+        let body = Array("<rss><channel><title>Slow</title></channel></rss>".utf8)
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        let server = try await ScriptedServer.start(ScriptedServer.Script([ScriptedServer.Piece(head)]
+            + body.map { ScriptedServer.Piece([$0], after: .seconds(1)) }))
+        defer { Task { await server.stop() } }
+        try config("fetch-timeout = 2\n")
+        let (exit, out, err) = try await cli.run(["add", server.url("/feed.xml")], timeout: 60)
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue((out + err).contains("did not send it whole within 2 s (fetch-timeout)"), out + err)
+    }
 }

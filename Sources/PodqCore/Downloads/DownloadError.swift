@@ -31,6 +31,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     /// The answer's head (status line and headers) was longer than `limit` bytes: refused as soon as
     /// it passed the limit, never retried.
     case headTooLarge(limit: Int)
+    /// A feed, a web page or a sidecar did not come whole within `seconds` (`fetch-timeout`): a server
+    /// that trickles it.
+    case tooSlow(seconds: Double)
     /// The server's certificate did not verify: permanent, never retried.
     case untrustedCertificate(host: String, reason: String)
     /// The TLS handshake failed in a way trying again does not change (the port speaks plain http,
@@ -73,7 +76,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
-        case .connectionFailed, .connectionLost, .stalled, .noResponse, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
+        case .connectionFailed, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
             .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .encodedBody, .badProxy, .refusedBehindFirewall:
@@ -135,6 +138,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "\(variable)=\(SafeText.clean(path)) cannot be used: \(reason). Point it at a PEM file of CA certificates (SSL_CERT_FILE) or a folder of them (SSL_CERT_DIR), or unset it."
         case .noResponse(let seconds):
             "The server took the request but sent no complete answer (its headers) for \(Self.format(seconds)) s; it may be overloaded. For a server that is slow to answer, raise response-timeout in the config."
+        case .tooSlow(let seconds):
+            "The server did not send it whole within \(Self.format(seconds)) s (fetch-timeout): its bytes come too slowly. Try again later, or raise fetch-timeout in the config."
         case .headTooLarge(let limit):
             "The server's answer has headers longer than \(limit / 1024) KiB, the most podq reads; it is refused. The server is misconfigured (or hostile): tell the podcast's host."
         case .shortBody(let received, let expected):

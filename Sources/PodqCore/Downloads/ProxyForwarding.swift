@@ -44,7 +44,8 @@ extension StreamingDelegate {
     ///   - connectFailure: the error a failed connection is reported as.
     func open(host: String, port: Int, tls: (context: NIOSSLContext, serverName: String?)?, request: HTTPRequestHead, peer: String,
               on eventLoop: any EventLoop, connectTimeout: TimeAmount, decompress: Bool, connectFailure: @escaping @Sendable (any Error) -> any Error) async throws -> HTTPResponseHead {
-        try await start {
+        startWholeDeadline(on: eventLoop)
+        return try await start {
             let budget = ReceiveBudget.shared
             let grant = budget.reserve()
             let connecting = ClientBootstrap(group: eventLoop)

@@ -34,6 +34,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         var head: HTTPResponseHead?
         /// The stall check, from the head to the end.
         var stallCheck: RepeatedTask?
+        /// The whole response's deadline (``wholeSeconds``), from the request to the end.
+        var wholeDeadline: Scheduled<Void>?
     }
 
     private let shared = Mutex(Shared())
@@ -45,11 +47,32 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     private let waitingSince = Atomic<UInt64>(0)
     /// Set when the stall check ended the request: its cancellation is reported as a stall.
     private let stalled = Atomic<Bool>(false)
+    /// Seconds the whole response (head and body) may take; nil: no such deadline (media).
+    private let wholeSeconds: Double?
+    /// Set when the whole response's deadline ended the request: reported as ``DownloadError/tooSlow(seconds:)``.
+    private let expired = Atomic<Bool>(false)
 
-    init(rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
+    init(rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil,
+         mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
         self.rateLimiter = rateLimiter
         self.stallSeconds = stallSeconds
+        self.wholeSeconds = wholeSeconds
         self.mapError = mapError
+    }
+
+    /// Starts the whole response's deadline on `eventLoop` (when there is one).
+    func startWholeDeadline(on eventLoop: any EventLoop) {
+        guard let wholeSeconds else { return }
+        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(wholeSeconds * 1e9))) { [weak self] in
+            guard let self else { return }
+            self.expired.store(true, ordering: .relaxed)
+            self.cancel()
+        }
+        let late = shared.withLock { shared -> Bool in
+            shared.wholeDeadline = deadline
+            return shared.machine.isFinished
+        }
+        if late { deadline.cancel() }
     }
 
     /// The client reads on: the stall clock starts.
@@ -82,12 +105,15 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     }
 
     private func stopStallCheck() {
-        shared.withLock { $0.stallCheck }?.cancel()
+        let (check, deadline) = shared.withLock { ($0.stallCheck, $0.wholeDeadline) }
+        check?.cancel()
+        deadline?.cancel()
     }
 
     /// Starts `request` on `eventLoop` and returns its head.
     func start(_ request: HTTPClient.Request, on client: HTTPClient, eventLoop: any EventLoop) async throws -> HTTPResponseHead {
-        try await start {
+        startWholeDeadline(on: eventLoop)
+        return try await start {
             let task = client.execute(request: request, delegate: self, eventLoop: .delegateAndChannel(on: eventLoop))
             attach { task.cancel() }
         }
@@ -219,7 +245,8 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         // podq's own that was closed on a cancel ends with whatever its closing caused (a body cut
         // short): that is the cancellation.
         let cancelled = shared.withLock { $0.machine.cancelRequested }
-        let error: any Error = stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0)
+        let error: any Error = expired.load(ordering: .relaxed) ? DownloadError.tooSlow(seconds: wholeSeconds ?? 0)
+            : stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0)
             : cancelled && !(error is CancellationError) ? CancellationError() : error
         run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }

@@ -10,7 +10,9 @@ extension DownloadFolder {
     ///   when it cannot be read.
     public func read(_ relative: String, _ body: (UnsafeRawBufferPointer) -> Bool) throws(DownloadError) -> Bool {
         guard case let (parent, name)? = try openParent(of: relative, create: false) else { return false }
-        let fd = openat(parent.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Never blocking: a FIFO or a device put in a file's place would hold `podq verify` forever on
+        // a plain open. It is refused below (fstat) before anything is read.
+        let fd = openat(parent.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { return false }
@@ -21,6 +23,7 @@ extension DownloadFolder {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.error(errno, path: absolute(relative)) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notPodqs(path: absolute(relative), reason: "it is not a regular file") }
+        Self.blocking(fd)
         // Sequential reading: the kernel reads ahead in larger steps.
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         try BlockReader.read(descriptor: fd, from: 0, to: Int64(info.st_size), path: absolute(relative), body)

@@ -70,7 +70,8 @@ public final class DownloadFolder: Sendable {
         let partPath = absolute(relative) + ".part"
         // A name can change hands between the open and the lock (its owner committing): try again.
         for _ in 0..<5 {
-            let fd = openat(parent.descriptor, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0o644)
+            // Never blocking on a FIFO or a device in the partial's place: refused below, unread.
+            let fd = openat(parent.descriptor, partName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (exclusive ? O_EXCL : 0), 0o644)
             if fd < 0 {
                 let code = errno
                 if code == EEXIST && exclusive { return nil }
@@ -83,6 +84,7 @@ public final class DownloadFolder: Sendable {
                 let reason = (info.st_mode & S_IFMT) == S_IFREG ? "it has other names (hard links)" : "it is not a regular file"
                 throw .notPodqs(path: partPath, reason: reason)
             }
+            Self.blocking(fd)
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 close(fd)
                 return nil
@@ -99,6 +101,13 @@ public final class DownloadFolder: Sendable {
         throw .fileSystem(path: partPath, reason: "it keeps changing hands")
     }
 
+    /// Clears `O_NONBLOCK` on `fd`, a regular file that was opened with it only so that opening
+    /// something else in its place (a FIFO) could not block.
+    static func blocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    }
+
     /// Deletes `<relative>.part` when no process holds it (the runner of a cancelled or removed
     /// download). Leaves a link, or a partial another process writes, alone.
     /// - Returns: true when there is no partial file left.
@@ -111,12 +120,12 @@ public final class DownloadFolder: Sendable {
         } catch {
             return false
         }
-        let fd = openat(found.folder.descriptor, found.name + ".part", O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        let fd = openat(found.folder.descriptor, found.name + ".part", O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return errno == ENOENT }
         defer { close(fd) }
         var info = stat()
         var now = stat()
-        guard fstat(fd, &info) == 0, flock(fd, LOCK_EX | LOCK_NB) == 0,
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0,
             fstatat(found.folder.descriptor, found.name + ".part", &now, AT_SYMLINK_NOFOLLOW) == 0,
             now.st_dev == info.st_dev, now.st_ino == info.st_ino
         else { return false }

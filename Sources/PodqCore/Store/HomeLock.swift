@@ -40,7 +40,7 @@ public final class HomeLock: Sendable {
 
     /// Who holds the lock now, or nil when nobody does.
     public func currentHolder() -> Holder? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {

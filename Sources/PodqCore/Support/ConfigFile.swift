@@ -228,6 +228,7 @@ public struct ConfigFile: Sendable {
         case "retry-max-delay": settings.retryMaxDelay = try seconds()
         case "stall-timeout": settings.stallTimeout = try seconds()
         case "response-timeout": settings.responseTimeout = try seconds()
+        case "fetch-timeout": settings.fetchTimeout = try seconds()
         case "auto-queue":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.autoQueue = value == "true"

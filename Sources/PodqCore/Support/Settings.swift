@@ -28,6 +28,9 @@ public struct Settings: Sendable, Equatable {
     public var stallTimeout: Double = 30
     /// Seconds a server may take to send a complete head (status and headers) once it has the request (`response-timeout`).
     public var responseTimeout: Double = 30
+    /// Seconds a feed, a web page or a sidecar may take to come whole, head and body (`fetch-timeout`):
+    /// a server that trickles one never holds a refresh, a run or the queue's lock for longer.
+    public var fetchTimeout: Double = 120
     /// Queue the new episodes of every podcast on refresh (`auto-queue`), not only of those added with `--auto`.
     public var autoQueue = false
     /// The TUI takes clicks and the wheel (`mouse`); false leaves the mouse to the terminal (selecting text).
@@ -84,6 +87,7 @@ public struct Settings: Sendable, Equatable {
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
         ("stall-timeout", "seconds without a byte before an attempt is abandoned (default 30)"),
         ("response-timeout", "seconds a server may take to send its answer's headers once it has the request (default 30)"),
+        ("fetch-timeout", "seconds a feed, a web page, a transcript, chapters or an image may take to come whole, however its bytes trickle in (default 120)"),
         ("mouse", "false to leave the mouse to the terminal; true (default): a click selects a row or a view, the wheel scrolls"),
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
