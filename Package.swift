@@ -45,6 +45,10 @@ let package = Package(
         // Layer 0: system calls Swift's Glibc does not import (renameat2 with RENAME_NOREPLACE).
         .target(name: "CPodqSystem"),
 
+        // Layer 0: podcasts' include/exclude patterns through PCRE2 with a limit on its work (Debian's
+        // libpcre2-dev to build; libpcre2-8-0, which grep needs, at run time): docs/DECISIONS.md.
+        .target(name: "CPattern", linkerSettings: [.linkedLibrary("pcre2-8")]),
+
         // Layer 0: streaming digests. XXH3-128 from xxHash's header (Debian's libxxhash-dev), inlined and
         // optimised even in debug builds; MD5, SHA-1 and SHA-2 from libcrypto.so.3 (OpenSSL 3, Debian's
         // libssl3), loaded with dlopen when first needed: linked, it cost every run 2 MB.
@@ -57,7 +61,7 @@ let package = Package(
         .target(
             name: "PodqCore",
             dependencies: [
-                "CFeedXML", "CPodqSystem", "CDigest",
+                "CFeedXML", "CPodqSystem", "CDigest", "CPattern",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

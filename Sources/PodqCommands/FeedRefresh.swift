@@ -170,19 +170,27 @@ struct FeedRefresh {
     private func autoQueue(_ p: PodcastRecord, new: [EpisodeRecord]) async throws -> String {
         guard let id = p.id, p.autoQueues(config: context.settings.autoQueue) else { return "" }
         let rules = p.rules
+        let filter = TitleFilter(rules)
+        let admittedNew = new.filter { filter.check(title: $0.title, duration: $0.duration) == .admitted }
         let candidates: [Int64]
         if let count = rules.serial {
-            candidates = try context.store.serialCandidates(podcastId: id, count: count) { rules.admits(title: $0.title, duration: $0.duration) }
+            candidates = try context.store.serialCandidates(podcastId: id, count: count) { filter.check(title: $0.title, duration: $0.duration) == .admitted }
         } else {
-            candidates = new.filter { rules.admits(title: $0.title, duration: $0.duration) }.compactMap(\.id)
+            candidates = admittedNew.compactMap(\.id)
         }
-        let filtered = new.count - new.filter { rules.admits(title: $0.title, duration: $0.duration) }.count
+        let filtered = new.count - admittedNew.count
         guard !candidates.isEmpty || filtered > 0 || !new.isEmpty else { return "" }
         let fresh = try context.store.notInLedger(candidates)
         let queued = fresh.isEmpty ? [] : try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: fresh))
         var line = ", \(queued.count) queued"
         if rules.serial != nil { line += " (serial)" }
         if filtered > 0 && rules.serial == nil { line += " (\(filtered) left out by the podcast's include, exclude or min-duration)" }
+        for (key, count) in filter.failures.sorted(by: { $0.key < $1.key }) {
+            line += " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, or no longer compiles; "
+                + "they were not queued: check it with `podq set \(id) \(key)=…`)"
+            context.log.warning("a title pattern could not be matched", metadata: ["podcast": "\(id)", "key": "\(key)", "titles": "\(count)",
+                                                                               "pattern": "\((key == "include" ? rules.include : rules.exclude) ?? "")"])
+        }
         if fresh.count < candidates.count {
             line += " (\(candidates.count - fresh.count) downloaded before, not queued again)"
             context.log.info("auto-queue skipped episodes in the ledger", metadata: ["podcast": "\(id)", "skipped": "\(candidates.count - fresh.count)"])

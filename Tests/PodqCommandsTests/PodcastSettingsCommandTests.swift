@@ -82,6 +82,28 @@ final class PodcastSettingsCommandTests: CLITestCase {
         XCTAssertEqual(queue.compactMap { $0["title"] as? String }, ["Beta — Episode 2"])
     }
 
+    /// `(a+)+$` on a 201-byte title never finished (60 s and more): `set` refuses it, and one stored
+    /// anyway (an earlier version, an edited database) leaves the title out and says so at once.
+    func testAPatternThatBacktracksWithoutEndIsRefusedAndNeverHangsARefresh() async throws {
+        let long = String(repeating: "a", count: 200) + "!"
+        try await subscribe("c.xml", "Gamma", [Item(guid: "c1", title: "Episode 1", day: 1)], auto: true)
+        let (refused, _, err) = try await cli.run(["set", "Gamma", "exclude=(a+)+$"])
+        XCTAssertEqual(refused.code, 2, err)
+        XCTAssertTrue(err.contains("bounded time"), err)
+        let store = try QueueStore(path: dir.file("home/queue.sqlite"))
+        try store.updatePodcast(id: 1) { p in
+            var rules = p.rules
+            rules.exclude = "(a+)+$"
+            p.rules = rules
+        }
+        server.serve(feed("Gamma", [Item(guid: "c2", title: long, day: 2), Item(guid: "c3", title: "Episode 3", day: 3)]), as: "c.xml")
+        let (refreshed, out, rerr) = try await cli.run(["refresh"], timeout: 60)
+        XCTAssertEqual(refreshed.code, 0, out + rerr)
+        XCTAssertTrue(out.contains("the exclude pattern could not be matched on 1 title"), out)
+        let queue = try await json(["queue", "--json"])
+        XCTAssertEqual(queue.compactMap { $0["title"] as? String }, ["Gamma — Episode 3"], "the title it gave up on is not queued on a guess")
+    }
+
     func testKeepAndSizeBudgetCleanUpEachPodcastByItsOwnRule() async throws {
         let items = (1...4).map { Item(guid: "k\($0)", title: "Ep \($0)", day: $0) }
         try await subscribe("k.xml", "Keeper", items)

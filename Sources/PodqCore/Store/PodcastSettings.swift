@@ -63,8 +63,17 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         case "auto-queue":
             autoQueue = try Self.onOff(v, key: key)
         case "include", "exclude":
-            if !clear, (try? NSRegularExpression(pattern: v, options: [.caseInsensitive])) == nil {
-                throw BadValue(key: key, expected: "a regular expression, such as \"interview|q&a\" (this one does not compile)")
+            if !clear {
+                let pattern: TitlePattern
+                do {
+                    pattern = try TitlePattern(v)
+                } catch {
+                    throw BadValue(key: key, expected: "a regular expression, such as \"interview|q&a\" (this one does not compile: \(error.reason) at its character \(error.offset + 1))")
+                }
+                if let title = pattern.costlyTitle() {
+                    throw BadValue(key: key, expected: "a regular expression podq can match in bounded time; this one makes the matcher give up on a title such as \"\(title.prefix(12))…\" "
+                        + "(a repeat inside a repeat, as in (a+)+ or (\\w+\\s?)*: write it with one repeat, such as a+)")
+                }
             }
             if key == "include" { include = clear ? nil : v } else { exclude = clear ? nil : v }
         case "min-duration":
@@ -113,15 +122,9 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
     public var isEmpty: Bool { self == PodcastSettings() }
 
     /// True when auto-queue may take an episode with this title and duration (include, exclude,
-    /// min-duration).
+    /// min-duration). Compiles the patterns each time: for many titles, make one ``TitleFilter``.
     public func admits(title: String, duration: Int?) -> Bool {
-        let range = NSRange(title.startIndex..., in: title)
-        if let include, let regex = try? NSRegularExpression(pattern: include, options: [.caseInsensitive]),
-           regex.firstMatch(in: title, range: range) == nil { return false }
-        if let exclude, let regex = try? NSRegularExpression(pattern: exclude, options: [.caseInsensitive]),
-           regex.firstMatch(in: title, range: range) != nil { return false }
-        if let minDuration, let duration, duration < minDuration { return false }
-        return true
+        TitleFilter(self).check(title: title, duration: duration) == .admitted
     }
 
     /// `on` / `off` (or true, yes, 1 / false, no, 0); nil for an empty value (the config's).
@@ -172,5 +175,55 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
             return (value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)) + suffix
         }
         return String(bytes)
+    }
+}
+
+/// A podcast's `include`, `exclude` and `min-duration`, its patterns compiled once for the titles of
+/// one refresh. A title a pattern cannot be matched on (the matcher gave up: ``TitlePattern/Outcome/tooCostly``;
+/// or a pattern stored before that no longer compiles) is left out, never queued on a guess, and counted
+/// so that the refresh says so.
+public final class TitleFilter {
+    /// What the rules say of one episode.
+    public enum Verdict: Sendable, Equatable {
+        case admitted
+        case leftOut
+        /// The `include` or `exclude` pattern (`key`) could not be matched on the title.
+        case patternFailed(key: String)
+    }
+
+    private let include: Result<TitlePattern, TitlePattern.Invalid>?
+    private let exclude: Result<TitlePattern, TitlePattern.Invalid>?
+    private let minDuration: Int?
+    /// Titles each pattern could not be matched on, by key.
+    public private(set) var failures: [String: Int] = [:]
+
+    public init(_ rules: PodcastSettings) {
+        include = rules.include.map { text in Result { () throws(TitlePattern.Invalid) in try TitlePattern(text) } }
+        exclude = rules.exclude.map { text in Result { () throws(TitlePattern.Invalid) in try TitlePattern(text) } }
+        minDuration = rules.minDuration
+    }
+
+    public func check(title: String, duration: Int?) -> Verdict {
+        if let include {
+            switch (try? include.get())?.match(title) {
+            case .match: break
+            case .noMatch: return .leftOut
+            case .tooCostly, nil: return failed("include")
+            }
+        }
+        if let exclude {
+            switch (try? exclude.get())?.match(title) {
+            case .noMatch: break
+            case .match: return .leftOut
+            case .tooCostly, nil: return failed("exclude")
+            }
+        }
+        if let minDuration, let duration, duration < minDuration { return .leftOut }
+        return .admitted
+    }
+
+    private func failed(_ key: String) -> Verdict {
+        failures[key, default: 0] += 1
+        return .patternFailed(key: key)
     }
 }

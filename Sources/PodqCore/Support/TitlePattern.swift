@@ -1,0 +1,79 @@
+import CPattern
+
+/// A podcast's `include` or `exclude` regular expression (PCRE2 syntax, case-insensitive, Unicode),
+/// matched under a limit on the matcher's work: a pattern that backtracks without end on some title
+/// (`(a+)+$` on "aaaa…!") gives up with ``Outcome/tooCostly`` in a few milliseconds instead of
+/// holding a refresh (docs/DECISIONS.md, "Title patterns"). Compile it once and match every title.
+public final class TitlePattern {
+    /// What a match found.
+    public enum Outcome: Sendable, Equatable {
+        case match
+        case noMatch
+        /// The matcher gave up after ``stepLimit`` steps: the pattern is too costly for this title.
+        case tooCostly
+    }
+
+    /// The matcher's steps one title may take. An ordinary pattern takes a few hundred on a long title;
+    /// `(a+)+$` on 30 letters would take a billion.
+    public static let stepLimit: UInt32 = 200_000
+
+    /// The pattern as written.
+    public let source: String
+    private let code: UnsafeMutableRawPointer
+
+    /// Compiles `source`.
+    /// - Throws: ``Invalid`` with PCRE2's reason.
+    public init(_ source: String) throws(Invalid) {
+        var error = [CChar](repeating: 0, count: 256)
+        var offset = 0
+        let compiled = source.utf8CString.withUnsafeBufferPointer { pattern in
+            podq_pattern_compile(pattern.baseAddress, pattern.count - 1, &error, error.count, &offset)
+        }
+        guard let compiled else {
+            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw Invalid(reason: reason, offset: offset)
+        }
+        self.source = source
+        self.code = compiled
+    }
+
+    deinit { podq_pattern_free(code) }
+
+    /// Why a pattern does not compile.
+    public struct Invalid: Error, Sendable, Equatable {
+        public var reason: String
+        /// Where in the pattern (in bytes) PCRE2 stopped.
+        public var offset: Int
+    }
+
+    /// Whether `title` has a match, within ``stepLimit`` steps.
+    public func match(_ title: String) -> Outcome {
+        var title = title
+        let result = title.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { podq_pattern_match(code, $0.baseAddress, $0.count, Self.stepLimit) }
+        }
+        switch result {
+        case 1: return .match
+        case 0: return .noMatch
+        default: return .tooCostly
+        }
+    }
+
+    /// A title on which the pattern gives up, among titles made to trip nested repeats (a run of one
+    /// character, each of the pattern's own letters and of common ones, ended by one that does not
+    /// fit); nil when it finishes on every one. `podq set` refuses a pattern that gives up here.
+    public func costlyTitle() -> String? {
+        var characters: [Character] = ["a", "0", " ", "-", "é", "x"]
+        for character in source where character.isLetter || character.isNumber || character == " " {
+            if !characters.contains(character) { characters.append(character) }
+            if characters.count >= 24 { break }
+        }
+        for character in characters {
+            let run = String(repeating: character, count: 48)
+            for title in [run + "!", run + "\u{1F399}", run] where match(title) == .tooCostly {
+                return title
+            }
+        }
+        return nil
+    }
+}

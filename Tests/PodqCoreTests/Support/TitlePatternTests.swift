@@ -1,0 +1,55 @@
+import PodqCore
+import XCTest
+
+/// Title patterns through PCRE2 under a work limit: ordinary ones match as before (case and Unicode
+/// aside), and the patterns that backtrack without end give up at once instead of hanging.
+final class TitlePatternTests: XCTestCase {
+    func testOrdinaryPatternsMatchCaselessAndInUnicode() throws {
+        let interview = try TitlePattern("interview|q&a")
+        XCTAssertEqual(interview.match("An INTERVIEW with X"), .match)
+        XCTAssertEqual(interview.match("Q&A: listeners"), .match)
+        XCTAssertEqual(interview.match("A chat"), .noMatch)
+        XCTAssertEqual(try TitlePattern("^épisode \\d+").match("ÉPISODE 12 — la suite"), .match)
+        XCTAssertEqual(try TitlePattern("\\bpart\\s*2\\b").match("Interview, Part 2"), .match)
+        XCTAssertNil(interview.costlyTitle())
+        XCTAssertNil(try TitlePattern("^(trailer|teaser)\\b").costlyTitle())
+    }
+
+    func testPatternsThatBacktrackWithoutEndGiveUp() throws {
+        let title = String(repeating: "a", count: 200) + "!"
+        for text in ["(a+)+$", "(a|aa)+$", "(\\w+\\s?)*$", "(.*a){12}$"] {
+            let pattern = try TitlePattern(text)
+            XCTAssertEqual(pattern.match(title), .tooCostly, text)
+            XCTAssertNotNil(pattern.costlyTitle(), "\(text) is found costly before it is stored")
+        }
+        // Each title of a long feed, one after the other: every one gives up alone. (Without a "y"
+        // anywhere, PCRE2 sees at once that nothing can match: no work to bound.)
+        let pattern = try TitlePattern("(x+x+)+y")
+        XCTAssertEqual(pattern.match(String(repeating: "x", count: 400)), .noMatch)
+        for length in stride(from: 20, through: 400, by: 20) {
+            XCTAssertEqual(pattern.match(String(repeating: "x", count: length) + "!y"), .tooCostly)
+        }
+    }
+
+    func testAPatternThatDoesNotCompileSaysWhereAndWhy() {
+        XCTAssertThrowsError(try TitlePattern("interview(")) { error in
+            let invalid = error as? TitlePattern.Invalid
+            XCTAssertEqual(invalid?.offset, 10)
+            XCTAssertTrue(invalid?.reason.contains("missing closing parenthesis") == true, "\(String(describing: invalid))")
+        }
+    }
+
+    func testSetRefusesACostlyPatternAndTheFilterCountsWhatGaveUp() throws {
+        var rules = PodcastSettings()
+        XCTAssertThrowsError(try rules.set("exclude", "(a+)+$")) { error in
+            XCTAssertTrue("\(error)".contains("bounded time"), "\(error)")
+        }
+        XCTAssertNil(rules.exclude)
+        // A stored one (from an earlier version) is left out title by title, counted, never a hang.
+        rules.exclude = "(a+)+$"
+        let filter = TitleFilter(rules)
+        XCTAssertEqual(filter.check(title: String(repeating: "a", count: 200) + "!", duration: nil), .patternFailed(key: "exclude"))
+        XCTAssertEqual(filter.check(title: "b", duration: nil), .admitted)
+        XCTAssertEqual(filter.failures, ["exclude": 1])
+    }
+}
