@@ -192,4 +192,26 @@ final class SubscriptionCommandTests: CLITestCase {
             XCTAssertEqual(removed.code, 0, rerr)
         }
     }
+
+    /// Each outline is one look-up, not a read of every podcast: 5,000 outlines (feeds on a closed
+    /// port, each subscribed with its error) import in seconds (407 s for 10,000 before, growing as
+    /// the square; the deadline here only catches that). A duplicate in the file and an outline that
+    /// redirects to a feed already subscribed to are said, and stop nothing.
+    func testALargeOPMLImportsInLinearTimeAndOneBadOutlineStopsNothing() async throws {
+        server.serve(Array("<rss><channel><title>Real</title></channel></rss>".utf8), as: "real.xml")
+        let real = server.url("/static/real.xml").absoluteString
+        var outlines = (0..<5000).map { "<outline text=\"F\($0)\" xmlUrl=\"http://127.0.0.1:9/f\($0).xml\"/>" }
+        outlines.insert("<outline text=\"Real\" xmlUrl=\"\(real)\"/>", at: 10)
+        outlines.insert("<outline text=\"Again\" xmlUrl=\"\(real)\"/>", at: 20)
+        outlines.insert("<outline text=\"Moved\" xmlUrl=\"\(server.url("/moved/static/real.xml"))\"/>", at: 30)
+        try ("<?xml version=\"1.0\"?><opml version=\"2.0\"><body>" + outlines.joined() + "</body></opml>")
+            .write(toFile: dir.file("big.opml"), atomically: true, encoding: .utf8)
+        let (imported, out, err) = try await cli.run(["import", dir.file("big.opml")], timeout: 120)
+        XCTAssertEqual(imported.code, 0, String(err.suffix(2000)))
+        XCTAssertTrue(out.contains("5001 of 5003 feeds imported"), String(out.suffix(500)))
+        XCTAssertTrue(out.contains("already subscribed: \(real)"), String(out.prefix(3000)))
+        XCTAssertTrue(err.contains("/moved/static/real.xml"), String(err.prefix(3000)))
+        let (_, feeds, _) = try await cli.run(["feeds", "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(feeds.utf8)) as? [Any])?.count, 5001)
+    }
 }

@@ -86,6 +86,11 @@ extension QueueStore {
         return found
     }
 
+    /// Every subscription's feed URL (one column of one table: what `podq import` checks outlines against).
+    public func podcastURLs() throws(StoreError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT url FROM podcast") }
+    }
+
     /// Unsubscribes; its episodes go, its downloads stay in the queue.
     public func removePodcast(id: Int64) throws(StoreError) {
         let deleted = try write { db in try PodcastRecord.deleteOne(db, key: id) }
