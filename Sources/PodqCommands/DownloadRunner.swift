@@ -66,6 +66,12 @@ final class DownloadRunner: Sendable {
             stopRunner.withLock { $0 = { await runner.stop() } }
             if interrupt.fired { await runner.stop() }
             reporter.begin()
+            let log = context.log
+            let lockWatch = LockWaitNotice(context.store.lockWait).watch { line in
+                reporter.note(line)
+                log.notice("\(line)")
+            }
+            defer { lockWatch.cancel() }
             do {
                 let summary = try await runner.run()
                 await sidecars?.finish()

@@ -128,6 +128,12 @@ final class TUISession {
                 throw error
             }
         }
+        let log = context.log
+        let lockWatch = LockWaitNotice(context.store.lockWait).watch { line in
+            inbox.post(line)
+            log.notice("\(line)")
+        }
+        defer { lockWatch.cancel() }
         // The keys' work, in the order they were pressed.
         let worker = Task.detached {
             for await work in pending { await work() }

@@ -1,3 +1,5 @@
+import Foundation
+import GRDB
 import PodqTestSupport
 import XCTest
 
@@ -163,5 +165,29 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(String(decoding: header[0..<4], as: UTF8.self), "RIFF")
         XCTAssertEqual(String(decoding: header[8..<12], as: UTF8.self), "WAVE")
         XCTAssertTrue(child.standardOutput.contains("6 completed, 0 failed"), child.standardOutput)
+    }
+
+    /// Another program holds the database's write lock for 12 s (a backup tool, sqlite3) in the middle
+    /// of a download: podq waits, says so, and finishes; no row is left downloading.
+    func testAnotherProgramHoldingTheDatabaseLockIsWaitedForAndSaid() async throws {
+        let url = server.dataURL(size: 1_200_000, seed: 77, name: "locked.mp3", ["rate": "200000"])
+        let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
+        let database = dir.file("home/queue.sqlite")
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
+        let other = try DatabaseQueue(path: database, configuration: configuration)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        try await Task.sleep(for: .seconds(12))
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertTrue(child.standardOutput.contains("waiting: another program holds the queue database's lock"), child.standardOutput)
+        XCTAssertTrue(child.standardOutput.contains("the queue database's lock came free after"), child.standardOutput)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/locked.mp3")), PatternSource(seed: 77, length: 1_200_000).sha256)
+        let states = try await other.read { db in try String.fetchAll(db, sql: "SELECT state FROM download") }
+        XCTAssertEqual(states, ["completed"])
     }
 }

@@ -167,13 +167,29 @@ public actor QueueRunner {
         }
         defer { ticker.cancel() }
         mailbox.yield(.wake)
+        // A step the store refused (another program held its lock past LockWait.patience, the disk
+        // failed): the run stops as on a signal, every transfer paused and its end saved if the store
+        // lets it, and only then is the error thrown. No row is left `downloading` with nothing
+        // running it, as far as the store can be written.
+        var failure: StoreError?
         for await input in inputs {
-            let done = try await exclusively { () async throws(StoreError) -> Bool in
-                try await self.handle(input)
-                return self.isDone(untilStopped: untilStopped)
-            }
+            // (The step catches its own errors: `exclusively` has nothing to throw.)
+            let done = (try? await exclusively { () async throws(StoreError) -> Bool in
+                do throws(StoreError) {
+                    try await self.handle(input)
+                } catch {
+                    if failure == nil {
+                        failure = error
+                        self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
+                        self.hold = .stopping
+                        for run in self.running.values { run.operation.pause() }
+                    }
+                }
+                return self.isDone(untilStopped: untilStopped) || (failure != nil && self.running.isEmpty)
+            }) ?? true
             if done { break }
         }
+        if let failure { throw failure }
         return summary
     }
 

@@ -10,7 +10,7 @@ extension QueueStore {
     /// migration. So the look happens under a shared ``SchemaLock`` on the database's folder, and
     /// creating or migrating under an exclusive one; a database that is up to date is opened without
     /// writing anything.
-    static func openPool(path: String, folder: String) throws -> DatabasePool {
+    static func openPool(path: String, folder: String, lockWait: LockWait) throws -> DatabasePool {
         let lock = SchemaLock(folder: folder)
         lock.take(exclusive: false)
         var current = false
@@ -27,12 +27,14 @@ extension QueueStore {
             chmod(file, info.st_mode & 0o700)
         }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
         configuration.label = "podq.queue"
         // Where the lock could not be had (a file system without `flock`), "busy" is tried again.
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
             do {
+                // A write waits as long as another program holds the lock, up to LockWait.patience,
+                // and says so (LockWait).
+                configuration.busyMode = .callback { tries in lockWait.busy(tries: tries) }
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 if !current { try migrator.migrate(pool) }
                 return pool

@@ -14,11 +14,15 @@ public final class QueueStore: Sendable {
     private let pool: DatabasePool
     /// Transactions this store wrote (see ``changeStamp()``).
     private let writes = Atomic<Int>(0)
+    /// How long a write has waited for the lock another program holds (``LockWait``).
+    public let lockWait: LockWait
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: ``StoreError`` naming the file: damaged, not podq's, from a newer podq, or unwritable.
     public init(path: String) throws(StoreError) {
         self.path = path
+        let lockWait = LockWait()
+        self.lockWait = lockWait
         let folder = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -26,7 +30,7 @@ public final class QueueStore: Sendable {
             throw .cannotOpen(path: path, reason: "cannot create \(folder)")
         }
         do {
-            pool = try Self.openPool(path: path, folder: folder)
+            pool = try Self.openPool(path: path, folder: folder, lockWait: lockWait)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -45,7 +49,7 @@ public final class QueueStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        defer { writes.add(1, ordering: .relaxed) }
+        defer { writes.add(1, ordering: .relaxed); lockWait.done() }
         do { return try pool.write(body) } catch { throw storeError(error) }
     }
 
@@ -55,7 +59,7 @@ public final class QueueStore: Sendable {
 
     /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
     func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        defer { writes.add(1, ordering: .relaxed) }
+        defer { writes.add(1, ordering: .relaxed); lockWait.done() }
         do { return try await pool.write(body) } catch { throw storeError(error) }
     }
 
@@ -82,6 +86,7 @@ public final class QueueStore: Sendable {
 
     /// A read on the writer's connection (`data_version` counts other connections' commits per connection).
     private func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        defer { lockWait.done() }
         do { return try await pool.writeWithoutTransaction(body) } catch { throw storeError(error) }
     }
 
@@ -94,6 +99,8 @@ public final class QueueStore: Sendable {
     private func storeError(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
+        case let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED:
+            .locked(path: path, seconds: LockWait.patience)
         case let error as DatabaseError: Self.map(error, path: path)
         default: .database(String(describing: error))
         }

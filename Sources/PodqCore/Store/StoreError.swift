@@ -10,6 +10,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
     case foreign(path: String)
     /// Made by a newer podq, with a schema this one does not know.
     case newerVersion(path: String)
+    /// Another program held the database's write lock longer than podq waits (``LockWait/patience``).
+    case locked(path: String, seconds: Double)
     /// Any other database failure.
     case database(String)
     /// No download has that id.
@@ -35,6 +37,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
             "\(path) is an SQLite database that podq did not create; podq will not touch it. Use another --home, or move the file aside."
         case .newerVersion(let path):
             "The queue database \(path) was written by a newer podq. Update podq, or use another --home."
+        case .locked(let path, let seconds):
+            "Another program has held the queue database \(path) locked for more than \(Int(seconds / 60)) minutes; podq could not save its changes. Find it with `fuser \(path)` (a backup tool, sqlite3), let it finish, then run podq again: the partial files are kept."
         case .database(let reason):
             "Queue database error: \(reason)."
         case .noSuchDownload(let id):
