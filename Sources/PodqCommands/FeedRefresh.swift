@@ -112,9 +112,14 @@ struct FeedRefresh {
                     notes.append("stopped after \(FeedSource.pageLimit) pages of the paged feed")
                     break
                 }
-                guard let fetched = try await FeedSource.fetch(url, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: nil,
-                                                               access: access),
-                      case .feed(let more) = fetched.content else { break }
+                let fetched: FeedSource.Page?
+                do {
+                    fetched = try await FeedSource.fetch(url, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: nil, access: access)
+                } catch {
+                    notes.append(FeedSource.pageFailure(pages + 1, error))
+                    break
+                }
+                guard let fetched, case .feed(let more) = fetched.content else { break }
                 pageNew = try context.store.mergePage(podcastId: id, feed: more)
                 new += pageNew
                 (page, pages) = (more, pages + 1)

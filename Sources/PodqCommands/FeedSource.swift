@@ -151,8 +151,14 @@ enum FeedSource {
             guard pages < pageLimit else {
                 return ["stopped after \(pageLimit) pages of the paged feed; the older episodes are not listed"]
             }
-            guard let page = try await fetch(url, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes),
-                  case .feed(let more) = page.content else { break }
+            let fetched: Page?
+            do {
+                fetched = try await fetch(url, transport: transport, sizeLimit: sizeLimit, trace: nil, access: access, keepNotes: keepNotes)
+            } catch {
+                // A later page that fails (a 500, a time-out) keeps the pages read: nothing is lost.
+                return [Self.pageFailure(pages + 1, error)]
+            }
+            guard let page = fetched, case .feed(let more) = page.content else { break }
             pages += 1
             feed.episodes += more.episodes.filter { seen.insert($0.guid ?? $0.preferredEnclosure?.url ?? "").inserted }
             feed.itemsWithoutEnclosure += more.itemsWithoutEnclosure
@@ -160,6 +166,11 @@ enum FeedSource {
             feed.nextPage = more.nextPage
         }
         return []
+    }
+
+    /// The note for page `number` of a paged feed that could not be read.
+    static func pageFailure(_ number: Int, _ error: any Error) -> String {
+        "page \(number) of the paged feed could not be read (\(SafeText.clean(error.localizedDescription))); kept the pages before it"
     }
 
     /// One GET of a feed or a web page, parsed.

@@ -25,6 +25,12 @@ final class RunPlaylist: Sendable {
         completed.withLock { $0.append((id, path)) }
     }
 
+    /// A file's line in the playlist: a relative path that starts with `#` would read as a comment (players
+    /// skip it), so it is written `./#…`.
+    static func entry(_ path: String) -> String {
+        path.hasPrefix("#") ? "./" + path : path
+    }
+
     /// Writes the playlist when something completed; returns its path (nil: nothing to write, or it
     /// could not be written, which is logged).
     func write() async -> String? {
@@ -40,7 +46,7 @@ final class RunPlaylist: Sendable {
             // One line each: a title from a feed never breaks the file.
             text += "#EXTINF:\(seconds),\(SafeText.clean(title).replacingOccurrences(of: "\n", with: " "))\n"
             let prefix = root.hasSuffix("/") ? root : root + "/"
-            text += (path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path) + "\n"
+            text += Self.entry(path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path) + "\n"
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -20,9 +20,12 @@ public final class ForwardProxy: Sendable {
     public let port: Int
     private let listener: Int32
     private let seen = Mutex<[Seen]>([])
+    /// The `Proxy-Authorization` the proxy wants (a 407 without it), or nil for none.
+    private let wanted: String?
 
-    /// Starts the proxy.
-    public init() throws {
+    /// Starts the proxy; with `login`, it answers 407 to requests without that user and password.
+    public init(login: (user: String, password: String)? = nil) throws {
+        self.wanted = login.map { "Basic " + Data("\($0.user):\($0.password)".utf8).base64EncodedString() }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -67,6 +70,10 @@ public final class ForwardProxy: Sendable {
         let authorization = lines.first { $0.lowercased().hasPrefix("proxy-authorization:") }
             .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
         seen.withLock { $0.append(Seen(method: method, target: target, authorization: authorization)) }
+        if let wanted, authorization != wanted {
+            send(client, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test proxy\"\r\nContent-Length: 0\r\n\r\n")
+            return
+        }
         if method == "CONNECT" {
             let parts = target.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]), let upstream = connectTo(String(parts[0]), port) else {

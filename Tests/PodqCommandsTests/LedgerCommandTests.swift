@@ -146,6 +146,25 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
                        ["2026-11-21 Pilot (2).mp3", "2026-11-21 Pilot.mp3"])
         XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256, "the old file is kept")
     }
+
+    /// `--replace` deletes the old file only when it is the one podq downloaded: a file the user put at
+    /// that name stays, and the new one keeps a name of its own.
+    func testReplaceNeverDeletesAFileThatIsNotTheOnePodqWrote() async throws {
+        server.serve(feed(seed: 1), as: "show.xml")
+        _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "1"])
+        _ = try await cli.run(["download"])
+        let path = dir.file("home/downloads/Fixed Show/2026-11-21 Pilot.mp3")
+        try FileManager.default.removeItem(atPath: path)
+        try Data("the user's own file".utf8).write(to: URL(fileURLWithPath: path))
+        server.serve(feed(seed: 2), as: "show.xml")
+        _ = try await cli.run(["refresh"])
+        _ = try await cli.run(["queue", "add", "--replace", "1"])
+        let (run, out, err) = try await cli.run(["download"])
+        XCTAssertEqual(run.code, 0, out + err)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "the user's own file")
+        XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/Fixed Show/2026-11-21 Pilot (2).mp3")), PatternSource(seed: 2, length: 30000).sha256)
+    }
 }
 
 /// `podq refresh --check-files`: the server's file changed under the same URL.

@@ -182,7 +182,8 @@ final class PlaylistCommandTests: CLITestCase {
         server.serve(body, as: "show.xml")
         _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
         _ = try await cli.run(["queue", "add", "1"])
-        let (run, out, err) = try await cli.run(["download", server.dataURL(size: 1000, seed: 4, name: "pasted.mp3").absoluteString])
+        let (run, out, err) = try await cli.run(["download", server.dataURL(size: 1000, seed: 4, name: "pasted.mp3").absoluteString,
+                                                 server.dataURL(size: 1000, seed: 5, name: "#1 hit.mp3").absoluteString])
         XCTAssertEqual(run.code, 0, out + err)
         let folder = dir.file("home/downloads")
         let lists = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }
@@ -192,11 +193,12 @@ final class PlaylistCommandTests: CLITestCase {
         let text = try String(contentsOfFile: folder + "/" + list, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "#EXTM3U")
-        XCTAssertEqual(lines.count, 5, text)
+        XCTAssertEqual(lines.count, 7, text)
         XCTAssertTrue(lines.contains("#EXTINF:61,Listen - Part one"), "a duration, and no control character from the feed: \(text)")
         XCTAssertFalse(text.contains("\u{1B}"))
         XCTAssertTrue(lines.contains("Listen/2026-11-21 Part one.mp3"), "relative to the download folder: \(text)")
         XCTAssertTrue(lines.contains("pasted.mp3"), text)
+        XCTAssertTrue(lines.contains("./#1 hit.mp3"), "a name that starts with # is not read as a comment: \(text)")
 
         let (again, _, _) = try await cli.run(["download"])
         XCTAssertEqual(again.code, 0)

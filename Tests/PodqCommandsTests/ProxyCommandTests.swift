@@ -135,4 +135,25 @@ final class ProxyCommandTests: CLITestCase {
         XCTAssertEqual(downloaded.code, 0, dout + derr)
         XCTAssertEqual(server.log.requests.map { $0.header("User-Agent") ?? "" }, ["Special/1.0", "Special/1.0"])
     }
+
+    /// A proxy that wants a login answers 407: said as the proxy's, not blamed on the server, for
+    /// media, feeds and https through its tunnel; with the login in its URL, it goes through.
+    func testAProxysLoginIsAskedForAsTheProxys() async throws {
+        let locked = try ForwardProxy(login: ("px", "pw"))
+        defer { locked.stop() }
+        let media = server.dataURL(size: 4000, seed: 3, name: "m.mp3").absoluteString
+        let (failed, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), media],
+                                                  environment: env(["http_proxy": locked.url]))
+        XCTAssertNotEqual(failed.code, 0)
+        XCTAssertTrue((out + err).contains("The proxy http://127.0.0.1:\(locked.port) wants a login (HTTP 407)"), out + err)
+        XCTAssertFalse((out + err).contains("The server answered HTTP 407"), out + err)
+        let (feedFailed, fout, ferr) = try await cli.run(["add", feed("l.xml")], environment: env(["http_proxy": locked.url]))
+        XCTAssertNotEqual(feedFailed.code, 0)
+        XCTAssertTrue((fout + ferr).contains("wants a login (HTTP 407)"), fout + ferr)
+        let (wrong, wout, werr) = try await cli.run(["add", feed("w.xml")], environment: env(["http_proxy": "http://px:nope@127.0.0.1:\(locked.port)"]))
+        XCTAssertNotEqual(wrong.code, 0)
+        XCTAssertTrue((wout + werr).contains("refused its login (HTTP 407)") && !(wout + werr).contains("nope"), wout + werr)
+        let (ok, oout, oerr) = try await cli.run(["add", feed("ok.xml")], environment: env(["http_proxy": "http://px:pw@127.0.0.1:\(locked.port)"]))
+        XCTAssertEqual(ok.code, 0, oout + oerr)
+    }
 }

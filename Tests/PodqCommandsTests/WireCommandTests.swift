@@ -70,4 +70,30 @@ final class WireCommandTests: CLITestCase {
         XCTAssertNotEqual(exit.code, 0)
         XCTAssertTrue((out + err).contains("did not send it whole within 2 s (fetch-timeout)"), out + err)
     }
+
+    /// A feed sent compressed as br (or zstd) unasked is named as such, not read as an empty file.
+    func testAFeedInACodingPodqDidNotAskForIsNamed() async throws {
+        let body: [UInt8] = [0x1B, 0x2A, 0x00, 0xF8, 0x8D, 0x94, 0x6E, 0xDE, 0x44, 0x63, 0x31, 0x85, 0x10]
+        let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Encoding: br\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        let server = try await ScriptedServer.start(.cut(answer, at: [], closeAfter: true))
+        defer { Task { await server.stop() } }
+        let (exit, out, err) = try await cli.run(["add", server.url("/feed.xml")])
+        XCTAssertNotEqual(exit.code, 0)
+        XCTAssertTrue((out + err).contains("compressed as br (Content-Encoding), which podq did not ask for"), out + err)
+        XCTAssertFalse((out + err).contains("empty"), out + err)
+    }
+
+    /// A paged feed whose second page fails keeps the first page's episodes, and says so.
+    func testAPagedFeedWhoseSecondPageFailsKeepsTheFirst() async throws {
+        let http = try await TestServer.start()
+        defer { Task { await http.stop() } }
+        let items = (1...3).map { "<item><title>E\($0)</title><guid>\($0)</guid><enclosure url=\"/data/e\($0).mp3?size=1000\"/></item>" }.joined()
+        http.serve(Array("""
+            <?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>Paged</title>
+            <atom:link rel="next" href="/status/500"/>\(items)</channel></rss>
+            """.utf8), as: "paged.xml")
+        let (added, out, err) = try await cli.run(["add", http.url("/static/paged.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, out + err)
+        XCTAssertTrue(out.contains("3 episodes") && out.contains("page 2 of the paged feed could not be read"), out)
+    }
 }

@@ -227,11 +227,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
             // The deadline fired as the head came: the request is cancelled, so say why.
             if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
+            // A proxy's own refusal, not the server's: said as the proxy's.
+            if let proxy, head.status.code == 407 {
+                delegate.cancel()
+                throw DownloadError.proxyLogin(proxy: proxy.description, hadLogin: proxy.user != nil)
+            }
             return TransportResponse(status: Int(head.status.code), headers: head.headers,
                                      body: ResponseBody(source: delegate))
         } catch where timedOut.load(ordering: .relaxed) {
             throw DownloadError.noResponse(seconds: responseSeconds)
         } catch {
+            if let proxy = proxies.server(for: request.url), let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
+                throw DownloadError.proxyLogin(proxy: proxy.description, hadLogin: proxy.user != nil)
+            }
             let mapped = Self.map(error, stallSeconds: stallSeconds, responseSeconds: responseSeconds, duringBody: false)
             // The certificate failed: find out why (a second connection that only reads it).
             if case DownloadError.untrustedCertificate(_, let raw) = mapped, let host = request.url.host {

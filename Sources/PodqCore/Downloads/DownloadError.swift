@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 
 /// Everything that can stop a download, with a message that says what happened and what to do.
 ///
@@ -69,6 +70,11 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case webPage(url: String)
     /// The server sent the media file encoded (`Content-Encoding: gzip`) although podq asked for it as it is.
     case encodedBody(encoding: String, url: String)
+    /// The proxy answered 407: it wants a login (`hadLogin`: the one given was refused).
+    case proxyLogin(proxy: String, hadLogin: Bool)
+    /// A feed or a sidecar sent in a coding podq did not ask for and cannot decode (`br`, `zstd`):
+    /// named, never read as garbled text.
+    case undecodableEncoding(encoding: String, url: String)
     /// Any other failure of the HTTP layer.
     case network(String)
 
@@ -79,7 +85,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .connectionFailed, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .encodedBody, .badProxy, .refusedBehindFirewall:
+            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .undecodableEncoding, .proxyLogin, .encodedBody, .badProxy, .refusedBehindFirewall:
             false
         }
     }
@@ -88,6 +94,16 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var retryAfter: Double? {
         if case .httpStatus(_, _, let seconds) = self { return seconds }
         return nil
+    }
+
+    /// Throws ``undecodableEncoding(encoding:url:)`` when a decoded body (a feed's, a sidecar's) says a
+    /// coding other than the gzip and deflate podq asks for and decodes.
+    static func checkDecodable(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
+        guard let value = headers.first(name: "Content-Encoding") else { return }
+        let codings = value.split(separator: ",").map { String($0).trimmingASCIIWhitespace.lowercased() }.filter { !$0.isEmpty }
+        if let other = codings.first(where: { !["gzip", "x-gzip", "deflate", "identity"].contains($0) }) {
+            throw .undecodableEncoding(encoding: other, url: url)
+        }
     }
 
     /// The error for a response that is not the file: its status, with `Retry-After`; a 403 behind a web
@@ -174,6 +190,13 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         case .encodedBody(let encoding, let url):
             "The server sent \(SafeText.clean(url)) encoded (Content-Encoding: \(SafeText.clean(encoding))) although podq asked for the file as it is; "
                 + "podq does not store it encoded. The server is misconfigured: tell the podcast's host."
+        case .proxyLogin(let proxy, let hadLogin):
+            hadLogin
+                ? "The proxy \(SafeText.clean(proxy)) refused its login (HTTP 407): check the user name and password in its URL (http_proxy, https_proxy or the config's proxy)."
+                : "The proxy \(SafeText.clean(proxy)) wants a login (HTTP 407): give it in the proxy's URL, http://user:password@host:port, in http_proxy, https_proxy or the config's proxy."
+        case .undecodableEncoding(let encoding, let url):
+            "The server sent \(SafeText.clean(url)) compressed as \(SafeText.clean(encoding)) (Content-Encoding), which podq did not ask for and cannot decode "
+                + "(it asks for gzip or deflate). The server is misconfigured: tell the podcast's host."
         case .network(let reason):
             "Network error: \(reason)."
         }

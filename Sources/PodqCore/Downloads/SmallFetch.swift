@@ -21,6 +21,7 @@ public enum SmallFetch {
             let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, access: access)
             let response = result.response
             guard response.status == 200 else { throw DownloadError.status(of: response, url: result.finalURL.absoluteString) }
+            try DownloadError.checkDecodable(response.headers, url: result.finalURL.absoluteString)
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > limit {
                 throw TooLarge(limit: limit)
             }

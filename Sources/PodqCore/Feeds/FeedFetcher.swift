@@ -38,6 +38,7 @@ public struct FeedFetcher: Sendable {
             let response = result.response
             if response.status == 304 { return .notModified }
             guard response.status == 200 else { throw DownloadError.status(of: response, url: result.finalURL.absoluteString) }
+            try DownloadError.checkDecodable(response.headers, url: result.finalURL.absoluteString)
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {
                 throw FeedError.tooLarge(limit: sizeLimit)
             }

@@ -91,7 +91,11 @@ public enum Cleanup {
                 continue
             }
             if !dryRun {
-                guard (try? folder.removeFile(relative)) == true else { continue }  // could not delete: keep the row
+                // Only the file podq wrote there; another one (the user's own) is kept, and so is the row.
+                guard (try? folder.removeFile(relative, recorded: c.download.committedFile?.identity)) == true else {
+                    report.keptOutside.append(path)
+                    continue
+                }
                 if let id = c.download.id { try store.remove(id: id) }
             }
             report.removed.append(c.download)

@@ -140,16 +140,19 @@ public final class DownloadFolder: Sendable {
         return removePartial(relative)
     }
 
-    /// Deletes the file `relative` (a removed download's, or one the cleanup rules select): only a
-    /// regular file reached without a link.
-    /// - Returns: true when it is gone (or was never there).
+    /// Deletes the file `relative` (a removed download's, one the cleanup rules select, one a
+    /// replacement supersedes) only when it is the very file podq committed there: a regular file,
+    /// reached without a link, whose device and inode are `recorded`'s. A file somebody else put at
+    /// that name (the user's own, another program's), or one podq has no record of, is left alone:
+    /// nothing is deleted that podq did not write.
+    /// - Returns: true when it is gone (or was never there); false when it was left alone.
     @discardableResult
-    public func removeFile(_ relative: String) throws(DownloadError) -> Bool {
+    public func removeFile(_ relative: String, recorded: FileIdentity?) throws(DownloadError) -> Bool {
         guard case let (parent, name)? = try openParent(of: relative, create: false) else { return true }
         var info = stat()
         guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
         if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkRefused(path: absolute(relative)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFREG, let recorded, recorded.isSameFile(as: info) else { return false }
         return unlinkat(parent.descriptor, name, 0) == 0 || errno == ENOENT
     }
 

@@ -108,7 +108,7 @@ extension QueueRunner {
             if deletingFile && row.state == .completed, let folder = folder(row.folderPath),
                 let relative = try? folder.relativePath(of: row.destination)
             {
-                _ = try? folder.removeFile(relative)
+                _ = try? folder.removeFile(relative, recorded: row.committedFile?.identity)
             }
             return run?.task
         }

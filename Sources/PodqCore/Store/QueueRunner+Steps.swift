@@ -250,7 +250,13 @@ extension QueueRunner {
         do {
             let oldFolder = previous.folderPath == current.folderPath ? folder : try DownloadFolder(path: previous.folderPath)
             let oldRelative = try oldFolder.relativePath(of: previous.destination)
-            try oldFolder.removeFile(oldRelative)
+            // Only the file podq downloaded for the old row: anything else at its name (the user's own) stays,
+            // and the new file keeps its own name.
+            guard try oldFolder.removeFile(oldRelative, recorded: previous.committedFile?.identity) else {
+                logger.warning("replace: the old name holds a file podq did not write; both kept",
+                               metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(previous.destination)"])
+                return final
+            }
             if oldFolder === folder, oldRelative != newRelative, try folder.rename(newRelative, to: oldRelative) {
                 let destination = folder.absolute(oldRelative)
                 final = destination

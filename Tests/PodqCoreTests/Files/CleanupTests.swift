@@ -29,9 +29,12 @@ final class CleanupTests: XCTestCase {
             let path = dir.file("downloads/\(name)/\(episode.title).mp3")
             try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
             let row = try store.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id!)])[0]
+            var info = stat()
+            XCTAssertEqual(stat(path, &info), 0)
             return try store.update(id: row.id!) {
                 $0.state = .completed
                 $0.completedAt = now - age * day
+                $0.committedFile = (path, FileIdentity(info))  // as podq's commit records it
             }
         }
     }
@@ -97,5 +100,18 @@ final class CleanupTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
         }
         XCTAssertEqual(try store.downloads().count, 4)
+    }
+
+    /// A file the user put at a downloaded episode's name (after moving podq's away) is not podq's: the
+    /// rules never delete it, and its row stays to say so.
+    func testAFileThatIsNotTheOnePodqWroteIsNeverDeleted() throws {
+        let rows = try podcast("mine", ages: [30, 20])
+        try FileManager.default.removeItem(atPath: rows[0].destination)
+        try Data("my own notes".utf8).write(to: URL(fileURLWithPath: rows[0].destination))
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 10), now: now)
+        XCTAssertEqual(report.removed.map(\.id), [rows[1].id])
+        XCTAssertEqual(try String(contentsOfFile: rows[0].destination, encoding: .utf8), "my own notes")
+        XCTAssertFalse(exists(rows[1]))
+        XCTAssertNotNil(try store.download(id: rows[0].id!))
     }
 }

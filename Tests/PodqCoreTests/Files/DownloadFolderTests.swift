@@ -58,7 +58,7 @@ final class DownloadFolderTests: XCTestCase {
         refused({ try self.folder.claim("a.mp3") }, naming: root + "/a.mp3.part")
         refused({ try self.folder.claim("b.mp3") }, naming: root + "/b.mp3.part")
         refused({ try self.folder.claim("Show/One.mp3") }, naming: root + "/Show")
-        refused({ try self.folder.removeFile("Show/victim") }, naming: root + "/Show")
+        refused({ try self.folder.removeFile("Show/victim", recorded: nil) }, naming: root + "/Show")
         XCTAssertNil(folder.identity(of: "Show/victim"), "nothing is reached through a link")
         XCTAssertEqual(try String(contentsOfFile: outside + "/victim", encoding: .utf8), "keep")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), ["victim"])
