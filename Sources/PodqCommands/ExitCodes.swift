@@ -41,7 +41,7 @@ public enum ExitCodes {
         case let error as FeedError:
             if case .fetch(let cause, _) = error { cause.isBadInput ? usage : failure } else { usage }
         case let error as DownloadError: error.isBadInput ? usage : failure
-        case is PlayerError: failure
+        case let error as PlayerError: error.isBadInput ? usage : failure
         case is CancellationError: interrupted
         default: nil
         }
@@ -63,6 +63,16 @@ extension DownloadError {
         switch self {
         case .invalidURL, .unsupportedScheme, .outsideDownloadFolder: true
         default: false
+        }
+    }
+}
+
+extension PlayerError {
+    /// True for an id that names nothing playable (no such download, not completed): the input.
+    var isBadInput: Bool {
+        switch self {
+        case .noSuchDownload, .notCompleted: true
+        case .noPlayer, .notFound, .fileMissing, .failed: false
         }
     }
 }

@@ -27,8 +27,6 @@ struct PlayCommand: ParsableCommand {
             context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
             let status = try Player.run(argv)
             guard status == 0 else { throw PlayerError.failed(command: argv[0], status: status) }
-        } catch let error as PlayerError {
-            throw CommandError(error.localizedDescription, code: ExitCodes.failure)
         } catch let error as CommandError {
             throw error
         } catch {

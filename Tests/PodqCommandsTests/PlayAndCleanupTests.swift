@@ -35,7 +35,7 @@ final class PlayAndCleanupTests: TerminalTestCase {
         for (args, message) in [(["play", "2"], "#2 is failed; only a completed download can be played."),
                                 (["play", "99"], "There is no download #99; `podq queue` lists them.")] {
             let (code, _, err) = try await cli.run(args)
-            XCTAssertEqual(code.code, 1, err)
+            XCTAssertEqual(code.code, 2, "an id that names nothing playable is bad input (the table): \(err)")
             XCTAssertTrue(err.contains(message), err)
         }
         try config("player = no-such-player-podq\n")
