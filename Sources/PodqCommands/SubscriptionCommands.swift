@@ -122,11 +122,17 @@ struct EpisodesCommand: ParsableCommand {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
             rows = try context.store.episodes(podcastId: id ?? nil)
         } catch { throw CommandError(error) }
-        if new {
-            let downloadedBefore: Set<Int64>
-            do { downloadedBefore = try context.store.episodeIdsInLedger() } catch { throw CommandError(error) }
-            rows = rows.filter { $0.downloadState == nil && $0.episode.playedAt == nil && !downloadedBefore.contains($0.episode.id ?? -1) }
+        // Episodes downloaded (or marked so) before, whose row is gone: never `new` (the ledger).
+        let downloadedBefore: Set<Int64>
+        do { downloadedBefore = try context.store.episodeIdsInLedger() } catch { throw CommandError(error) }
+        /// What the list says of an episode: its download's state, else `downloaded` (the ledger has it),
+        /// `played`, or `new`.
+        func state(_ r: QueueStore.EpisodeListing) -> String {
+            if let state = r.downloadState { return state }
+            if downloadedBefore.contains(r.episode.id ?? -1) { return "downloaded" }
+            return r.episode.playedAt != nil ? "played" : "new"
         }
+        if new { rows = rows.filter { state($0) == "new" } }
         if updated { rows = rows.filter { $0.episode.upstreamChange != nil } }
         if let search {
             let inNotes: Set<Int64>
@@ -145,7 +151,7 @@ struct EpisodesCommand: ParsableCommand {
                 return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
                                 "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
                                 "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
-                                "length": .optional(e.length), "state": .string(r.downloadState ?? "new"), "played": .bool(e.playedAt != nil),
+                                "length": .optional(e.length), "state": .string(state(r)), "played": .bool(e.playedAt != nil),
                                 "updatedUpstream": .optional(e.upstreamChange),
                                 "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
             }).text)
@@ -153,8 +159,8 @@ struct EpisodesCommand: ParsableCommand {
         }
         for r in rows {
             let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
-            let state = r.episode.upstreamChange != nil ? "updated" : r.downloadState ?? "new"
-            var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(state, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+            let shown = r.episode.upstreamChange != nil ? "updated" : state(r)
+            var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
             if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
             Console.out(line)
         }

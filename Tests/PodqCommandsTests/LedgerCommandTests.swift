@@ -74,6 +74,13 @@ final class LedgerCommandTests: CLITestCase {
         let (none, nout, _) = try await cli.run(["episodes", "--new"])
         XCTAssertEqual(none.code, 0)
         XCTAssertFalse(nout.contains("One") || nout.contains("Two"), nout)
+        // The whole list says so too: not `new`, in the text and in the JSON.
+        let (_, all, _) = try await cli.run(["episodes"])
+        XCTAssertFalse(all.contains("new"), all)
+        XCTAssertTrue(all.contains("downloaded"), all)
+        let (_, json, _) = try await cli.run(["episodes", "--json"])
+        let states = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]).compactMap { $0["state"] as? String }
+        XCTAssertEqual(states, ["downloaded", "downloaded"])
 
         server.serve(feed([("g1-rerun", "Encore: One", "one.mp3"), ("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]), as: "show.xml")
         let (refreshed, rout, _) = try await cli.run(["refresh"])
