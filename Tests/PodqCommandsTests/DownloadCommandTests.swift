@@ -190,4 +190,18 @@ final class DownloadCommandTests: CLITestCase {
         let states = try await other.read { db in try String.fetchAll(db, sql: "SELECT state FROM download") }
         XCTAssertEqual(states, ["completed"])
     }
+
+    /// A port nobody listens on: said in words with the address, tried once more only (it took 29.5 s
+    /// and five attempts, and read "connection reset (error set): Connection refused) (errno: 111)").
+    func testARefusedConnectionIsSaidInWordsAndTriedOnceMore() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "retry-delay = 0.2\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let child = try podq(["download", "--download-dir", dir.file("out"), "http://127.0.0.1:9/nothing.mp3"])
+        let exit = await finish(child)
+        let said = child.standardOutput + child.standardError
+        XCTAssertEqual(exit.code, 1, said)
+        XCTAssertTrue(said.contains("127.0.0.1:9 refused the connection"), said)
+        XCTAssertFalse(said.contains("errno") || said.contains("error set"), said)
+        XCTAssertTrue(said.contains("(after 2 attempts)"), said)
+    }
 }

@@ -288,8 +288,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return duringBody ? DownloadError.connectionLost(reason) : DownloadError.connectionFailed(reason)
         }
         if let connect = error as? NIOConnectionError {
-            let reason = connect.connectionErrors.first.map { String(describing: $0.error) } ?? "no address"
-            return DownloadError.connectionFailed(reason)
+            // In words (strerror), not NIO's "connection reset (error set): …" form.
+            return DownloadError.connectionFailed(connect.connectionErrors.isEmpty ? "no address" : StreamingDelegate.reason(connect))
         }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") {

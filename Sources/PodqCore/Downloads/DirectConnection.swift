@@ -19,8 +19,11 @@ extension StreamingDelegate {
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers)
         let security = target.secure ? tls.map { (context: $0, serverName: target.serverName) } : nil
         if target.secure && security == nil { throw DownloadError.network("no TLS context for \(url.absoluteString)") }
+        let address = target.hostHeader.contains(":") ? target.hostHeader : "\(target.hostHeader):\(target.port)"
         return try await open(host: target.host, port: target.port, tls: security, request: head, peer: "the server", on: eventLoop,
-                              connectTimeout: connectTimeout, decompress: false) { $0 }
+                              connectTimeout: connectTimeout, decompress: false) { error in
+            Self.isRefused(error) ? DownloadError.connectionRefused(address: address) : error
+        }
     }
 
     /// Where and what to ask for `url`.

@@ -22,6 +22,9 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     case redirectToUnsupportedScheme(String)
     /// The connection could not be made (refused, DNS, TLS, time-out).
     case connectionFailed(String)
+    /// Nothing listens at `address` (host:port): the connection was refused. Tried once more, not
+    /// for the whole `max-attempts` (curl and wget do not retry it at all).
+    case connectionRefused(address: String)
     /// The connection broke while the body was being received.
     case connectionLost(String)
     /// No byte arrived for the stall time-out.
@@ -82,12 +85,18 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
-        case .connectionFailed, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
+        case .connectionFailed, .connectionRefused, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
             .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .undecodableEncoding, .proxyLogin, .encodedBody, .badProxy, .refusedBehindFirewall:
             false
         }
+    }
+
+    /// The most attempts this error is worth, below `max-attempts`; nil for no cap of its own.
+    public var attemptCap: Int? {
+        if case .connectionRefused = self { return 2 }
+        return nil
     }
 
     /// Seconds the server asked us to wait (`Retry-After`), if it did.
@@ -142,6 +151,8 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
             "A redirect points to \(SafeText.clean(target)), which is not HTTP(S); podq will not follow it."
         case .connectionFailed(let reason):
             "Could not connect: \(reason). Check the network and the address."
+        case .connectionRefused(let address):
+            "Could not connect: \(SafeText.clean(address)) refused the connection (nothing listens there: a wrong port, or the server is down). Check the address."
         case .connectionLost(let reason):
             "The connection broke during the download (\(reason)); the partial file is kept for a resume."
         case .stalled(let seconds):

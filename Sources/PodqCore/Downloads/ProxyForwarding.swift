@@ -80,7 +80,16 @@ extension StreamingDelegate {
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
+    /// True when `error` is a refused connection (ECONNREFUSED), however NIO wraps it.
+    static func isRefused(_ error: any Error) -> Bool {
+        if let io = error as? IOError { return io.errnoCode == ECONNREFUSED }
+        if let connect = error as? NIOConnectionError {
+            return !connect.connectionErrors.isEmpty && connect.connectionErrors.allSatisfy { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+        }
+        return false
+    }
+
+    static func reason(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
         if let connect = error as? NIOConnectionError, let first = connect.connectionErrors.first {
             return (first.error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? String(describing: first.error)

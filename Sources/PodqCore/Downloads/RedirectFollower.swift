@@ -126,7 +126,7 @@ public struct RedirectFollower: Sendable {
     /// Failures of the hop's server, not of the file: a prefix that fails so can be skipped.
     static func isHopFailure(_ error: DownloadError) -> Bool {
         switch error {
-        case .connectionFailed, .connectionLost, .noResponse, .headTooLarge, .untrustedCertificate, .tlsRefused, .network, .stalled: true
+        case .connectionFailed, .connectionRefused, .connectionLost, .noResponse, .headTooLarge, .untrustedCertificate, .tlsRefused, .network, .stalled: true
         default: false
         }
     }
@@ -134,6 +134,7 @@ public struct RedirectFollower: Sendable {
     private static func shortReason(_ error: DownloadError) -> String {
         switch error {
         case .connectionFailed(let reason): "could not connect: \(reason)"
+        case .connectionRefused: "connection refused"
         case .connectionLost(let reason): "connection lost: \(reason)"
         case .noResponse: "no answer"
         case .stalled: "stalled"

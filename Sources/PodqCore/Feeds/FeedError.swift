@@ -41,6 +41,13 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
             "Cannot read \(path): \(reason)."
         case .fetch(.httpStatus(let code, let url, _), _) where code == 404 || code == 410:
             "The server has no feed at \(SafeText.clean(url)) (HTTP \(code)): check the address, or look on the podcast's website for its feed URL."
+        // A download's words would speak of a partial file kept for a resume: a feed has none.
+        case .fetch(.stalled(let seconds), _):
+            "Cannot fetch the feed: no data arrived for \(Int(seconds)) s (stall-timeout). Try again later."
+        case .fetch(.connectionLost(let reason), _):
+            "Cannot fetch the feed: the connection broke while it was read (\(reason)). Try again later."
+        case .fetch(.shortBody(let received, let expected), _):
+            "Cannot fetch the feed: the server sent \(received) of its \(expected) bytes and stopped. Try again later."
         case .fetch(let error, let url?) where !(error.localizedDescription.contains(url)):
             "Cannot fetch the feed at \(SafeText.clean(url)): \(error.localizedDescription)"
         case .fetch(let error, _):

@@ -109,7 +109,7 @@ public enum OutcomeDecision {
                 row.lastError = reason
                 return Decision(row: row, outcome: .diskFull(reason: reason))
             }
-            if let error = input.error, error.isRetryable, row.attempts < input.maxAttempts, input.hold == .none {
+            if let error = input.error, error.isRetryable, row.attempts < min(input.maxAttempts, error.attemptCap ?? .max), input.hold == .none {
                 let wait = delay(row.attempts, error.retryAfter)
                 row.state = .queued
                 row.retryAt = input.now + wait
