@@ -46,7 +46,7 @@ final class ParseCommandTests: XCTestCase {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
-        let (exit, _, err) = try await cli.run(["parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1"]).absoluteString])
+        let (exit, _, err) = try await cli.run(["parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1", "type": "application/rss+xml"]).absoluteString])
         XCTAssertEqual(exit.code, 2)
         XCTAssertTrue(err.contains("larger than 50 MB"), err)
         for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }

@@ -214,4 +214,23 @@ final class SubscriptionCommandTests: CLITestCase {
         let (_, feeds, _) = try await cli.run(["feeds", "--json"])
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(feeds.utf8)) as? [Any])?.count, 5001)
     }
+
+    /// An episode's URL given to `podq add`: "not a feed" from its Content-Type, or from its first bytes
+    /// when it is sent as something vague, without fetching the file (it fetched all of it first).
+    func testAnEpisodesURLIsNotAFeedWithoutFetchingIt() async throws {
+        let size: Int64 = 40_000_000
+        let (audio, out, err) = try await cli.run(["add", server.dataURL(size: size, seed: 1, name: "ep.mp3").absoluteString])
+        XCTAssertEqual(audio.code, 2, out + err)
+        XCTAssertTrue(err.contains("This is not a feed: it looks like an audio file (it is sent as audio/mpeg)"), err)
+        for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(server.log.outcomes.values.filter(\.completed).count, 0, "the file was not fetched to its end")
+        server.log.reset()
+        let mp3 = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0x55, count: 30_000_000)
+        server.serve(mp3, as: "vague.bin", type: "application/octet-stream")
+        let (vague, vout, verr) = try await cli.run(["add", server.url("/static/vague.bin").absoluteString])
+        XCTAssertEqual(vague.code, 2, vout + verr)
+        XCTAssertTrue(verr.contains("an audio file (MP3)"), verr)
+        for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(server.log.outcomes.values.filter(\.completed).count, 0, "only its first bytes were read, not the file")
+    }
 }

@@ -42,13 +42,24 @@ public struct FeedFetcher: Sendable {
             if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > sizeLimit {
                 throw FeedError.tooLarge(limit: sizeLimit)
             }
+            // An episode's URL given for a feed: said from its head, or its first bytes, never after the
+            // whole file came (an hour of audio to learn that it is not a feed).
+            if let kind = Self.notAFeed(contentType: response.headers.first(name: "Content-Type")) { throw FeedError.notXML(kind: kind) }
             // A new file of our own (O_EXCL, no link followed), written through its descriptor.
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw DownloadError.fileSystem(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
             let writer = PartialFileWriter(stream: DescriptorOutputStream(descriptor: fd), path: path)
             var total: Int64 = 0
+            var head: [UInt8] = []
             for try await chunk in response.body {
+                if head.count < 16 {
+                    head += chunk.readableBytesView.prefix(16 - head.count)
+                    // (gzip is read further: a feed compressed once more than HTTP's encoding says.)
+                    if head.count >= 16, !head.starts(with: [0x1F, 0x8B]), let kind = FeedParser.sniffNotXML(bytes: head) {
+                        throw FeedError.notXML(kind: kind)
+                    }
+                }
                 total += Int64(chunk.readableBytes)
                 if total > sizeLimit { throw FeedError.tooLarge(limit: sizeLimit) }
                 try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
@@ -66,5 +77,16 @@ public struct FeedFetcher: Sendable {
             unlink(path)
             throw .fetch(.network(String(describing: error)), url: url.absoluteString)
         }
+    }
+
+    /// What a `Content-Type` says the body is when it cannot be a feed (audio, video, an image); nil
+    /// for anything a feed may be sent as (XML, text, HTML: a web page that links to its feed, and
+    /// the `application/octet-stream` of careless servers, which the first bytes then tell apart).
+    static func notAFeed(contentType: String?) -> String? {
+        guard let type = contentType?.split(separator: ";").first.map({ String($0).trimmingASCIIWhitespace.lowercased() }) else { return nil }
+        for (prefix, kind) in [("audio/", "an audio file"), ("video/", "a video file"), ("image/", "an image")] where type.hasPrefix(prefix) {
+            return "\(kind) (it is sent as \(SafeText.clean(type)))"
+        }
+        return nil
     }
 }

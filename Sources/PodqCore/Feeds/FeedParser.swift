@@ -158,7 +158,11 @@ public enum FeedParser {
     static func sniffNotXML(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
+        return sniffNotXML(bytes: [UInt8]((try? handle.read(upToCount: 16)) ?? Data()))
+    }
+
+    /// What the first bytes of a file (16 are enough) say it is, when not XML: an audio file, an image…
+    static func sniffNotXML(bytes head: [UInt8]) -> String? {
         func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool { head.count >= offset + bytes.count && Array(head[offset..<(offset + bytes.count)]) == bytes }
         if starts(Array("ID3".utf8)) || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] != 0xFE) { return "an audio file (MP3)" }
         if starts(Array("ftyp".utf8), at: 4) { return "an audio or video file (MP4/M4A)" }
