@@ -28,7 +28,7 @@ struct CleanupCommand: ParsableCommand {
             Console.out("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5` to \(context.paths.configFile).")
             return
         }
-        try CleanupRun(context: context).run(dryRun: dryRun, listing: true)
+        try CleanupRun(context: context).run(dryRun: dryRun, listing: true, automatic: false)
     }
 }
 
@@ -36,16 +36,44 @@ struct CleanupCommand: ParsableCommand {
 struct CleanupRun {
     let context: QueueContext
 
+    /// Where the rules the automatic cleanup last applied are kept (``Cleanup/signature(policy:rules:)``).
+    private var appliedPath: String { (context.paths.home as NSString).appendingPathComponent("cleanup-rules") }
+
     /// Runs the config's rules (nothing when none is set) and prints what was removed (`quiet`: only
     /// logs it). Returns the report.
+    ///
+    /// `automatic` (after `podq download`, `podq refresh`, in the TUI): when the rules changed since the
+    /// last automatic cleanup (a config edit, `podq set … keep=`), nothing is deleted this time; what
+    /// they would delete is said, with the commands that list and delete it. The next run applies them.
     @discardableResult
-    func run(dryRun: Bool = false, listing: Bool = false, quiet: Bool = false) throws -> Cleanup.Report {
+    func run(dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true) throws -> Cleanup.Report {
         let report: Cleanup.Report
+        var dryRun = dryRun
+        var changed = false
         do {
+            let signature = Cleanup.signature(policy: context.settings.cleanup, rules: try context.store.podcastRules())
+            let applied = try? String(contentsOfFile: appliedPath, encoding: .utf8)
+            if automatic && !dryRun && applied != signature {
+                changed = true
+                dryRun = true
+            }
             report = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder,
                                      policy: context.settings.cleanup, dryRun: dryRun)
+            if !(listing && dryRun) || changed { try? signature.write(toFile: appliedPath, atomically: true, encoding: .utf8) }
         } catch {
             throw CommandError(error)
+        }
+        if changed {
+            if !report.removed.isEmpty {
+                let line = "cleanup: the rules changed (the config's cleanup-days, keep-episodes or a podcast's keep, size-budget): "
+                    + "they would delete \(report.removed.count) played episode file\(report.removed.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))). "
+                    + "Nothing was deleted this time: `podq cleanup --dry-run` lists them, `podq cleanup` deletes them now, or the next run will."
+                context.log.notice("cleanup rules changed; nothing deleted this time", metadata: ["would-delete": "\(report.removed.count)"])
+                if !quiet { Console.out(line) }
+            }
+            var held = Cleanup.Report()
+            held.heldBack = report.removed.count
+            return held
         }
         if !dryRun {
             for row in report.removed {
@@ -61,7 +89,11 @@ struct CleanupRun {
         }
         if !report.removed.isEmpty || listing {
             let size = Format.bytes(report.bytes)
-            Console.out("cleanup: \(dryRun ? "would delete" : "deleted") \(report.removed.count) file\(report.removed.count == 1 ? "" : "s") (\(size))")
+            var line = "cleanup: \(dryRun ? "would delete" : "deleted") \(report.removed.count) file\(report.removed.count == 1 ? "" : "s") (\(size))"
+            if report.keptUnplayed > 0 && listing {
+                line += "; \(report.keptUnplayed) not yet played \(report.keptUnplayed == 1 ? "is" : "are") kept (cleanup-unplayed = true deletes them too)"
+            }
+            Console.out(line)
         }
         return report
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodqCore
+import PodqUI
 
 /// `podq set <podcast> [key=value...]`: one podcast's own rules (issue 18, point 5).
 struct SetCommand: ParsableCommand {
@@ -60,5 +61,20 @@ struct SetCommand: ParsableCommand {
         Console.out("#\(id) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
                     + (own.isEmpty ? "; everything else as the config says" : ""))
         for (key, value) in own where key != "auto-queue" { Console.out("  \(key) = \(value)") }
+        // A rule that deletes files says what it would delete, before any run does.
+        let cleanupKeys: Set<String> = ["keep", "size-budget", "serial", "cleanup-unplayed"]
+        if pairs.contains(where: { cleanupKeys.contains(String($0.prefix { $0 != "=" }).trimmingASCIIWhitespace.lowercased()) }) {
+            let preview: Cleanup.Report
+            do {
+                preview = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder, policy: context.settings.cleanup,
+                                          dryRun: true, podcast: id)
+            } catch { throw CommandError(error) }
+            var line = "  cleanup by these rules: \(preview.removed.count) played episode file\(preview.removed.count == 1 ? "" : "s") "
+                + "(\(Format.bytes(preview.bytes))) would be deleted"
+            if preview.keptUnplayed > 0 {
+                line += "; \(preview.keptUnplayed) not yet played \(preview.keptUnplayed == 1 ? "is" : "are") kept (cleanup-unplayed=on deletes them too)"
+            }
+            Console.out(line + (preview.removed.isEmpty ? "" : ". `podq cleanup --dry-run` lists them; `podq cleanup` deletes them"))
+        }
     }
 }

@@ -142,7 +142,11 @@ final class TUISession {
         var failure: (any Error)?
         let context = self.context
         Task.detached(priority: .utility) {
-            if let cleaned = try? CleanupRun(context: context).run(quiet: true), !cleaned.removed.isEmpty {
+            guard let cleaned = try? CleanupRun(context: context).run(quiet: true) else { return }
+            if cleaned.heldBack > 0 {
+                inbox.post("cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
+                           + "nothing deleted now (podq cleanup --dry-run lists them)")
+            } else if !cleaned.removed.isEmpty {
                 inbox.post("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
             }
         }

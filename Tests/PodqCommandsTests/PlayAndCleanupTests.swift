@@ -1,4 +1,5 @@
 import Foundation
+import PodqCore
 import PodqTestSupport
 import XCTest
 
@@ -86,6 +87,8 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertEqual(first.code, 0, ferr)
         XCTAssertFalse(firstOut.contains("cleanup"), "no rule, no cleanup")
 
+        // Cleanup deletes played episodes only: these three were heard.
+        _ = try QueueStore(path: dir.file("home/queue.sqlite")).setPlayed(episodeIds: [1, 2, 3], played: true)
         try config("keep-episodes = 2\n")
         let (dry, dryOut, _) = try await cli.run(["cleanup", "--dry-run"])
         XCTAssertEqual(dry.code, 0)
@@ -94,6 +97,12 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 3, "a dry run deletes nothing")
 
         try config("keep-episodes = 1\n")
+        // Rules that changed are said before they delete: this run deletes nothing, and says what would go.
+        let (said, saidOut, saidErr) = try await cli.run(["download"])
+        XCTAssertEqual(said.code, 0, saidErr)
+        XCTAssertTrue(saidOut.contains("cleanup: the rules changed") && saidOut.contains("would delete 2 played episode files")
+                      && saidOut.contains("`podq cleanup --dry-run` lists them"), saidOut)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 3)
         let (second, secondOut, serr) = try await cli.run(["download"])
         XCTAssertEqual(second.code, 0, serr)
         XCTAssertTrue(secondOut.contains("cleanup: deleted 2 files"), secondOut)

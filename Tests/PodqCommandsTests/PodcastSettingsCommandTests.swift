@@ -112,8 +112,10 @@ final class PodcastSettingsCommandTests: CLITestCase {
             let (set, _, err) = try await cli.run(["set", podcast, rule])
             XCTAssertEqual(set.code, 0, err)
         }
-        // Downloaded oldest first, one run each, so that the completion times are in order.
+        // Downloaded oldest first, one run each, so that the completion times are in order; all played
+        // (cleanup deletes played episodes only).
         let episodes = try await json(["episodes", "--json"]).sorted { ($0["published"] as? Int ?? 0) < ($1["published"] as? Int ?? 0) }
+        _ = try QueueStore(path: dir.file("home/queue.sqlite")).setPlayed(episodeIds: episodes.compactMap { ($0["id"] as? Int).map(Int64.init) }, played: true)
         for e in episodes {
             _ = try await cli.run(["queue", "add", String(e["id"] as? Int ?? 0)])
             let (run, out, err) = try await cli.run(["download"])
@@ -123,6 +125,35 @@ final class PodcastSettingsCommandTests: CLITestCase {
         XCTAssertEqual(files(dir.file("home/downloads/Keeper")), ["2026-11-03 Ep 3.mp3", "2026-11-04 Ep 4.mp3"], "keep=2: the newest two")
         XCTAssertEqual(files(dir.file("home/downloads/Budget")), ["2026-11-03 Part 3.mp3", "2026-11-04 Part 4.mp3"],
                        "10K holds two 4000-byte files")
+    }
+
+    /// The new user: `keep=1` on a podcast nobody has listened to yet, then a run with nothing to
+    /// download. Nothing unplayed is deleted; `set` says what its rule would delete and what it keeps.
+    func testKeepNeverDeletesAnEpisodeNobodyPlayedAndSetSaysWhatItWould() async throws {
+        let items = (1...3).map { Item(guid: "n\($0)", title: "New \($0)", day: $0) }
+        try await subscribe("n.xml", "Unheard", items)
+        for e in try await json(["episodes", "--json"]).sorted(by: { ($0["published"] as? Int ?? 0) < ($1["published"] as? Int ?? 0) }) {
+            _ = try await cli.run(["queue", "add", String(e["id"] as? Int ?? 0)])
+            let (run, out, err) = try await cli.run(["download"])
+            XCTAssertEqual(run.code, 0, out + err)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let (set, said, serr) = try await cli.run(["set", "Unheard", "keep=1"])
+        XCTAssertEqual(set.code, 0, serr)
+        XCTAssertTrue(said.contains("cleanup by these rules: 0 played episode files (0 B) would be deleted; 2 not yet played are kept"), said)
+        for _ in 0..<2 {
+            let (again, aout, aerr) = try await cli.run(["download"])
+            XCTAssertEqual(again.code, 0, aout + aerr)
+        }
+        XCTAssertEqual(files(dir.file("home/downloads/Unheard")).count, 3, "nothing unplayed is deleted")
+        // The two older ones played: set says so, and the next run deletes them (the rules did not change).
+        let older = try await json(["episodes", "--json"]).filter { ($0["title"] as? String) != "New 3" }.compactMap { ($0["id"] as? Int).map(Int64.init) }
+        _ = try QueueStore(path: dir.file("home/queue.sqlite")).setPlayed(episodeIds: older, played: true)
+        let (_, preview, _) = try await cli.run(["set", "Unheard", "keep=1"])
+        XCTAssertTrue(preview.contains("2 played episode files (8.0 KB) would be deleted") && preview.contains("podq cleanup --dry-run"), preview)
+        let (_, dout, _) = try await cli.run(["download"])
+        XCTAssertTrue(dout.contains("cleanup: deleted 2 files"), dout)
+        XCTAssertEqual(files(dir.file("home/downloads/Unheard")), ["2026-11-03 New 3.mp3"])
     }
 
     func testSerialModeKeepsTheOldestUnplayedEpisodesAndCleansUpPlayedOnes() async throws {

@@ -1,15 +1,19 @@
 import Foundation
 
-/// The config's cleanup rules: `cleanup-days` and `keep-episodes`.
+/// The config's cleanup rules: `cleanup-days`, `keep-episodes` and `cleanup-unplayed`.
 public struct CleanupPolicy: Sendable, Equatable {
     /// Remove episodes downloaded more than this many days ago; nil for no age rule.
     public var olderThanDays: Int?
     /// Keep only this many newest completed episodes per podcast; nil for no count rule.
     public var keepNewest: Int?
+    /// The rules may delete episodes not yet played too (`cleanup-unplayed`); by default only played
+    /// ones go, as in gPodder and AntennaPod: nothing is deleted before it was heard.
+    public var unplayedToo: Bool
 
-    public init(olderThanDays: Int? = nil, keepNewest: Int? = nil) {
+    public init(olderThanDays: Int? = nil, keepNewest: Int? = nil, unplayedToo: Bool = false) {
         self.olderThanDays = olderThanDays
         self.keepNewest = keepNewest
+        self.unplayedToo = unplayedToo
     }
 
     /// True when a rule is set.
@@ -31,13 +35,20 @@ public enum Cleanup {
         public var bytes: Int64 = 0
         /// Files the rules select that are outside the download folder (the folder changed): kept.
         public var keptOutside: [String] = []
+        /// Episodes the rules would take were they played: kept because nobody played them yet
+        /// (``CleanupPolicy/unplayedToo``).
+        public var keptUnplayed = 0
+        /// Set by an automatic cleanup whose rules changed since the last one: what they would delete,
+        /// not deleted this time.
+        public var heldBack = 0
 
         public init() {}
     }
 
     /// The candidates the rules remove: downloaded before the age limit; past the `keepNewest` most
     /// recently downloaded of their podcast (its own `keep` first); the oldest beyond its own
-    /// `size-budget`; and in serial mode, the played ones.
+    /// `size-budget`; and in serial mode, the played ones. Of those, only the played ones unless
+    /// `cleanup-unplayed` (the podcast's, else the config's) says otherwise.
     public static func select(_ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
                               now: Double) -> [CleanupCandidate] {
         var chosen: [Int64: CleanupCandidate] = [:]
@@ -62,20 +73,48 @@ public enum Cleanup {
                 for c in group where c.played { chosen[c.download.id ?? 0] = c }
             }
         }
-        return chosen.values.sorted { ($0.download.id ?? 0) < ($1.download.id ?? 0) }
+        // Only played episodes, unless the podcast or the config opts in: an episode never heard stays,
+        // whatever the rules say (it still counts toward keep and the size budget).
+        return chosen.values.filter { c in c.played || (rules[c.podcastId]?.cleanupUnplayed ?? policy.unplayedToo) }
+            .sorted { ($0.download.id ?? 0) < ($1.download.id ?? 0) }
+    }
+
+    /// The rules as one line: the config's and every podcast's own that bear on cleanup. The automatic
+    /// cleanup compares it with the last one it applied: rules that changed are said before they delete.
+    public static func signature(policy: CleanupPolicy, rules: [Int64: PodcastSettings]) -> String {
+        var parts = ["days=\(policy.olderThanDays ?? 0)", "keep=\(policy.keepNewest ?? 0)", "unplayed=\(policy.unplayedToo)"]
+        for (id, own) in rules.sorted(by: { $0.key < $1.key }) where own.keep != nil || own.sizeBudget != nil || own.serial != nil || own.cleanupUnplayed != nil {
+            parts.append("\(id):keep=\(own.keep ?? 0),budget=\(own.sizeBudget ?? 0),serial=\(own.serial ?? 0),unplayed=\(own.cleanupUnplayed.map(String.init) ?? "-")")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// How many completed episodes the rules would delete if they were played (those kept only because
+    /// nobody played them yet): what `podq set` and a dry run say beside what goes.
+    public static func keptUnplayed(_ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
+                                    now: Double) -> Int {
+        var everything = policy
+        everything.unplayedToo = true
+        var opened = rules
+        for key in opened.keys { opened[key]?.cleanupUnplayed = true }
+        let all = select(candidates, policy: everything, rules: opened, now: now).count
+        return all - select(candidates, policy: policy, rules: rules, now: now).count
     }
 
     /// Applies `policy`: deletes each selected file, then its row. A file already gone just loses
     /// its row. With `dryRun`, nothing changes and the report says what would go. Files are deleted
     /// through the ``DownloadFolder``: only what lies inside it, reached without a link (a podcast
     /// folder swapped for a link cannot lead a deletion outside).
+    /// - Parameter podcast: only this podcast's episodes (what `podq set` previews); nil for all.
     public static func run(store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
-                           dryRun: Bool = false) throws(StoreError) -> Report {
+                           dryRun: Bool = false, podcast: Int64? = nil) throws(StoreError) -> Report {
         var report = Report()
         let rules = try store.podcastRules()
         guard policy.isActive(with: rules), let main = try? DownloadFolder(path: downloadFolder) else { return report }
         var own: [String: DownloadFolder] = [:]
-        for c in select(try store.completedEpisodeDownloads(), policy: policy, rules: rules, now: now) {
+        let candidates = try store.completedEpisodeDownloads().filter { podcast == nil || $0.podcastId == podcast }
+        report.keptUnplayed = keptUnplayed(candidates, policy: policy, rules: rules, now: now)
+        for c in select(candidates, policy: policy, rules: rules, now: now) {
             let path = c.download.destination
             // The download folder, or the podcast's own (`podq set <podcast> download-folder=`).
             var folder = main

@@ -142,7 +142,7 @@ public final class DownloadFolder: Sendable {
 
     /// Deletes the file `relative` (a removed download's, one the cleanup rules select, one a
     /// replacement supersedes) only when it is the very file podq committed there: a regular file,
-    /// reached without a link, whose device and inode are `recorded`'s. A file somebody else put at
+    /// reached without a link, whose device, inode, size and modification time are `recorded`'s. A file somebody else put at
     /// that name (the user's own, another program's), or one podq has no record of, is left alone:
     /// nothing is deleted that podq did not write.
     /// - Returns: true when it is gone (or was never there); false when it was left alone.
@@ -152,7 +152,9 @@ public final class DownloadFolder: Sendable {
         var info = stat()
         guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
         if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkRefused(path: absolute(relative)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG, let recorded, recorded.isSameFile(as: info) else { return false }
+        // The whole identity: a deleted file's inode is soon another file's, so device and inode alone
+        // can name the user's own file written at the same name; its size and time tell them apart.
+        guard (info.st_mode & S_IFMT) == S_IFREG, let recorded, FileIdentity(info) == recorded else { return false }
         return unlinkat(parent.descriptor, name, 0) == 0 || errno == ENOENT
     }
 

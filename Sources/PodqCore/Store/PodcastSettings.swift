@@ -27,6 +27,8 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
     public var onComplete: String?
     /// Its episodes' transcript, chapters, image and metadata beside each file (`sidecars`).
     public var sidecars: Bool?
+    /// Cleanup may delete its episodes not yet played too (`cleanup-unplayed`), instead of the config's.
+    public var cleanupUnplayed: Bool?
 
     public init() {}
 
@@ -36,8 +38,9 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         ("include", "a regular expression: auto-queue only episodes whose title matches (case ignored)"),
         ("exclude", "a regular expression: never auto-queue episodes whose title matches (case ignored)"),
         ("min-duration", "never auto-queue episodes shorter than this: 600, 10m, 1h30m"),
-        ("keep", "cleanup keeps the newest N completed episodes (instead of the config's keep-episodes)"),
-        ("size-budget", "cleanup deletes the oldest completed episodes until the podcast's files fit: 500M, 2G"),
+        ("keep", "cleanup keeps the newest N completed episodes, deleting older played ones (instead of the config's keep-episodes)"),
+        ("size-budget", "cleanup deletes the oldest played episodes until the podcast's files fit: 500M, 2G"),
+        ("cleanup-unplayed", "on or off: cleanup may delete episodes not yet played too (overrides the config's cleanup-unplayed; off by default)"),
         ("serial", "N: keep the oldest N episodes not yet played downloaded, in order (an audiobook, a serial); played ones are cleaned up"),
         ("download-folder", "where its new episodes go, a path"),
         ("file-name-template", "how its new episodes are named (as the config's file-name-template)"),
@@ -97,6 +100,8 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
             onComplete = clear ? nil : v
         case "sidecars":
             sidecars = try Self.onOff(v, key: key)
+        case "cleanup-unplayed":
+            cleanupUnplayed = try Self.onOff(v, key: key)
         default:
             throw BadValue(key: "", expected: "there is no setting '\(key)'; the keys: " + Self.keys.map(\.key).joined(separator: ", "))
         }
@@ -116,6 +121,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         if let fileNameTemplate { out.append(("file-name-template", fileNameTemplate)) }
         if let onComplete { out.append(("on-complete", onComplete)) }
         if let sidecars { out.append(("sidecars", sidecars ? "on" : "off")) }
+        if let cleanupUnplayed { out.append(("cleanup-unplayed", cleanupUnplayed ? "on" : "off")) }
         return out
     }
 

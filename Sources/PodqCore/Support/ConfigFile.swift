@@ -251,6 +251,9 @@ public struct ConfigFile: Sendable {
         case "cleanup-days":
             let days = try int(0...36_500)
             settings.cleanup.olderThanDays = days == 0 ? nil : days
+        case "cleanup-unplayed":
+            guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
+            settings.cleanup.unplayedToo = value == "true"
         case "keep-episodes":
             let count = try int(0...100_000)
             settings.cleanup.keepNewest = count == 0 ? nil : count

@@ -66,7 +66,7 @@ public struct Settings: Sendable, Equatable {
     public var transcriptTypes = ["text/vtt", "application/x-subrip", "application/srt", "application/json", "text/html", "text/plain"]
     /// Write an M3U playlist of each run's new downloads in the download folder (`playlist`).
     public var playlist = false
-    /// The cleanup rules (`cleanup-days`, `keep-episodes`); off by default.
+    /// The cleanup rules (`cleanup-days`, `keep-episodes`, `cleanup-unplayed`); off by default.
     public var cleanup = CleanupPolicy()
     /// The TUI's keys (`key-<action>`).
     public var keys = KeyBindings()
@@ -96,8 +96,9 @@ public struct Settings: Sendable, Equatable {
         ("transcript-types", "the transcript types sidecars prefers, in order, separated by commas (default \"text/vtt, application/x-subrip, application/srt, application/json, text/html, text/plain\")"),
         ("playlist", "true to write an M3U playlist (podq <date> <time>.m3u8, UTF-8) of each run's new downloads in the download folder (default false)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
-        ("cleanup-days", "delete the files of feed episodes downloaded more than N days ago, 0 for never (default 0)"),
-        ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, 0 for all (default 0)"),
+        ("cleanup-days", "delete the files of played feed episodes downloaded more than N days ago, 0 for never (default 0)"),
+        ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, deleting older played ones, 0 for all (default 0)"),
+        ("cleanup-unplayed", "true to let cleanup-days, keep-episodes and each podcast's keep and size-budget delete episodes not yet played too (default false: only played ones)"),
         ("key-<action>", "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")),
         ("user-agent", "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"),
         ("proxy", "the proxy for feeds and media, as curl's -x: http://host:port, http://user:pass@host:port or socks5://host:port (default: http_proxy, https_proxy, all_proxy and no_proxy from the environment)"),

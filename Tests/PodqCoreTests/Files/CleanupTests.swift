@@ -43,7 +43,7 @@ final class CleanupTests: XCTestCase {
 
     func testTheAgeRuleDeletesFilesDownloadedTooLongAgoAndTheirRows() throws {
         let rows = try podcast("a", ages: [1, 10, 40, 100])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 30), now: now)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 30, unplayedToo: true), now: now)
         XCTAssertEqual(report.removed.map(\.id), [rows[2].id, rows[3].id])
         XCTAssertEqual(report.bytes, 2000)
         XCTAssertEqual(rows.map(exists), [true, true, false, false])
@@ -55,7 +55,7 @@ final class CleanupTests: XCTestCase {
     func testTheCountRuleKeepsTheNewestOfEachPodcast() throws {
         let a = try podcast("a", ages: [5, 1, 3, 9])
         let b = try podcast("b", ages: [2])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(keepNewest: 2), now: now)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(keepNewest: 2, unplayedToo: true), now: now)
         XCTAssertEqual(Set(report.removed.map(\.id)), [a[0].id, a[3].id], "the two downloaded longest ago")
         XCTAssertEqual(a.map(exists), [false, true, true, false])
         XCTAssertTrue(exists(b[0]), "another podcast's files are counted apart")
@@ -63,7 +63,7 @@ final class CleanupTests: XCTestCase {
 
     func testADryRunChangesNothing() throws {
         let rows = try podcast("a", ages: [100, 200])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1), now: now, dryRun: true)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, unplayedToo: true), now: now, dryRun: true)
         XCTAssertEqual(report.removed.count, 2)
         XCTAssertTrue(rows.allSatisfy(exists))
         XCTAssertEqual(try store.downloads().count, 2)
@@ -93,7 +93,7 @@ final class CleanupTests: XCTestCase {
         _ = try store.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
 
         XCTAssertEqual(try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(), now: now).removed, [])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, keepNewest: 0), now: now)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, keepNewest: 0, unplayedToo: true), now: now)
         XCTAssertEqual(report.removed, [])
         XCTAssertEqual(report.keptOutside.count, 2)
         for path in [manualPath, rows[0].destination + ".part", outside, linked] {
@@ -108,10 +108,21 @@ final class CleanupTests: XCTestCase {
         let rows = try podcast("mine", ages: [30, 20])
         try FileManager.default.removeItem(atPath: rows[0].destination)
         try Data("my own notes".utf8).write(to: URL(fileURLWithPath: rows[0].destination))
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 10), now: now)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 10, unplayedToo: true), now: now)
         XCTAssertEqual(report.removed.map(\.id), [rows[1].id])
         XCTAssertEqual(try String(contentsOfFile: rows[0].destination, encoding: .utf8), "my own notes")
         XCTAssertFalse(exists(rows[1]))
         XCTAssertNotNil(try store.download(id: rows[0].id!))
+    }
+
+    /// By default the rules delete played episodes only: an episode never heard stays, however old.
+    func testOnlyPlayedEpisodesGoUnlessAsked() throws {
+        let rows = try podcast("heard", ages: [40, 35, 1])
+        _ = try store.setPlayed(episodeIds: [rows[1].episodeId!], played: true)
+        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 30), now: now)
+        XCTAssertEqual(report.removed.map(\.id), [rows[1].id], "the played one of the two old ones")
+        XCTAssertEqual(report.keptUnplayed, 1)
+        XCTAssertTrue(exists(rows[0]))
+        XCTAssertFalse(exists(rows[1]))
     }
 }

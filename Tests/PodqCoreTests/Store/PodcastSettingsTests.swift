@@ -80,8 +80,16 @@ final class PodcastSettingsTests: XCTestCase {
         keep.keep = 1
         budget.sizeBudget = 1300
         serial.serial = 2
-        let chosen = Cleanup.select(all, policy: CleanupPolicy(keepNewest: 5), rules: [1: keep, 2: budget, 3: serial], now: 10 * 86_400)
+        let chosen = Cleanup.select(all, policy: CleanupPolicy(keepNewest: 5, unplayedToo: true), rules: [1: keep, 2: budget, 3: serial], now: 10 * 86_400)
         XCTAssertEqual(chosen.compactMap(\.download.id), [1, 2, 4, 7], "keep 1; the oldest past 1,300 bytes; the played one; podcast 4 keeps 5")
+        // By default only played episodes go: of those, just 7. A podcast's own cleanup-unplayed opens its own.
+        let played = Cleanup.select(all, policy: CleanupPolicy(keepNewest: 5), rules: [1: keep, 2: budget, 3: serial], now: 10 * 86_400)
+        XCTAssertEqual(played.compactMap(\.download.id), [7], "nothing unplayed is deleted unless asked")
+        var open = keep
+        open.cleanupUnplayed = true
+        let opened = Cleanup.select(all, policy: CleanupPolicy(keepNewest: 5), rules: [1: open, 2: budget, 3: serial], now: 10 * 86_400)
+        XCTAssertEqual(opened.compactMap(\.download.id), [1, 2, 7])
+        XCTAssertEqual(Cleanup.keptUnplayed(all, policy: CleanupPolicy(keepNewest: 5), rules: [1: keep, 2: budget, 3: serial], now: 10 * 86_400), 3)
         XCTAssertFalse(CleanupPolicy().isActive(with: [:]))
         XCTAssertTrue(CleanupPolicy().isActive(with: [1: keep]))
         XCTAssertFalse(CleanupPolicy().isActive(with: [1: PodcastSettings()]))
