@@ -204,4 +204,20 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertFalse(said.contains("errno") || said.contains("error set"), said)
         XCTAssertTrue(said.contains("(after 2 attempts)"), said)
     }
+
+    /// A resume that becomes a restart (the server sends the whole file again, it does not take ranges)
+    /// is said on screen and in the log, not done in silence.
+    func testAResumeThatBecomesARestartIsSaid() async throws {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try "retry-delay = 0.1\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let url = server.dataURL(size: 2_000_000, seed: 81, name: "norange.mp3", ["ranges": "ignore", "dropFirst": "1500000"])
+        let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
+        let exit = await finish(child)
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertTrue(child.standardOutput.contains("note      #1 norange.mp3: the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero"),
+                      child.standardOutput)
+        let log = try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("it does not resume downloads"), log)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/norange.mp3")), PatternSource(seed: 81, length: 2_000_000).sha256)
+    }
 }
