@@ -321,8 +321,9 @@ final class DownloadOperationTests: XCTestCase {
         await transport.shutdown()
         transport = AsyncHTTPTransport(connectTimeout: .milliseconds(300))
         let (op, _) = await run(URL(string: "http://127.0.0.1:\(port)/data/x")!)
-        guard case .connectionFailed = op.error else { return XCTFail("\(String(describing: op.error))") }
+        XCTAssertEqual(op.error, .connectionRefused(address: "127.0.0.1:\(port)"))
         XCTAssertEqual(op.error?.isRetryable, true)
+        XCTAssertEqual(op.error?.attemptCap, 2, "tried once more, not for all of max-attempts")
         server = try await TestServer.start()
     }
 
