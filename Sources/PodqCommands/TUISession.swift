@@ -91,7 +91,7 @@ final class TUISession {
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
-                if case .note(_, let title, let text) = event { inbox.setNotice("\(title): \(text)") }
+                if case .note(_, let title, let text) = event { inbox.post("\(title): \(text)") }
             },
             onSync: { model.update(records: $0, estimates: library.estimates) }),
             access: { await logins.access(for: $0) })
