@@ -281,6 +281,9 @@ final class HostileInputCommandTests: CLITestCase {
         await trickle.stop()
         XCTAssertNotEqual(exit.code, 0)
         XCTAssertTrue((out + err).contains("sent no complete answer (its headers) for 2 s"), out + err)
+        // The advice names the setting that applies, and promises no retry that `add` would not make.
+        XCTAssertTrue((out + err).contains("raise response-timeout in the config"), out + err)
+        XCTAssertFalse((out + err).contains("stall-timeout for a slow server") || (out + err).contains("tries again later"), out + err)
         XCTAssertFalse((out + err).contains("No data arrived"), out + err)
     }
 

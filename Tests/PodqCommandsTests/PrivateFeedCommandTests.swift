@@ -99,6 +99,8 @@ final class PrivateFeedCommandTests: CLITestCase {
         let (_, failedOut, failedErr) = try await cli.run(["refresh"])
         let failed = failedOut + failedErr
         XCTAssertTrue(failed.contains("HTTP 401") && failed.contains("podq login"), failed)
+        XCTAssertTrue(failed.contains("refused the login for me"), failed)
+        XCTAssertFalse(failed.contains("--user NAME` (or"), "no advice to add --user, which was used: \(failed)")
     }
 
     func testAPasswordCommandIsRunWhenNeededAndItsFailureIsSaid() async throws {
