@@ -285,6 +285,7 @@ final class TUISession {
                     limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
                     waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
         snapshot.playedChanges = library.playedChanges
+        snapshot.libraryLoading = !library.isLoaded
         snapshot.statesVersion = model.episodeStatesVersion << 24 ^ library.playedVersion
         return snapshot
     }

@@ -58,7 +58,7 @@ public struct TUIRenderer: Sendable {
                 }
                 ListRenderer.podcasts(rows, into: &grid, y: 1, selected: selectedOnScreen)
             }
-            if ids.isEmpty { grid.put(emptyText(view, state), x: 2, y: 3, style: .dim) }
+            if ids.isEmpty { grid.put(emptyText(view, state, loading: snapshot.libraryLoading), x: 2, y: 3, style: .dim) }
         }
         if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
@@ -232,7 +232,8 @@ public struct TUIRenderer: Sendable {
         return lines
     }
 
-    private func emptyText(_ view: TUIView, _ state: TUIState) -> String {
+    private func emptyText(_ view: TUIView, _ state: TUIState, loading: Bool) -> String {
+        if loading && view != .downloads { return "Reading the library…" }
         if state.filter[view] != nil { return "Nothing matches the filter (Esc clears it)." }
         switch view {
         case .downloads: return "The queue is empty: queue episodes in the Episodes view (2), or `podq queue add <url>`."

@@ -23,6 +23,9 @@ public struct TUISnapshot: Sendable {
     public var rateLimit: Int?
     /// Something the whole queue is waiting on (a full disk), shown on the message line.
     public var notice: String?
+    /// True until the library has been read once: the Episodes and Podcasts views say it is being
+    /// read, never that there is nothing (a big library takes a moment).
+    public var libraryLoading = false
     /// Queued downloads held back by the per-host cap, and the cap.
     public var waitingForHost: Int
     public var perHost: Int

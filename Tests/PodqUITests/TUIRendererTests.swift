@@ -22,6 +22,21 @@ final class TUIRendererTests: XCTestCase {
         TUIRenderer().render(&state, snapshot, width: width, height: height).text
     }
 
+    /// Before the library was read once, the Episodes and Podcasts views say it is being read, never
+    /// "No episodes: subscribe…" (issue 30, point 4); once read, an empty library says so.
+    func testAnUnreadLibraryIsNeverShownAsEmpty() {
+        var state = TUIState()
+        state.view = .episodes
+        var snapshot = TUISnapshot(downloads: Self.downloads)
+        snapshot.libraryLoading = true
+        XCTAssertTrue(frame(&state, snapshot).contains("Reading the library…"))
+        XCTAssertFalse(frame(&state, snapshot).contains("No episodes"))
+        state.view = .podcasts
+        XCTAssertTrue(frame(&state, snapshot).contains("Reading the library…"))
+        snapshot.libraryLoading = false
+        XCTAssertTrue(frame(&state, snapshot).contains("No subscriptions"))
+    }
+
     func testDownloadsViewShowsEveryStateTheStatusAndTheSelectedFailure() {
         var state = TUIState()
         state.selectedID[.downloads] = 5

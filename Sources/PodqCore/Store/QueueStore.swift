@@ -284,6 +284,11 @@ public final class QueueStore: Sendable {
                                arguments: [URL(string: url).flatMap(Credentials.origin(of:)), row["id"] as Int64])
             }
         }
+        migrator.registerMigration("v16: every foreign key indexed") { db in
+            // Deleting a download sets its episode's downloadId to NULL: without this index SQLite scanned
+            // every episode for each deleted row (1,000 completed rows cleared in 69–83 s at 100,000 episodes).
+            try db.create(index: "episode_download", on: "episode", columns: ["downloadId"], ifNotExists: true)
+        }
         return migrator
     }
 }
