@@ -84,6 +84,9 @@ struct CleanupRun {
         if listing {
             for row in report.removed { Console.out("\(dryRun ? "would delete" : "deleted") #\(row.id ?? 0) \(row.destination)") }
         }
+        for path in report.keptNotPodqs {
+            Console.error("kept \(SafeText.clean(path)): it is not the file podq downloaded there (replaced or changed since); delete it yourself if you want it gone")
+        }
         for path in report.keptOutside {
             Console.error("kept \(path): it is outside the download folder \(context.paths.downloadFolder)")
         }

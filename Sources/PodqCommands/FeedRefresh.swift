@@ -148,12 +148,13 @@ struct FeedRefresh {
             return Outcome(line: line, failed: false, newCount: new.count)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
-            var message = PodcastLogin.advice(for: error, user: p.loginUser, origin: p.loginOrigin ?? URL(string: p.url).flatMap(Credentials.origin(of:)),
-                                              podcast: id) ?? CommandError(error).message
+            let advice = PodcastLogin.advice(for: error, user: p.loginUser, origin: p.loginOrigin ?? URL(string: p.url).flatMap(Credentials.origin(of:)),
+                                             podcast: id)
+            var message = advice ?? CommandError(error).message
             // Moved for good (301/308) to where a login is wanted: the subscription follows, as on a
             // success, so that `podq login` gives the login for the new place, and the user sees it.
             var movedTo: String?
-            if message != CommandError(error).message, chain.movedPermanently, let last = chain.urls.last, last != p.url,
+            if advice != nil, chain.movedPermanently, let last = chain.urls.last, last != p.url,
                (try? context.store.podcast(matching: last)) == nil {
                 movedTo = last
                 message = "the feed moved to \(SafeText.clean(last)); " + message

@@ -35,8 +35,10 @@ struct SetCommand: ParsableCommand {
         guard let id = found.id else { return }
         var record = found
         var rules = found.rules
+        var keys: Set<String> = []
         for pair in pairs {
             let key = String(pair.prefix { $0 != "=" }).trimmingASCIIWhitespace.lowercased()
+            keys.insert(key)
             let value = String(pair.drop { $0 != "=" }.dropFirst())
             if key == "user-agent" {
                 let agent = value.trimmingASCIIWhitespace
@@ -62,8 +64,7 @@ struct SetCommand: ParsableCommand {
                     + (own.isEmpty ? "; everything else as the config says" : ""))
         for (key, value) in own where key != "auto-queue" { Console.out("  \(key) = \(value)") }
         // A rule that deletes files says what it would delete, before any run does.
-        let cleanupKeys: Set<String> = ["keep", "size-budget", "serial", "cleanup-unplayed"]
-        if pairs.contains(where: { cleanupKeys.contains(String($0.prefix { $0 != "=" }).trimmingASCIIWhitespace.lowercased()) }) {
+        if !keys.isDisjoint(with: ["keep", "size-budget", "serial", "cleanup-unplayed"]) {
             let preview: Cleanup.Report
             do {
                 preview = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder, policy: context.settings.cleanup,

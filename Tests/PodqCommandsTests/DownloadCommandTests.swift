@@ -220,4 +220,27 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertTrue(log.contains("it does not resume downloads"), log)
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/norange.mp3")), PatternSource(seed: 81, length: 2_000_000).sha256)
     }
+
+    /// SIGTERM while another program holds the database's lock: podq stops at once (130), not after the
+    /// 10 minutes it would wait for the lock; what it could not save is reconciled at the next start.
+    func testSIGTERMWhileTheDatabaseIsLockedEndsTheRunAtOnce() async throws {
+        let url = server.dataURL(size: 3_000_000, seed: 78, name: "held.mp3", ["rate": "200000"])
+        let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        for _ in 0..<500 where !child.standardOutput.contains("waiting: another program") { try await Task.sleep(for: .milliseconds(20)) }
+        child.send(SIGTERM)
+        let exit = await finish(child, timeout: 20)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        XCTAssertEqual(exit.code, 130, child.standardOutput + child.standardError)
+        // The next run resumes it.
+        let (again, out, err) = try await cli.run(["download"], timeout: 60)
+        XCTAssertEqual(again.code, 0, out + err)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("out/held.mp3")), PatternSource(seed: 78, length: 3_000_000).sha256)
+    }
 }

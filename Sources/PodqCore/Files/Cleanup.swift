@@ -35,6 +35,8 @@ public enum Cleanup {
         public var bytes: Int64 = 0
         /// Files the rules select that are outside the download folder (the folder changed): kept.
         public var keptOutside: [String] = []
+        /// Files the rules select whose name now holds another file than the one podq wrote: kept.
+        public var keptNotPodqs: [String] = []
         /// Episodes the rules would take were they played: kept because nobody played them yet
         /// (``CleanupPolicy/unplayedToo``).
         public var keptUnplayed = 0
@@ -132,7 +134,7 @@ public enum Cleanup {
             if !dryRun {
                 // Only the file podq wrote there; another one (the user's own) is kept, and so is the row.
                 guard (try? folder.removeFile(relative, recorded: c.download.committedFile?.identity)) == true else {
-                    report.keptOutside.append(path)
+                    report.keptNotPodqs.append(path)
                     continue
                 }
                 if let id = c.download.id { try store.remove(id: id) }

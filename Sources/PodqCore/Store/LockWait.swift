@@ -11,6 +11,8 @@ public final class LockWait: Sendable {
     public static let patience: Double = 600
 
     private struct State {
+        /// Set once the run is stopping (a signal, a store that failed): no wait goes past it.
+        var giveUpAt: Double?
         var since: Double?
         /// The last wait that ended, in seconds, until it is taken by ``takeEnded()``.
         var ended: Double?
@@ -36,22 +38,33 @@ public final class LockWait: Sendable {
     /// SQLite found the database locked (`tries` times so far for this statement): waits a little and
     /// returns true to try again, or false once ``patience`` is spent.
     func busy(tries: Int) -> Bool {
-        let elapsed = state.withLock { state -> Double in
+        let goOn = state.withLock { state -> Bool in
             let now = Date().timeIntervalSince1970
             if state.since == nil { state.since = now }
-            return now - state.since!
+            return now - state.since! < Self.patience && now < state.giveUpAt ?? .infinity
         }
-        guard elapsed < Self.patience else { return false }
+        guard goOn else { return false }
         usleep(tries < 20 ? 5_000 : 50_000)
         return true
     }
 
-    /// A write (or its failure) came back: the wait, if any, is over.
-    func done() {
+    /// The run is stopping (SIGTERM, a store that failed): every wait for the lock, now and later, ends
+    /// within `seconds`, so that stopping is never held by another program's lock. A write that then
+    /// fails leaves its row as it was; the next start reconciles it.
+    public func giveUp(within seconds: Double = 2) {
+        state.withLock { state in
+            let at = Date().timeIntervalSince1970 + seconds
+            state.giveUpAt = min(state.giveUpAt ?? at, at)
+        }
+    }
+
+    /// A write came back: the wait, if any, is over; with `gotIt`, the lock came free (said), else the
+    /// write gave up (its error says so).
+    func done(gotIt: Bool) {
         state.withLock { state in
             guard let since = state.since else { return }
             state.since = nil
-            state.ended = Date().timeIntervalSince1970 - since
+            if gotIt { state.ended = Date().timeIntervalSince1970 - since }
         }
     }
 }

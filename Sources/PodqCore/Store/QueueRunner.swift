@@ -182,6 +182,7 @@ public actor QueueRunner {
                         failure = error
                         self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
                         self.hold = .stopping
+                        self.store.lockWait.giveUp()  // the ends still to save wait no longer than 2 s more
                         for run in self.running.values { run.operation.pause() }
                     }
                 }
@@ -189,13 +190,18 @@ public actor QueueRunner {
             }) ?? true
             if done { break }
         }
-        if let failure { throw failure }
+        // Stopped by a signal while the store could not be written: the run was interrupted (130), and
+        // what could not be saved is reconciled at the next start.
+        if let failure, !summary.interrupted { throw failure }
         return summary
     }
 
     /// Stops every running download, keeping its partial file and leaving it queued for the next
     /// start (what SIGINT, SIGTERM and quitting do). ``run(untilStopped:)`` returns once they stopped.
     public func stop() async {
+        // A step may be waiting for a lock another program holds: it gives up within 2 s, so the stop
+        // (which waits for that step) is never held by it.
+        store.lockWait.giveUp()
         await exclusively {
             self.hold = .stopping
             self.summary.interrupted = true

@@ -49,8 +49,15 @@ public final class QueueStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        defer { writes.add(1, ordering: .relaxed); lockWait.done() }
-        do { return try pool.write(body) } catch { throw storeError(error) }
+        defer { writes.add(1, ordering: .relaxed) }
+        do {
+            let result = try pool.write(body)
+            lockWait.done(gotIt: true)
+            return result
+        } catch {
+            lockWait.done(gotIt: false)
+            throw storeError(error)
+        }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
@@ -59,8 +66,15 @@ public final class QueueStore: Sendable {
 
     /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
     func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        defer { writes.add(1, ordering: .relaxed); lockWait.done() }
-        do { return try await pool.write(body) } catch { throw storeError(error) }
+        defer { writes.add(1, ordering: .relaxed) }
+        do {
+            let result = try await pool.write(body)
+            lockWait.done(gotIt: true)
+            return result
+        } catch {
+            lockWait.done(gotIt: false)
+            throw storeError(error)
+        }
     }
 
     /// What changes whenever the database changes: this store's writes, and SQLite's
@@ -86,8 +100,14 @@ public final class QueueStore: Sendable {
 
     /// A read on the writer's connection (`data_version` counts other connections' commits per connection).
     private func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        defer { lockWait.done() }
-        do { return try await pool.writeWithoutTransaction(body) } catch { throw storeError(error) }
+        do {
+            let result = try await pool.writeWithoutTransaction(body)
+            lockWait.done(gotIt: true)
+            return result
+        } catch {
+            lockWait.done(gotIt: false)
+            throw storeError(error)
+        }
     }
 
     /// ``read(_:)`` without blocking a thread.

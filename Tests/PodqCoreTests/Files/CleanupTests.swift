@@ -111,6 +111,8 @@ final class CleanupTests: XCTestCase {
         let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 10, unplayedToo: true), now: now)
         XCTAssertEqual(report.removed.map(\.id), [rows[1].id])
         XCTAssertEqual(try String(contentsOfFile: rows[0].destination, encoding: .utf8), "my own notes")
+        XCTAssertEqual(report.keptNotPodqs, [rows[0].destination], "said as not podq's file, not as outside the folder")
+        XCTAssertEqual(report.keptOutside, [])
         XCTAssertFalse(exists(rows[1]))
         XCTAssertNotNil(try store.download(id: rows[0].id!))
     }
