@@ -61,16 +61,18 @@ public final class TitlePattern {
 
     /// A title on which the pattern gives up, among titles made to trip nested repeats (a run of one
     /// character, each of the pattern's own letters and of common ones, ended by one that does not
-    /// fit); nil when it finishes on every one. `podq set` refuses a pattern that gives up here.
+    /// fit, and by that and each of those characters); nil when it finishes on every one. `podq set` refuses a pattern that gives up here.
     public func costlyTitle() -> String? {
         var characters: [Character] = ["a", "0", " ", "-", "é", "x"]
         for character in source where character.isLetter || character.isNumber || character == " " {
             if !characters.contains(character) { characters.append(character) }
             if characters.count >= 24 { break }
         }
+        // Each run also ended by "!" and one of the characters: a pattern that needs a literal after its
+        // repeats ((x+x+)+y) is tried only on titles that hold it (PCRE2 skips the rest at once).
         for character in characters {
             let run = String(repeating: character, count: 48)
-            for title in [run + "!", run + "\u{1F399}", run] where match(title) == .tooCostly {
+            for title in [run + "!", run + "\u{1F399}", run] + characters.map({ run + "!" + String($0) }) where match(title) == .tooCostly {
                 return title
             }
         }

@@ -26,6 +26,7 @@ final class TitlePatternTests: XCTestCase {
         // anywhere, PCRE2 sees at once that nothing can match: no work to bound.)
         let pattern = try TitlePattern("(x+x+)+y")
         XCTAssertEqual(pattern.match(String(repeating: "x", count: 400)), .noMatch)
+        XCTAssertNotNil(pattern.costlyTitle(), "found costly before it is stored, though a title must hold its y")
         for length in stride(from: 20, through: 400, by: 20) {
             XCTAssertEqual(pattern.match(String(repeating: "x", count: length) + "!y"), .tooCostly)
         }
