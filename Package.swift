@@ -146,7 +146,7 @@ let package = Package(
             dependencies: ["PodqCore", "PodqUI", "PodqTestSupport",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio")],
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
 

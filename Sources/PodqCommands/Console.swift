@@ -33,7 +33,36 @@ enum Console {
         lock.withLock { write(text, to: STDERR_FILENO) }
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
+    /// Standard output gathered into writes of about 64 KiB: a listing of 100,000 lines is a few
+    /// hundred writes, not 100,000, and holds one buffer, not the whole text. Each piece is cleaned
+    /// as ``out(_:)`` cleans a line. ``flush()`` at the end.
+    struct Buffered: ~Copyable {
+        private var pending = ""
+
+        init() { pending.reserveCapacity(1 << 16) }
+
+        /// Adds `text` and a newline.
+        mutating func line(_ text: String) {
+            piece(text)
+            pending += "\n"
+        }
+
+        /// Adds `text` as it is given, cleaned.
+        mutating func piece(_ text: String) {
+            pending += SafeText.terminal(text)
+            if pending.utf8.count >= 1 << 16 { flush() }
+        }
+
+        /// Writes what is gathered.
+        mutating func flush() {
+            guard !pending.isEmpty else { return }
+            let text = pending
+            Console.lock.withLock { Console.write(text, to: STDOUT_FILENO) }
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
+    fileprivate static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
             var offset = 0

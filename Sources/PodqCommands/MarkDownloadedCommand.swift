@@ -36,7 +36,7 @@ struct MarkDownloadedCommand: ParsableCommand {
                     ids.append(id)
                 } else {
                     let podcast = try context.store.podcast(matching: item)
-                    ids += try context.store.episodes(podcastId: podcast.id).compactMap(\.episode.id)
+                    ids += try context.store.episodeIds(podcastId: podcast.id ?? -1)
                 }
             }
             let added = try context.store.markDownloaded(episodeIds: ids)

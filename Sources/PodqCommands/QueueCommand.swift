@@ -127,7 +127,7 @@ struct QueueAddCommand: ParsableCommand {
             var episodeIds = items.compactMap { Int64($0) }
             if let latest {
                 let podcast = try context.store.podcast(matching: items[0])
-                episodeIds = try context.store.episodes(podcastId: podcast.id).prefix(latest).compactMap(\.episode.id)
+                episodeIds = try context.store.episodeIds(podcastId: podcast.id ?? -1, latest: latest)
             }
             let planning = QueuePlanning(context: context)
             let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)

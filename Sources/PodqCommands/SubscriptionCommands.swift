@@ -117,53 +117,62 @@ struct EpisodesCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        var rows: [QueueStore.EpisodeListing]
+        // Rows go to the output as they are read: memory stays flat at 100,000 episodes.
+        var out = Console.Buffered()
+        var first = true
         do {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
-            rows = try context.store.episodes(podcastId: id ?? nil)
-        } catch { throw CommandError(error) }
-        // Episodes downloaded (or marked so) before, whose row is gone: never `new` (the ledger).
-        let downloadedBefore: Set<Int64>
-        do { downloadedBefore = try context.store.episodeIdsInLedger() } catch { throw CommandError(error) }
-        /// What the list says of an episode: its download's state, else `downloaded` (the ledger has it),
-        /// `played`, or `new`.
-        func state(_ r: QueueStore.EpisodeListing) -> String {
-            if let state = r.downloadState { return state }
-            if downloadedBefore.contains(r.episode.id ?? -1) { return "downloaded" }
-            return r.episode.playedAt != nil ? "played" : "new"
-        }
-        if new { rows = rows.filter { state($0) == "new" } }
-        if updated { rows = rows.filter { $0.episode.upstreamChange != nil } }
-        if let search {
-            let inNotes: Set<Int64>
-            do {
-                try context.store.indexAllNotes()  // the episodes stored before the index, once
-                inNotes = Set(try context.store.episodesMatchingNotesNow(search).ids)
-            } catch { throw CommandError(error) }
-            let folded = search.lowercased()  // as the TUI's `/`
-            rows = rows.filter { r in
-                r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded) || r.episode.id.map(inNotes.contains) ?? false
+            if search != nil { try context.store.indexAllNotes() }  // the episodes stored before the index, once
+            let folded = search?.lowercased()  // as the TUI's `/`
+            if json { out.piece("[") }
+            try context.store.forEachEpisode(podcastId: id ?? nil, notesMatching: search) { r in
+                let state = Self.state(r)
+                if new && state != "new" { return }
+                if updated && r.episode.upstreamChange == nil { return }
+                if let folded, !(r.notesMatch || r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded)) {
+                    return
+                }
+                if json {
+                    out.piece((first ? "" : ",") + Self.json(r, state: state).text)
+                } else {
+                    out.line(line(r, state: state))
+                }
+                first = false
             }
+            if json { out.line("]") }
+            out.flush()
+        } catch {
+            out.flush()
+            throw CommandError(error)
         }
-        if json {
-            Console.out(JSONValue.array(rows.map { r in
-                let e = r.episode
-                return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
-                                "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
-                                "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
-                                "length": .optional(e.length), "state": .string(state(r)), "played": .bool(e.playedAt != nil),
-                                "updatedUpstream": .optional(e.upstreamChange),
-                                "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
-            }).text)
-            return
-        }
-        for r in rows {
-            let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
-            let shown = r.episode.upstreamChange != nil ? "updated" : state(r)
-            var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
-            if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
-            Console.out(line)
-        }
+    }
+
+    /// What the list says of an episode: its download's state, else `downloaded` (the ledger has it),
+    /// `played`, or `new`.
+    static func state(_ r: QueueStore.EpisodeListing) -> String {
+        if let state = r.downloadState { return state }
+        if r.inLedger { return "downloaded" }
+        return r.episode.playedAt != nil ? "played" : "new"
+    }
+
+    /// One episode as `--json` gives it (docs/COMMANDS.md).
+    static func json(_ r: QueueStore.EpisodeListing, state: String) -> JSONValue {
+        let e = r.episode
+        return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
+                        "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
+                        "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
+                        "length": .optional(e.length), "state": .string(state), "played": .bool(e.playedAt != nil),
+                        "updatedUpstream": .optional(e.upstreamChange),
+                        "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
+    }
+
+    /// One episode as the plain listing gives it.
+    private func line(_ r: QueueStore.EpisodeListing, state: String) -> String {
+        let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
+        let shown = r.episode.upstreamChange != nil ? "updated" : state
+        var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+        if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
+        return line
     }
 }
 

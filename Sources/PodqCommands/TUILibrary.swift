@@ -148,13 +148,10 @@ final class TUILibrary: Sendable {
     private func read() async {
         do {
             let (podcasts, counts) = try await store.podcastsWithCounts()
-            let summaries = try await store.episodeSummaries()
-            var estimates: [Int64: Int64] = [:]
-            var entries: [EpisodeLibrary.Entry] = []
-            entries.reserveCapacity(summaries.count)
-            for e in summaries {
-                if let download = e.downloadId, let length = e.length, length > 0 { estimates[download] = length }
-                entries.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
+            // Each row straight into the library's arrays (no array of every summary, then of every entry).
+            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0), [Int64: Int64]()) }) { built, e in
+                if let download = e.downloadId, let length = e.length, length > 0 { built.1[download] = length }
+                built.0.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
                                      length: e.length, played: e.played))
             }
             let rows = podcasts.map { p in
@@ -162,7 +159,7 @@ final class TUILibrary: Sendable {
                            lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
                            repairs: p.repairs.map(SafeText.clean))
             }
-            let library = EpisodeLibrary(podcasts: rows, entries: entries)
+            let library = EpisodeLibrary(builder, podcasts: rows)
             let stamps = podcasts.map(QueueStore.PodcastStamp.init).sorted { $0.id < $1.id }
             state.withLock {
                 $0.library = library

@@ -56,64 +56,57 @@ extension TUISession {
             }
         case .queueEpisodes(let ids):
             let planning = QueuePlanning(context: context)
-            act {
+            bulk("queueing \(Self.count(ids.count, "episode"))…") {
                 let (new, skipped) = try planning.plan(forEpisodes: ids)
                 let made = try await runner.add(new)
                 let already = skipped.isEmpty ? "" : "; \(skipped.count) already in the queue"
-                return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + already
+                return "queued \(Self.count(made.count, "episode"))" + already
             }
         case .queueFromPodcasts(let ids, let latest):
             let planning = QueuePlanning(context: context), store = context.store
-            act {
+            bulk("queueing from \(Self.count(ids.count, "podcast"))…") {
                 var episodeIds: [Int64] = []
                 for id in ids {
-                    let listing = try store.episodes(podcastId: id)  // newest first
-                    let chosen: [QueueStore.EpisodeListing]
-                    if let latest {
-                        chosen = Array(listing.prefix(latest))
-                    } else {
-                        chosen = listing.filter { $0.downloadState == nil }
-                    }
-                    episodeIds += chosen.compactMap { $0.episode.id }
+                    // Newest first: the latest `latest`, or every one never queued.
+                    episodeIds += try store.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
                 }
                 guard !episodeIds.isEmpty else { return "nothing new to queue" }
                 let (new, skipped) = try planning.plan(forEpisodes: episodeIds)
                 let made = try await runner.add(new)
-                return "queued \(made.count) episode\(made.count == 1 ? "" : "s")" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
+                return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
             }
         case .setPlayed(let ids, let played):
             library.markPlayed(ids, played)
             let store = context.store, library = self.library
-            act {
+            let line = "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
+            let work: @Sendable () async throws -> String? = {
                 try store.setPlayed(episodeIds: ids, played: played)
                 library.reload()
-                return "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
+                return line
             }
+            if ids.count == 1 { act(work) } else { bulk("marking \(ids.count) episodes \(played ? "played" : "not played")…", work) }
         case .performMany(let event, let ids):
-            act {
-                var done = 0
-                var failures: [String] = []
-                for id in ids {
-                    do {
-                        try await runner.perform(event, id: id)
-                        done += 1
-                    } catch {
-                        failures.append("#\(id): \(CommandError(error).message)")
-                    }
-                }
-                let line = "\(event.verb) \(done) download\(done == 1 ? "" : "s")"
+            bulk("\(event.doing) \(Self.count(ids.count, "download"))…") {
+                let refused = try await runner.perform(event, ids: ids)
+                let done = ids.count - refused.count
+                let line = "\(event.verb) \(Self.count(done, "download"))"
                     + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
-                guard failures.isEmpty else { throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure) }
+                guard refused.isEmpty else {
+                    let failures = refused.prefix(5).map { "#\($0.id): \(CommandError($0.error).message)" }
+                        + (refused.count > 5 ? ["and \(refused.count - 5) more"] : [])
+                    throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure)
+                }
                 return line
             }
         case .removeMany(let ids, let deletingFiles):
-            act {
-                for id in ids { try await runner.remove(id: id, deletingFile: deletingFiles) }
-                return "removed \(ids.count) row\(ids.count == 1 ? "" : "s")" + (deletingFiles ? " and deleted their completed files" : "; files kept")
+            bulk("removing \(Self.count(ids.count, "row"))…") {
+                let removed = try await runner.remove(ids: ids, deletingFiles: deletingFiles)
+                return "removed \(Self.count(removed, "row"))" + (deletingFiles ? " and deleted their completed files" : "; files kept")
             }
         case .loadDetail(let view, let id):
+            // A read: beside the keys' work, never behind it (the loop keeps only the detail still open).
             let reader = TUIDetailReader(store: context.store, configAutoQueue: context.settings.autoQueue), inbox = self.inbox
-            commands.yield {
+            Task.detached {
                 do {
                     inbox.post(detail: try reader.detail(view: view, id: id))
                 } catch {
@@ -149,8 +142,9 @@ extension TUISession {
                 return line
             }
         case .removePodcast(let id):
+            // A podcast of 20,000 episodes takes its episodes and their notes with it: in the background.
             let store = context.store, library = self.library
-            act {
+            bulk("unsubscribing…") {
                 try store.removePodcast(id: id)
                 library.reload()
                 return "unsubscribed; downloaded files are kept"
@@ -185,6 +179,26 @@ extension TUISession {
             }
         }
     }
+
+    /// Runs a bulk action (many rows, or a podcast's episodes) in the background, so that no other
+    /// key's work waits for it: `starting` is said in the order of the keys, then the work runs beside
+    /// them and its line (or error) comes back through the inbox when it is done.
+    private func bulk(_ starting: String, _ work: @escaping @Sendable () async throws -> String?) {
+        let inbox = self.inbox
+        commands.yield {
+            inbox.post(starting)
+            Task.detached {
+                do {
+                    if let line = try await work() { inbox.post(line) }
+                } catch {
+                    inbox.post(CommandError(error).message, isError: true)
+                }
+            }
+        }
+    }
+
+    /// `n` things, in words: "1 row", "3 rows".
+    nonisolated static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// `+` / `-`: the runner's limit now, and the config file for the next start.
     private func changeLimit(by offset: Int) {

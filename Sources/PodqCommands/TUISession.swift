@@ -6,9 +6,10 @@ import PodqTerminal
 import PodqUI
 
 /// The TUI's frontend: holds the queue's lock, runs the queue (the same ``QueueRunner`` as
-/// `podq download`), and loops on the main actor: wait up to 50 ms for a key, apply it, and draw a
-/// frame when something changed: at once after a key, else on a fixed schedule of about 12 a second. Observers only mark the view model dirty;
-/// frames are rendered from snapshots (docs/ARCHITECTURE.md).
+/// `podq download`), and loops on the main actor: wait for a key, apply it, and draw a frame when the
+/// ``FramePacer`` says: at once after a key, on a steady cadence of about 12 a second while downloads
+/// run. Observers only mark the view model dirty; frames are rendered from snapshots
+/// (docs/ARCHITECTURE.md).
 @MainActor
 final class TUISession {
     let context: QueueContext
@@ -33,7 +34,6 @@ final class TUISession {
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let pending: AsyncStream<@Sendable () async -> Void>
     var state = TUIState()
-    var tick = 0
     /// The number of downloads at once the keys asked for (`+`, `-`).
     var limit: Int
     /// The number of downloads at once from one host the keys asked for (`]`, `[`).
@@ -176,25 +176,14 @@ final class TUISession {
         return inbox.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
     }
 
-    /// The time between progress frames: about 12 a second. Drawn 95 ms after the last one, the
-    /// gaps between frames reached 103–125 ms in the library bench (a late wake-up and a slower frame
-    /// add to the interval); on a fixed schedule every 90 ms they reached 99–106 ms; every 85 ms
-    /// leaves room for both.
-    static let frameInterval = 0.085
-
     private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// The event loop: keys, actions, frames.
+    /// The event loop: keys, actions, frames. When to draw and how long to wait for a key is the
+    /// ``FramePacer``'s: while downloads run, frames come on a steady cadence and the loop wakes for a
+    /// key or the next frame's deadline only.
     private func loop(_ screen: CursesScreen) {
-        var lastFrame = 0.0
-        // Progress frames are due on a fixed schedule (`frameInterval` apart), not an interval after
-        // the last one: a late wake-up then does not push every later frame back, so the gaps stay
-        // under 100 ms though the loop shares two cores with 50 downloads.
-        var nextFrame = 0.0
-        var lastAnimation = 0.0
+        var pacer = FramePacer()
         var needsFrame = true
-        var keyPressed = false
-        var lastActivity = now
         var speeds = SpeedHistory()
         var wasRunning = false
         while !state.quit && !inbox.quitRequested {
@@ -204,14 +193,7 @@ final class TUISession {
             // system (measured in the library bench: 84 → 72 MB once 50 downloads were paused).
             if wasRunning && !running { Task.detached(priority: .utility) { FreedMemory.release() } }
             wasRunning = running
-            // Idle (nothing running, nothing happened for 2 s): wake twice a second instead of 20, so
-            // an idle TUI costs next to nothing; a key still wakes it at once.
-            let idle = !running && now - lastActivity > 2
-            // The first frame does not wait for a key.
-            // While downloads run, wake when the next progress frame is due, so frames come evenly
-            // instead of up to a wait late.
-            let due = running ? Int32(max(1, min(50, ((nextFrame - now) * 1000).rounded(.up)))) : 50
-            let key = screen.readKey(waiting: lastFrame == 0 ? 0 : idle ? 500 : due)
+            let key = screen.readKey(waiting: pacer.wait(now: now, moving: running, changed: needsFrame))
             if screen.isHungUp {
                 // Nobody can see or type any more: stop as after SIGHUP, with every partial kept.
                 inbox.requestQuit(signal: true)
@@ -221,7 +203,6 @@ final class TUISession {
             defer { trace?.busy(FrameTrace.now - busySince) }
             if let key {
                 trace?.key()
-                keyPressed = true
                 if key == .resize {
                     screen.invalidate()
                     size = screen.size
@@ -253,20 +234,8 @@ final class TUISession {
             }
             library.watch(at: time)
             if model.needsDisplay || inbox.takeChanged() { needsFrame = true }
-            // Moving bars and falling speeds need frames even when no byte arrives.
-            if time - lastAnimation >= 0.2, runner.runningCount > 0 {
-                lastAnimation = time
-                tick += 1
-                needsFrame = true
-            }
-            // A key is answered at once; progress alone redraws about 12 times a second (smooth enough
-            // for bars, and about half the CPU of 20: see docs/PERFORMANCE.md).
-            guard needsFrame, keyPressed || time >= nextFrame else { continue }
-            // The next one a whole interval after a key's frame; on the schedule after a progress
-            // frame, unless the loop fell a whole interval behind.
-            nextFrame = keyPressed || time - nextFrame >= Self.frameInterval ? time + Self.frameInterval : nextFrame + Self.frameInterval
-            lastActivity = time
-            keyPressed = false
+            guard pacer.frameDue(now: time, moving: runner.runningCount > 0, changed: needsFrame, key: key != nil) else { continue }
+            let tick = FramePacer.tick(at: time)
             let frameBegin = FrameTrace.now
             var frame = snapshot()
             speeds.record(frame.totals.speed, at: time)
@@ -274,7 +243,6 @@ final class TUISession {
             let grid = TUIRenderer(tick: tick).render(&state, frame, width: size.width, height: size.height)
             screen.draw(grid)
             trace?.frame(begin: frameBegin, libraryReady: library.isLoaded)
-            lastFrame = time
             needsFrame = false
         }
     }

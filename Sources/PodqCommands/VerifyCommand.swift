@@ -78,7 +78,7 @@ struct VerifyCommand: ParsableCommand {
                 wanted.insert(id)
             } else {
                 let podcast = try store.podcast(matching: item)
-                for listing in try store.episodes(podcastId: podcast.id) {
+                try store.forEachEpisode(podcastId: podcast.id ?? -1) { listing in
                     if let id = listing.episode.downloadId { wanted.insert(id) }
                 }
             }

@@ -66,25 +66,40 @@ public final class EpisodeLibrary: Sendable {
     ///   - podcasts: the subscriptions, in display order.
     ///   - entries: the episodes, in display order (newest first).
     ///   - podcastTitles: titles of podcasts not in `podcasts` (tests); the rows' titles win.
-    public init(podcasts: [PodcastRow] = [], entries: [Entry] = [], podcastTitles: [Int64: String] = [:]) {
-        version = Self.versions.add(1, ordering: .relaxed).newValue
-        self.podcasts = podcasts
-        let n = entries.count
+    public convenience init(podcasts: [PodcastRow] = [], entries: [Entry] = [], podcastTitles: [Int64: String] = [:]) {
+        var builder = Builder(capacity: entries.count)
+        for entry in entries { builder.append(entry) }
+        self.init(builder, podcasts: podcasts, podcastTitles: podcastTitles)
+    }
+
+    /// Collects the episodes one at a time, in display order, straight into the library's arrays: a
+    /// reader that streams its rows never holds them all twice (reading 100,000 into an array of
+    /// entries first peaked at 38 MB of heap).
+    public struct Builder: Sendable {
         var ids: [Int64] = [], podcastIds: [Int64] = [], published: [Double] = [], durations: [Int32] = [], lengths: [Int64] = []
         var starts: [UInt32] = [], folds: [UInt32] = [], text: [UInt8] = []
         var counts: [Int64: Int] = [:]
         var playedCounts: [Int64: Int] = [:]
         var played: [Bool] = []
-        played.reserveCapacity(n)
-        ids.reserveCapacity(n)
-        podcastIds.reserveCapacity(n)
-        published.reserveCapacity(n)
-        durations.reserveCapacity(n)
-        lengths.reserveCapacity(n)
-        starts.reserveCapacity(n + 1)
-        folds.reserveCapacity(n)
-        text.reserveCapacity(entries.reduce(0) { $0 + $1.title.utf8.count })
-        for entry in entries {
+
+        /// Room for `capacity` episodes (their titles grow as they come).
+        public init(capacity: Int) {
+            played.reserveCapacity(capacity)
+            ids.reserveCapacity(capacity)
+            podcastIds.reserveCapacity(capacity)
+            published.reserveCapacity(capacity)
+            durations.reserveCapacity(capacity)
+            lengths.reserveCapacity(capacity)
+            starts.reserveCapacity(capacity + 1)
+            folds.reserveCapacity(capacity)
+            text.reserveCapacity(capacity * 48)
+        }
+
+        /// The number of episodes appended.
+        public var count: Int { ids.count }
+
+        /// Adds the next episode.
+        public mutating func append(_ entry: Entry) {
             ids.append(entry.id)
             podcastIds.append(entry.podcastId)
             published.append(entry.published ?? .nan)
@@ -104,24 +119,35 @@ public final class EpisodeLibrary: Sendable {
             played.append(entry.played)
             if entry.played { playedCounts[entry.podcastId, default: 0] += 1 }
         }
-        starts.append(UInt32(text.count))
+    }
+
+    /// The library of what `builder` collected.
+    public init(_ builder: consuming Builder, podcasts: [PodcastRow] = [], podcastTitles: [Int64: String] = [:]) {
+        version = Self.versions.add(1, ordering: .relaxed).newValue
+        self.podcasts = podcasts
+        var builder = builder
+        builder.starts.append(UInt32(builder.text.count))
+        let n = builder.ids.count
+        let ids = builder.ids
         let order = ids.indices.sorted { ids[$0] < ids[$1] }
         sortedIDs = order.map { ids[$0] }
         sortedPositions = order.map { Int32($0) }
         let names = podcastTitles.merging(podcasts.map { ($0.id, $0.title) }, uniquingKeysWith: { _, row in row })
         self.ids = ids
-        self.podcastIds = podcastIds
-        self.published = published
-        self.durations = durations
-        self.lengths = lengths
-        self.starts = starts
-        self.folds = folds
-        self.text = text
+        self.podcastIds = builder.podcastIds
+        self.published = builder.published
+        self.durations = builder.durations
+        self.lengths = builder.lengths
+        self.starts = builder.starts
+        self.folds = builder.folds
+        // The titles' guessed room, when it was far too much, given back (a copy of exactly their size).
+        self.text = builder.text.capacity > builder.text.count + builder.text.count / 4 + 4096
+            ? builder.text.withUnsafeBufferPointer { Array($0) } : builder.text
         self.podcastTitles = names
         self.foldedPodcastTitles = names.mapValues { Array(SearchFold.fold($0).utf8) }
-        self.episodeCounts = counts
-        self.playedCounts = playedCounts
-        self.played = played
+        self.episodeCounts = builder.counts
+        self.playedCounts = builder.playedCounts
+        self.played = builder.played
         var ranks = [Int32](repeating: 0, count: n)
         for (rank, position) in Self.titleOrder(count: n, starts: starts, folds: folds, text: text).enumerated() {
             ranks[Int(position)] = Int32(rank)

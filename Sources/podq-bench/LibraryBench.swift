@@ -18,6 +18,8 @@ enum LibraryBench {
         var queued = 1_000
         var jobs = 50
         var idleSeconds = 20
+        /// False: only the second part (``LibraryActionsBench``), `--actions-only`.
+        var tui = true
     }
 
     static func run(_ arguments: [String]) async throws {
@@ -29,6 +31,7 @@ enum LibraryBench {
         options.episodes = value("--episodes") ?? options.episodes
         options.queued = value("--queued") ?? options.queued
         options.idleSeconds = value("--idle") ?? options.idleSeconds
+        options.tui = !arguments.contains("--actions-only")
         try await run(options)
     }
 
@@ -43,12 +46,22 @@ enum LibraryBench {
         print(String(format: "library: %d podcasts, %d episodes, %d queued; built in %.1f s", options.podcasts, options.episodes,
                      options.queued, Date().timeIntervalSince(t0)))
 
+        if options.tui { try await tuiPart(options, home: home, server: server, dir: dir) }
+        try await LibraryActionsBench.run(home: home, dir: dir)
+        await server.stop()
+    }
+
+    /// The first part: keys, frames, idle CPU and memory of the TUI with 50 downloads running.
+    static func tuiPart(_ options: Options, home: String, server: TestServer, dir: TemporaryDirectory) async throws {
         let terminal = try PseudoTerminal(width: 200, height: 50)
         defer { terminal.close() }
         let tracePath = dir.file("trace.txt")
         let spawned = PseudoTerminal.monotonicNanoseconds()
-        let tui = try ChildProcess(executable: ChildProcess.podqExecutable,
-                                   arguments: ["tui", "--home", home, "--jobs", "\(options.jobs)", "--per-host", "\(options.jobs)"],
+        // `PODQ_BENCH_WRAP="heaptrack -o /tmp/tui"` runs the TUI under a profiler (its numbers are then the wrapper's).
+        let wrap = ProcessInfo.processInfo.environment["PODQ_BENCH_WRAP"].map { $0.split(separator: " ").map(String.init) } ?? []
+        let tui = try ChildProcess(executable: wrap.first ?? ChildProcess.podqExecutable,
+                                   arguments: Array(wrap.dropFirst()) + (wrap.isEmpty ? [] : [ChildProcess.podqExecutable])
+                                       + ["tui", "--home", home, "--jobs", "\(options.jobs)", "--per-host", "\(options.jobs)"],
                                    environment: ["TERM": "xterm-256color", "PODQ_TRACE_FRAMES": tracePath, "LANG": "C.UTF-8"],
                                    directory: dir.path, terminal: terminal.device)
         var sent: [(time: UInt64, key: String, phase: String)] = []
@@ -93,7 +106,8 @@ enum LibraryBench {
         try await type("1", phase: "view")
         // Every feed refreshes (one is ~45 MB) while keys keep coming.
         let beforeRefresh = memory(tui.pid)
-        try await type("u", phase: "refresh")
+        let runningMap = MemoryMap(pid: tui.pid)
+        if ProcessInfo.processInfo.environment["PODQ_BENCH_NO_REFRESH"] == nil { try await type("u", phase: "refresh") }
         for i in 0..<150 { try await type(i % 2 == 0 ? down : up, phase: "during refresh") }
         // Everything paused: the idle CPU and the memory.
         try await type("P", phase: "pause")
@@ -102,9 +116,9 @@ enum LibraryBench {
         try await Task.sleep(for: .seconds(options.idleSeconds))
         let idleCPU = Double(ran(from: cpuBefore, to: onCPU(tui.pid))) / 1e9 * 100 / Double(options.idleSeconds)
         let rss = memory(tui.pid)
+        let pausedMap = MemoryMap(pid: tui.pid)
         terminal.send("q")
         let exit = await Task.detached { tui.wait(timeout: 60) }.value
-        await server.stop()
 
         let trace = Trace(path: tracePath)
         guard let firstFrame = trace.frames.first else { throw BenchError.mismatch("library: the TUI drew no frame (exit \(exit.code ?? -1))") }
@@ -135,9 +149,12 @@ enum LibraryBench {
         for (a, b) in zip(running, running.dropFirst()) { maxGap = max(maxGap, b.end - a.end) }
         print(String(format: "library: longest gap between frames while downloads ran %.0f ms; longest busy turn of the loop %.0f ms (goal: no gap over 100 ms)",
                      ms(maxGap), ms(trace.busy.max() ?? 0)))
-        print(String(format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS %.1f MB (%.1f anonymous, %.1f of files), peak %.1f MB (goal ≤ 60 MB; while 50 ran, before the refresh, %.1f MB: %.1f anonymous, %.1f of files; peak %.1f MB); exit %d",
-                     idleCPU, rss.current, rss.anonymous, rss.files, rss.peak, beforeRefresh.current, beforeRefresh.anonymous, beforeRefresh.files,
-                     beforeRefresh.peak, exit.code ?? -1))
+        print(String(format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS paused after the refresh %.1f MB (%.1f anonymous, %.1f of files); exit %d",
+                     idleCPU, rss.current, rss.anonymous, rss.files, exit.code ?? -1))
+        print(String(format: "library: RSS with 50 downloads running %.1f MB (%.1f anonymous, %.1f of files; goal ≤ 60 MB); peak before the refresh %.1f MB, with the refresh of every feed %.1f MB",
+                     beforeRefresh.current, beforeRefresh.anonymous, beforeRefresh.files, beforeRefresh.peak, rss.peak))
+        print("library: resident with 50 running, by mapping: " + runningMap.largest().joined(separator: ", "))
+        print("library: resident paused after the refresh, by mapping: " + pausedMap.largest().joined(separator: ", "))
     }
 
     static func ms(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e6 }

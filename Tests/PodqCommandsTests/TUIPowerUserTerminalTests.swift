@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PodqTestSupport
 import XCTest
 
@@ -292,6 +293,39 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(cleared.ok, cleared.screen)
         let files = (try? FileManager.default.subpathsOfDirectory(atPath: cli.home + "/downloads"))?.filter { $0.hasSuffix(".mp3") } ?? []
         XCTAssertEqual(files.count, 4, "the files stay: \(files)")
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
+    }
+
+    /// A bulk action runs beside the keys' work, not in front of it, and says so: `C` on completed rows
+    /// while another program holds the database's write lock says "removing 3 rows…" at once, the
+    /// detail pane of an episode still opens meanwhile, and the rows go when the lock comes free.
+    func testABulkActionRunsInTheBackgroundAndSaysSo() async throws {
+        try await subscribe(count: 3)
+        let queued = try await cli.run(["queue", "add", "1", "2", "3"])
+        XCTAssertEqual(queued.exit.code, 0, queued.out + queued.err)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
+        let other = try DatabaseQueue(path: cli.home + "/queue.sqlite", configuration: configuration)
+        try await other.write { db in try db.execute(sql: "UPDATE download SET state = 'completed'") }
+        let tui = try openTUI(width: 110, height: 16)
+        let done = await tui.waitFor { $0.contains("3 done") }
+        XCTAssertTrue(done.ok, done.screen)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        tui.send("C")
+        let saying = await tui.waitFor { $0.contains("removing 3 rows…") }
+        XCTAssertTrue(saying.ok, "said at once, though the store is locked:\n\(saying.screen)")
+        tui.send("2")
+        tui.send("j")
+        tui.send("i")
+        let detail = await tui.waitFor { $0.contains("Episode 2") && $0.contains("Download:  #2 completed") }
+        XCTAssertTrue(detail.ok, "the detail pane does not wait for the bulk action:\n\(detail.screen)")
+        XCTAssertFalse(detail.screen.contains("removed 3 rows"), detail.screen)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        let cleared = await tui.waitFor(timeout: 30) { $0.contains("removed 3 rows; files kept") }
+        XCTAssertTrue(cleared.ok, cleared.screen)
+        let left = try await other.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM download") }
+        XCTAssertEqual(left, 0)
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
     }

@@ -190,7 +190,12 @@ public enum FeedDate {
     /// `YYYY-MM-DD` in UTC, for file names and listings.
     public static func day(_ date: Date) -> String {
         let (y, m, d) = civil(Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
-        return String(format: "%04d-%02d-%02d", y, m, d)
+        // By hand: `String(format:)` was a sixth of `podq episodes` over 100,000 episodes.
+        func digits(_ n: Int, _ width: Int) -> String {
+            let text = String(abs(n))
+            return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return digits(y, 4) + "-" + digits(m, 2) + "-" + digits(d, 2)
     }
 
     /// The civil date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).

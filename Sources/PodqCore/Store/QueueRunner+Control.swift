@@ -116,6 +116,68 @@ extension QueueRunner {
         await stopping?.value
     }
 
+    /// Removes the downloads of `ids` in one write (the TUI's `C` on a thousand completed rows):
+    /// stops the running ones, deletes their partial files, and the completed files too when
+    /// `deletingFiles`. Ids already gone are skipped.
+    /// - Returns: how many rows were removed.
+    @discardableResult
+    public func remove(ids: [Int64], deletingFiles: Bool) async throws(StoreError) -> Int {
+        let (count, stopping) = try await exclusively { () async throws(StoreError) -> (Int, [Task<Void, Never>]) in
+            let rows = try await store.removeAsync(ids: ids)
+            var stopping: [Task<Void, Never>] = []
+            for row in rows {
+                if let id = row.id, let run = running[id] {
+                    run.operation.cancel()
+                    stopping.append(run.task)
+                } else {
+                    removePartial(of: row)
+                }
+                if deletingFiles && row.state == .completed, let folder = folder(row.folderPath),
+                    let relative = try? folder.relativePath(of: row.destination)
+                {
+                    _ = try? folder.removeFile(relative, recorded: row.committedFile?.identity)
+                }
+            }
+            return (rows.count, stopping)
+        }
+        wake()
+        for task in stopping { await task.value }
+        return count
+    }
+
+    /// Pauses, resumes, cancels or retries each download of `ids` in one write, as
+    /// ``perform(_:id:)`` does one; returns once the running ones it stopped have stopped.
+    /// - Returns: the ids the change was refused for, and why.
+    public func perform(_ event: DownloadEvent, ids: [Int64]) async throws(StoreError) -> [(id: Int64, error: StoreError)] {
+        let (refused, stopping) = try await exclusively { () async throws(StoreError) -> ([(id: Int64, error: StoreError)], [Task<Void, Never>]) in
+            var refused: [(id: Int64, error: StoreError)] = []
+            var stopping: [Task<Void, Never>] = []
+            for (id, outcome) in try await store.applyAsync(event, to: ids) {
+                switch outcome {
+                case .refused(let error):
+                    refused.append((id, error))
+                case .changed(let before, _):
+                    let run = running[id]
+                    switch event {
+                    case .cancel:
+                        if let run { run.operation.cancel() } else { removePartial(of: before) }
+                    case .pause:
+                        run?.operation.pause()
+                    case .resume, .retry:
+                        if hold == .diskFull { hold = .none }
+                    default:
+                        break
+                    }
+                    if let run, event == .cancel || event == .pause { stopping.append(run.task) }
+                }
+            }
+            return (refused, stopping)
+        }
+        wake()
+        for task in stopping { await task.value }
+        return refused
+    }
+
     /// Puts new downloads on the queue (the TUI queueing an episode): in this process rows are written
     /// here only.
     @discardableResult

@@ -104,4 +104,17 @@ extension DownloadEvent {
         case .fail: "failed"
         }
     }
+
+    /// The change as it goes on, for a line said while a bulk action runs ("cancelling 3 downloads…").
+    public var doing: String {
+        switch self {
+        case .cancel: "cancelling"
+        case .pause: "pausing"
+        case .resume: "resuming"
+        case .retry: "retrying"
+        case .start: "starting"
+        case .finish: "finishing"
+        case .fail: "failing"
+        }
+    }
 }

@@ -2,14 +2,6 @@ import Foundation
 import GRDB
 
 extension QueueStore {
-    /// An episode with what a listing shows next to it.
-    public struct EpisodeListing: Sendable, Equatable {
-        public var episode: EpisodeRecord
-        public var podcastTitle: String
-        /// The state of its download, or nil when it has none (`new`).
-        public var downloadState: String?
-    }
-
     /// Subscribes: stores the podcast and every episode of `feed` (none queued).
     /// - Throws: ``StoreError/podcastExists(id:title:)`` when the URL is already subscribed.
     public func addPodcast(url: String, feed: Feed, etag: String?, lastModified: String?, autoQueue: Bool) throws(StoreError)
@@ -97,26 +89,6 @@ extension QueueStore {
         if !deleted { throw .noSuchPodcast(String(id)) }
     }
 
-    /// Episodes, newest first (undated last), of one podcast or all.
-    public func episodes(podcastId: Int64? = nil) throws(StoreError) -> [EpisodeListing] {
-        try read { db in
-            var sql = """
-                SELECT episode.*, podcast.title AS podcastTitle, download.state AS downloadState
-                FROM episode JOIN podcast ON podcast.id = episode.podcastId
-                LEFT JOIN download ON download.id = episode.downloadId
-                """
-            var arguments: StatementArguments = []
-            if let podcastId {
-                sql += " WHERE episode.podcastId = ?"
-                arguments = [podcastId]
-            }
-            sql += " ORDER BY episode.published IS NULL, episode.published DESC, episode.id DESC"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                EpisodeListing(episode: try EpisodeRecord(row: row), podcastTitle: row["podcastTitle"], downloadState: row["downloadState"])
-            }
-        }
-    }
-
     /// What a list of episodes shows of one: no notes, no enclosures (the TUI's library).
     public struct EpisodeSummary: Sendable, Equatable {
         public var id: Int64
@@ -133,17 +105,29 @@ extension QueueStore {
     /// Columns are read by position: a name lookup per column and row costs more than the read at
     /// 100,000 episodes.
     public func episodeSummaries() async throws(StoreError) -> [EpisodeSummary] {
+        try await episodeSummaries(into: { count in
+            var all: [EpisodeSummary] = []
+            all.reserveCapacity(count)
+            return all
+        }) { $0.append($1) }
+    }
+
+    /// Every episode's ``EpisodeSummary``, newest first (undated last), handed to `add` one at a time
+    /// within one read, without blocking a thread: `make` is called first with the number of
+    /// episodes, and what `add` built is returned. Nothing holds all the summaries at once.
+    public func episodeSummaries<Result: Sendable>(into make: @escaping @Sendable (Int) -> Result,
+                                                   _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void) async throws(StoreError) -> Result {
         try await readAsync { db in
+            var result = make(try Int.fetchOne(db, sql: "SELECT count(*) FROM episode") ?? 0)
             let cursor = try Row.fetchCursor(db, sql: """
                 SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
                 ORDER BY published IS NULL, published DESC, id DESC
                 """)
-            var out: [EpisodeSummary] = []
             while let row = try cursor.next() {
-                out.append(EpisodeSummary(id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
-                                          length: row[5], downloadId: row[6], played: row[7]))
+                add(&result, EpisodeSummary(id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
+                                            length: row[5], downloadId: row[6], played: row[7]))
             }
-            return out
+            return result
         }
     }
 
@@ -236,8 +220,13 @@ extension QueueStore {
     /// well-known tracking parameters: ``EpisodeRecord/key(for:)``), so `get.php?id=1` and `?id=2` stay
     /// two episodes. A row is matched by URL at most once per merge, so rows that an older podq merged
     /// come apart again on the next refresh.
+    ///
+    /// The known rows are read without their show notes (a feed of 2,000 episodes with long notes held
+    /// 45 MB of them twice): an episode's notes are compared and written by SQLite itself, and only
+    /// the columns that changed are written (a refresh that changes nothing writes nothing).
     static func merge(_ feed: Feed, podcastId: Int64, db: Database) throws -> [EpisodeRecord] {
-        let known = try EpisodeRecord.filter(Column("podcastId") == podcastId).fetchAll(db)
+        let columns = try db.columns(in: EpisodeRecord.databaseTableName).map(\.name).filter { $0 != "description" }
+        let known = try EpisodeRecord.select(columns.map { Column($0) }).filter(Column("podcastId") == podcastId).fetchAll(db)
         let feedGUIDs = Set(feed.episodes.compactMap(\.guid))
         var byGUID: [String: EpisodeRecord] = [:]
         var byKey: [String: EpisodeRecord] = [:]
@@ -256,11 +245,11 @@ extension QueueStore {
                 record = found
             } else if let found = byKey.removeValue(forKey: key) {
                 record = found
-                if let guid = item.guid { record.guid = guid }
             } else {
                 record = EpisodeRecord(podcastId: podcastId, guid: item.guid, enclosureKey: key, title: item.title, url: enclosure.url, firstSeenAt: now)
             }
-            let notesBefore = record.id == nil ? nil : record.description
+            let before = record  // as stored: only what changes from it is written
+            if let guid = item.guid { record.guid = guid }
             if let downloadId = record.downloadId, record.upstreamChange == nil,
                let done = try Row.fetchOne(db, sql: "SELECT commitSize, bytesReceived FROM download WHERE id = ? AND state = 'completed'",
                                            arguments: [downloadId]) {
@@ -270,7 +259,6 @@ extension QueueStore {
             }
             record.title = item.title
             record.link = item.link
-            record.description = item.description
             record.published = item.published?.timeIntervalSince1970
             record.duration = item.duration
             record.url = enclosure.url
@@ -285,12 +273,16 @@ extension QueueStore {
             record.season = item.season
             record.episodeNumber = item.episodeNumber
             if record.id == nil {
+                record.description = item.description
                 try record.insert(db)
                 added.append(record)
                 if record.description?.isEmpty == false { try indexNotes(episodeId: record.id!, description: record.description, db: db) }
+                record.description = nil  // as the known rows: the notes are the store's to compare
             } else {
-                try record.update(db)
-                if record.description != notesBefore { try indexNotes(episodeId: record.id!, description: record.description, db: db) }
+                try record.updateChanges(db, from: before)
+                try db.execute(sql: "UPDATE episode SET description = ? WHERE id = ? AND description IS NOT ?",
+                               arguments: [item.description, record.id, item.description])
+                if db.changesCount > 0 { try indexNotes(episodeId: record.id!, description: item.description, db: db) }
             }
             if let guid = record.guid { byGUID[guid] = record } else { byKey[key] = record }  // the same file twice in one feed
         }

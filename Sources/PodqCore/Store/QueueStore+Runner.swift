@@ -78,6 +78,40 @@ extension QueueStore {
         try await writeAsync { db in try Self.moveToFront(id: id, db: db) }
     }
 
+    /// What a change asked of many downloads did to each (``applyAsync(_:to:)-([Int64])``).
+    public enum BatchOutcome: Sendable, Equatable {
+        /// Changed: the row before and after.
+        case changed(before: DownloadRecord, after: DownloadRecord)
+        /// Not changed, and why (no such download, or its state does not allow the change).
+        case refused(StoreError)
+    }
+
+    /// Applies `event` to each download of `ids`, in one transaction: a bulk action holds the
+    /// database for one write, not one per row. Each id gets its outcome, in the order given.
+    public func applyAsync(_ event: DownloadEvent, to ids: [Int64]) async throws(StoreError) -> [(id: Int64, outcome: BatchOutcome)] {
+        try await writeAsync { db in
+            try ids.map { id in
+                guard let record = try DownloadRecord.fetchOne(db, key: id) else { return (id, .refused(.noSuchDownload(id))) }
+                guard let changed = try Self.apply(event, to: record, db: db) else {
+                    return (id, .refused(.cannotChange(id: id, state: record.state.rawValue, action: event.verb)))
+                }
+                return (id, .changed(before: record, after: changed))
+            }
+        }
+    }
+
+    /// Deletes the rows of `ids` that exist, in one transaction; returns them as they were (not
+    /// their files), in the order given.
+    public func removeAsync(ids: [Int64]) async throws(StoreError) -> [DownloadRecord] {
+        try await writeAsync { db in
+            try ids.compactMap { id in
+                guard let record = try DownloadRecord.fetchOne(db, key: id) else { return nil }
+                try record.delete(db)
+                return record
+            }
+        }
+    }
+
     /// Deletes a download's row; returns it as it was (not its files).
     public func removeAsync(id: Int64) async throws(StoreError) -> DownloadRecord {
         try await writeAsync { db in

@@ -71,6 +71,26 @@ final class QueryPlanTests: XCTestCase {
         }
     }
 
+    /// `podq episodes` reads every episode (or a podcast's), once: its only scan is of the episodes
+    /// listed; the podcast, download and ledger of each are looked up by index, and the show notes'
+    /// words through the full-text index.
+    func testTheListingScansOnlyTheEpisodesItLists() throws {
+        try database().read { db in
+            for onePodcast in [false, true] {
+                for notes in [false, true] {
+                    var sql = QueueStore.listingStatement(onePodcast: onePodcast, notes: notes)
+                    if notes { sql = sql.replacingOccurrences(of: "MATCH ?", with: "MATCH '\"e\"*'") }
+                    if onePodcast { sql = sql.replacingOccurrences(of: "episode.podcastId = ?", with: "episode.podcastId = 3") }
+                    let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+                    // The table scanned, whatever index the scan walks ("SCAN episode USING INDEX episode_key").
+                    let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.hasPrefix("SCAN episode_notes VIRTUAL TABLE") }
+                        .map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                    XCTAssertEqual(scans, onePodcast ? [] : ["SCAN episode"], "\(plan)")
+                }
+            }
+        }
+    }
+
     /// What the missing index cost: clearing downloads looks up each one's episode.
     func testClearingManyDownloadsTouchesOnlyTheirEpisodes() throws {
         let ids = try store.downloads().compactMap(\.id).prefix(100)

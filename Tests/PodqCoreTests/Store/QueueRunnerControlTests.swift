@@ -48,6 +48,50 @@ final class QueueRunnerControlTests: XCTestCase {
         return true
     }
 
+    /// Removing many rows at once (the TUI's `C`, `X` on marks): one write; running ones stopped with
+    /// their partial files gone, queued ones' partials gone, ids already gone skipped.
+    func testRemovingManyStopsTheRunningOnesAndSkipsTheMissing() async throws {
+        let ids = try add(4)
+        let (runner, task) = runner(jobs: 2)
+        let two = await waitUntil { self.server.log.currentInFlight == 2 && FileManager.default.fileExists(atPath: self.dir.file("f2.bin.part")) }
+        XCTAssertTrue(two)
+        try Data("old partial".utf8).write(to: URL(fileURLWithPath: dir.file("f4.bin.part")))
+        let removed = try await runner.remove(ids: [ids[0], ids[1], ids[3], 999], deletingFiles: false)
+        XCTAssertEqual(removed, 3)
+        let left = try await store.loadDownloads().map(\.id)
+        XCTAssertEqual(left, [ids[2]])
+        for name in ["f1.bin.part", "f2.bin.part", "f4.bin.part"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file(name)), name)
+        }
+        let one = await waitUntil { self.server.log.currentInFlight == 1 }
+        XCTAssertTrue(one, "the third starts in their place; in flight: \(server.log.currentInFlight)")
+        await runner.stop()
+        _ = try await task.value
+    }
+
+    /// Pausing and cancelling many at once: each row through the state machine in one write, the
+    /// refused ones named with why, the running ones stopped before it returns.
+    func testPerformingOnManyChangesEachAndNamesTheRefused() async throws {
+        let ids = try add(3)
+        let (runner, task) = runner(jobs: 2)
+        let two = await waitUntil { self.server.log.currentInFlight == 2 }
+        XCTAssertTrue(two)
+        let refused = try await runner.perform(.pause, ids: ids + [999])
+        XCTAssertEqual(refused.map(\.id), [999])
+        XCTAssertEqual(refused.first?.error, .noSuchDownload(999))
+        XCTAssertEqual(try ids.map(state), [.paused, .paused, .paused])
+        let quiet = await waitUntil { self.server.log.currentInFlight == 0 }
+        XCTAssertTrue(quiet)
+        let again = try await runner.perform(.pause, ids: [ids[0]])
+        XCTAssertEqual(again.map(\.id), [ids[0]], "a paused row cannot be paused")
+        let cancelled = try await runner.perform(.cancel, ids: ids)
+        XCTAssertTrue(cancelled.isEmpty)
+        XCTAssertEqual(try ids.map(state), [.cancelled, .cancelled, .cancelled])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")))
+        await runner.stop()
+        _ = try await task.value
+    }
+
     func testLoweringTheLimitPutsTheLastOnesBackInLineAtOnce() async throws {
         let ids = try add(4)
         let (runner, task) = runner(jobs: 3)

@@ -39,6 +39,31 @@ final class ShowNotesSearchTests: XCTestCase {
         }
     }
 
+    /// A refresh compares the notes in the store without reading them: the same feed again writes no
+    /// episode row at all; one episode's new notes rewrite that row only, and the index follows.
+    func testARefreshWritesOnlyWhatChanged() async throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let notes = ["<p>first gardens</p>", "<p>second climate</p>", nil]
+        let (podcast, ids) = try subscribe(store, notes)
+        let other = try DatabaseQueue(path: dir.file("q.sqlite"))
+        try await other.write { db in
+            try db.execute(sql: """
+                CREATE TABLE touched (id INTEGER);
+                CREATE TRIGGER touched_episode AFTER UPDATE ON episode BEGIN INSERT INTO touched VALUES (new.id); END;
+                """)
+        }
+        let touched = { try await other.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM touched") } }
+        _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
+        try await XCTAssertEqualAsync(await touched(), [], "nothing changed, nothing written")
+        _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(["<p>first gardens</p>", "<p>second orchards</p>", nil]),
+                                     etag: nil, lastModified: nil)
+        try await XCTAssertEqualAsync(await touched(), [ids[1]])
+        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("orchard").ids, [ids[1]])
+        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("climate").ids, [])
+        let stored = try store.episode(id: ids[1]).episode.description
+        XCTAssertEqual(stored, "<p>second orchards</p>")
+    }
+
     func testAnythingTypedIsSafeAsAQueryAndNothingIsFTSSyntax() async throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let (_, ids) = try subscribe(store, ["near or not, this is the notes' text: x-ray"])

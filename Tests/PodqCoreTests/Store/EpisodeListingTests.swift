@@ -1,0 +1,77 @@
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// `forEachEpisode`, the listing that streams (issue 30): the same episodes in the same order as the
+/// whole read, without their notes, with the ledger and the notes' words answered by the store.
+final class EpisodeListingTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    override func setUp() { dir = TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    /// Two podcasts with dated, undated and same-day episodes; notes on some; one episode queued, one
+    /// in the ledger, one played.
+    private func store() throws -> (QueueStore, [Int64]) {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        var ids: [Int64] = []
+        for p in 0..<2 {
+            var episodes: [FeedEpisode] = []
+            for i in 0..<30 {
+                let notes: String? = i % 3 == 0 ? "<p>About <b>gardens</b> number \(i)</p>" : nil
+                let day: Double = 1_790_000_000 + Double((i / 2) * 86_400)
+                let published: Date? = i % 7 == 0 ? nil : Date(timeIntervalSince1970: day)
+                let enclosure = Enclosure(url: "https://h/\(p)/\(i).mp3", type: "audio/mpeg", length: Int64(1000 + i))
+                episodes.append(FeedEpisode(guid: "g\(p)-\(i)", title: "Episode \(i) of \(p)", description: notes, published: published,
+                                            enclosures: [enclosure]))
+            }
+            let (_, added) = try store.addPodcast(url: "https://h/\(p).xml", feed: Feed(title: "Show \(p)", episodes: episodes), etag: nil,
+                                                  lastModified: nil, autoQueue: false)
+            ids += added.map { $0.id! }
+        }
+        _ = try store.add([NewDownload(url: "https://h/0/1.mp3", title: "t", destination: dir.file("1.mp3"), episodeId: ids[1])])
+        _ = try store.markDownloaded(episodeIds: [ids[2]])
+        _ = try store.setPlayed(episodeIds: [ids[4]], played: true)
+        return (store, ids)
+    }
+
+    func testTheStreamIsTheWholeListingWithoutTheNotes() throws {
+        let (store, ids) = try store()
+        for podcast: Int64? in [nil, 1, 2] {
+            let whole = try store.episodes(podcastId: podcast)
+            var streamed: [QueueStore.EpisodeListing] = []
+            try store.forEachEpisode(podcastId: podcast) { streamed.append($0) }
+            XCTAssertEqual(streamed.count, whole.count)
+            for (s, w) in zip(streamed, whole) {
+                var expected = w.episode
+                expected.description = nil
+                expected.digests = nil
+                expected.transcripts = nil
+                XCTAssertEqual(s.episode, expected)
+                XCTAssertEqual(s.podcastTitle, w.podcastTitle)
+                XCTAssertEqual(s.downloadState, w.downloadState)
+            }
+        }
+        let ledger = try store.episodeIdsInLedger()
+        try store.forEachEpisode { XCTAssertEqual($0.inLedger, ledger.contains($0.episode.id!), "\($0.episode.title)") }
+        XCTAssertEqual(ledger, [ids[2]])
+    }
+
+    func testTheNotesWordsComeFromTheIndex() throws {
+        let (store, _) = try store()
+        let matching = Set(try store.episodesMatchingNotesNow("garden").ids)
+        XCTAssertEqual(matching.count, 20)
+        var flagged: Set<Int64> = []
+        try store.forEachEpisode(notesMatching: "GARD") { if $0.notesMatch { flagged.insert($0.episode.id!) } }
+        XCTAssertEqual(flagged, matching)
+        try store.forEachEpisode(notesMatching: "b") { XCTAssertFalse($0.notesMatch, "markup is not a word") }
+        try store.forEachEpisode(notesMatching: "\"(") { XCTAssertFalse($0.notesMatch, "no word: nothing matches") }
+    }
+
+    func testAPodcastsIdsNewestFirstTheLatestAndTheNeverQueued() throws {
+        let (store, ids) = try store()
+        let all = try store.episodes(podcastId: 1).map { $0.episode.id! }
+        XCTAssertEqual(try store.episodeIds(podcastId: 1), all)
+        XCTAssertEqual(try store.episodeIds(podcastId: 1, latest: 5), Array(all.prefix(5)))
+        XCTAssertEqual(try store.episodeIds(podcastId: 1, onlyNeverQueued: true), all.filter { $0 != ids[1] })
+    }
+}
