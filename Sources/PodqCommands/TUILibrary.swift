@@ -149,7 +149,7 @@ final class TUILibrary: Sendable {
         do {
             let (podcasts, counts) = try await store.podcastsWithCounts()
             // Each row straight into the library's arrays (no array of every summary, then of every entry).
-            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0), [Int64: Int64]()) }) { built, e in
+            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0, titleBytes: $1), [Int64: Int64]()) }) { built, e in
                 if let download = e.downloadId, let length = e.length, length > 0 { built.1[download] = length }
                 built.0.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
                                      length: e.length, played: e.played))

@@ -67,7 +67,7 @@ public final class EpisodeLibrary: Sendable {
     ///   - entries: the episodes, in display order (newest first).
     ///   - podcastTitles: titles of podcasts not in `podcasts` (tests); the rows' titles win.
     public convenience init(podcasts: [PodcastRow] = [], entries: [Entry] = [], podcastTitles: [Int64: String] = [:]) {
-        var builder = Builder(capacity: entries.count)
+        var builder = Builder(capacity: entries.count, titleBytes: entries.reduce(0) { $0 + $1.title.utf8.count })
         for entry in entries { builder.append(entry) }
         self.init(builder, podcasts: podcasts, podcastTitles: podcastTitles)
     }
@@ -82,8 +82,9 @@ public final class EpisodeLibrary: Sendable {
         var playedCounts: [Int64: Int] = [:]
         var played: [Bool] = []
 
-        /// Room for `capacity` episodes (their titles grow as they come).
-        public init(capacity: Int) {
+        /// Room for `capacity` episodes whose titles take `titleBytes` of UTF-8 (a tenth more for the
+        /// folded copies of titles beyond ASCII; past that the titles' buffer grows as they come).
+        public init(capacity: Int, titleBytes: Int = 0) {
             played.reserveCapacity(capacity)
             ids.reserveCapacity(capacity)
             podcastIds.reserveCapacity(capacity)
@@ -92,7 +93,7 @@ public final class EpisodeLibrary: Sendable {
             lengths.reserveCapacity(capacity)
             starts.reserveCapacity(capacity + 1)
             folds.reserveCapacity(capacity)
-            text.reserveCapacity(capacity * 48)
+            text.reserveCapacity(titleBytes + titleBytes / 10 + 4096)
         }
 
         /// The number of episodes appended.

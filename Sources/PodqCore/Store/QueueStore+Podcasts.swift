@@ -105,7 +105,7 @@ extension QueueStore {
     /// Columns are read by position: a name lookup per column and row costs more than the read at
     /// 100,000 episodes.
     public func episodeSummaries() async throws(StoreError) -> [EpisodeSummary] {
-        try await episodeSummaries(into: { count in
+        try await episodeSummaries(into: { count, _ in
             var all: [EpisodeSummary] = []
             all.reserveCapacity(count)
             return all
@@ -114,11 +114,13 @@ extension QueueStore {
 
     /// Every episode's ``EpisodeSummary``, newest first (undated last), handed to `add` one at a time
     /// within one read, without blocking a thread: `make` is called first with the number of
-    /// episodes, and what `add` built is returned. Nothing holds all the summaries at once.
-    public func episodeSummaries<Result: Sendable>(into make: @escaping @Sendable (Int) -> Result,
+    /// episodes and the bytes of all their titles (room made once, not doubled as it fills), and what
+    /// `add` built is returned. Nothing holds all the summaries at once.
+    public func episodeSummaries<Result: Sendable>(into make: @escaping @Sendable (_ count: Int, _ titleBytes: Int) -> Result,
                                                    _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void) async throws(StoreError) -> Result {
         try await readAsync { db in
-            var result = make(try Int.fetchOne(db, sql: "SELECT count(*) FROM episode") ?? 0)
+            let size = try Row.fetchOne(db, sql: "SELECT count(*), total(length(CAST(title AS BLOB))) FROM episode")
+            var result = make(size?[0] ?? 0, Int(size?[1] as Double? ?? 0))
             let cursor = try Row.fetchCursor(db, sql: """
                 SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
                 ORDER BY published IS NULL, published DESC, id DESC
