@@ -5,80 +5,38 @@ import Synchronization
 import PodqCore
 import PodqUI
 
-/// The frontend of `podq download`: takes the lock, reconciles the store with the disk, adds the
-/// URLs, runs the queue with a reporter, handles SIGINT, SIGTERM and SIGHUP, and returns the exit code.
+/// The front end of `podq download`: a ``QueueSession`` shown by a ``DownloadReporter``. Adds the
+/// URLs, runs the queue until nothing is runnable, says the summary, and returns the exit code.
 final class DownloadRunner: Sendable {
     let context: QueueContext
-    let jobs: Int?
-    let perHost: Int?
-    let connections: Int?
-    let stallTimeout: Double?
-    /// `--limit-rate`: .some(nil) lifts the config's limit.
-    let rateLimit: Int??
+    let overrides: QueueSession.Overrides
 
     init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil) {
-        self.rateLimit = rateLimit
         self.context = context
-        self.jobs = jobs
-        self.perHost = perHost
-        self.connections = connections
-        self.stallTimeout = stallTimeout
+        overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout, rateLimit: rateLimit)
     }
 
     /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
     func run(adding items: [DownloadItem]) async throws -> Int32 {
-        // Signals are caught from the start: a SIGTERM while the lock is taken or the queue read still
-        // ends the run with 130 and nothing lost, once the runner exists to stop.
-        let stopRunner = Mutex<(@Sendable () async -> Void)?>(nil)
-        let interrupt = InterruptHandler { await stopRunner.withLock { $0 }?() }
-        defer { interrupt.disarm() }
-        guard let lock = try context.takeQueue() else { return ExitCodes.locked }
-        defer { lock.release() }
-        try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
-
-        var settings = context.settings
-        if let jobs { settings.simultaneousDownloads = jobs }
-        if let perHost { settings.perHostDownloads = perHost }
-        if let connections { settings.connectionsPerDownload = connections }
-        if let stallTimeout { settings.stallTimeout = stallTimeout }
-        if let rateLimit { settings.rateLimit = rateLimit }
-        context.log.info("queue run started", metadata: [
-            "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
-            "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
-        ])
         let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
         let started = DispatchTime.now().uptimeNanoseconds
-        // No limit: no limiter at all, so no lock per chunk.
-        let summary = try await HTTPSession.with(settings: settings, logger: context.log,
-                                                 rateLimiter: settings.rateLimit.map { RateLimiter(bytesPerSecond: $0) }) { transport in
-            let logins = PodcastLogin.Book(context: context)
-            let hooks = CompletionHooks(context: context, settings: settings)
-            let playlist = RunPlaylist(context: context)
-            let sidecars = EpisodeSidecars(context: context, transport: transport, logins: logins)
-            let runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log,
-                                     observers: .init(onOperation: { reporter.track($0) }, onEvent: { event in
-                                         reporter.report(event)
-                                         playlist?.handle(event)
-                                         // The sidecars first, so that a hook finds them beside the file.
-                                         if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
-                                     }),
-                                     access: { await logins.access(for: $0) })
-            stopRunner.withLock { $0 = { await runner.stop() } }
-            if interrupt.fired { await runner.stop() }
+        let context = self.context
+        let ran = Mutex<QueueRunner.Summary?>(nil)
+        let frontEnd = QueueSession.FrontEnd(
+            onOperation: { reporter.track($0) }, onEvent: { reporter.report($0) }, note: { reporter.note($0) }, cleanup: .afterRun,
+            closed: {
+                // The summary after the hooks' lines, before what cleanup deletes.
+                guard let summary = ran.withLock({ $0 }) else { return }
+                let line = Self.summaryLine(summary, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                reporter.end(line)
+                context.log.info("queue run ended", metadata: ["summary": "\(line)"])
+            })
+        let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
+            try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
             reporter.begin()
-            let log = context.log
-            let lockWatch = LockWaitNotice(context.store.lockWait).watch { line in
-                reporter.note(line)
-                log.notice("\(line)")
-            }
-            defer { lockWatch.cancel() }
             do {
-                let summary = try await runner.run()
-                await sidecars?.finish()
-                if let written = await playlist?.write() { reporter.note("playlist: \(written)") }
-                // A cron job's hooks finish before podq does (each within its timeout).
-                if let line = hooks?.waitingLine { reporter.note(line) }
-                await hooks?.finish()
+                let summary = try await session.run()
+                ran.withLock { $0 = summary }
                 return summary
             } catch {
                 reporter.end("stopped: \(error.localizedDescription)")
@@ -86,8 +44,13 @@ final class DownloadRunner: Sendable {
                 throw CommandError(error)
             }
         }
+        guard let summary = outcome else { return ExitCodes.locked }
+        if summary.interrupted { return ExitCodes.interrupted }
+        return summary.failed > 0 || summary.unverified > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
+    }
 
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    /// What `podq download` says at its end.
+    static func summaryLine(_ summary: QueueRunner.Summary, seconds: Double) -> String {
         var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
         if summary.unverified > 0 { line += "; \(summary.unverified) unverified (differ from their published hash; see podq queue --json)" }
         if summary.completed == 0 && summary.failed == 0 && !summary.interrupted && !summary.diskFull {
@@ -95,12 +58,7 @@ final class DownloadRunner: Sendable {
         }
         if summary.interrupted { line = "interrupted: " + line + "; the queue and the partial files are kept, run podq download to resume" }
         if summary.diskFull { line = "disk full: " + line + "; free some space, then `podq queue resume`" }
-        reporter.end(line)
-        context.log.info("queue run ended", metadata: ["summary": "\(line)"])
-        if !summary.interrupted { try CleanupRun(context: context).run() }
-
-        if summary.interrupted { return ExitCodes.interrupted }
-        return summary.failed > 0 || summary.unverified > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
+        return line
     }
 }
 

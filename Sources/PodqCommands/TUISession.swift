@@ -5,17 +5,17 @@ import PodqCore
 import PodqTerminal
 import PodqUI
 
-/// The TUI's frontend: holds the queue's lock, runs the queue (the same ``QueueRunner`` as
-/// `podq download`), and loops on the main actor: wait for a key, apply it, and draw a frame when the
-/// ``FramePacer`` says: at once after a key, on a steady cadence of about 12 a second while downloads
-/// run. Observers only mark the view model dirty; frames are rendered from snapshots
-/// (docs/ARCHITECTURE.md).
+/// The TUI's front end: a ``QueueSession`` (the same run of the queue as `podq download`) shown on the
+/// main actor: wait for a key, apply it, and draw a frame when the ``FramePacer`` says: at once after a
+/// key, on a steady cadence of about 12 a second while downloads run. Observers only mark the view
+/// model dirty; frames are rendered from snapshots (docs/ARCHITECTURE.md).
 @MainActor
 final class TUISession {
     let context: QueueContext
     let settings: Settings
+    let session: QueueSession
     let runner: QueueRunner
-    /// The session's HTTP client (``HTTPSession`` makes and shuts it down): the downloads' and the feeds'.
+    /// The session's HTTP client: the downloads' and the feeds'.
     let transport: AsyncHTTPTransport
     /// The speed limit the downloads share; `<` and `>` change it live.
     let rateLimiter: RateLimiter
@@ -24,12 +24,6 @@ final class TUISession {
     /// The Episodes view's rows between frames.
     let rowLists = RowListCache()
     let inbox: TUIInbox
-    /// The config's `on-complete`, run for each finished download; waited for at quit.
-    let hooks: CompletionHooks?
-    /// The run's M3U playlist (`playlist = true`), written at quit.
-    let playlist: RunPlaylist?
-    /// Offline-complete episodes (`sidecars`), awaited at quit.
-    let sidecars: EpisodeSidecars?
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     private let pending: AsyncStream<@Sendable () async -> Void>
@@ -41,8 +35,8 @@ final class TUISession {
     /// Timing for `podq-bench library` (`PODQ_TRACE_FRAMES`); nil otherwise.
     let trace = FrameTrace.fromEnvironment()
 
-    /// Opens the TUI on `context`'s queue with the session's one HTTP client, and returns the exit code
-    /// (0, 3 when another podq holds the queue, 130 after a signal).
+    /// Opens the TUI on `context`'s queue, and returns the exit code (0, 3 when another podq holds the
+    /// queue, 130 after a signal).
     /// - Parameters:
     ///   - jobs: overrides the config's number of simultaneous downloads.
     ///   - perHost: overrides the config's number of simultaneous downloads from one host.
@@ -50,60 +44,62 @@ final class TUISession {
     ///   - keepsPartials: false when the caller removes the home afterwards (`podq demo` in a temporary
     ///     folder), so the TUI does not say the unfinished downloads resume next time.
     static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true) async throws -> Int32 {
-        var settings = context.settings
-        if let jobs { settings.simultaneousDownloads = jobs }
-        if let perHost { settings.perHostDownloads = perHost }
-        if let connections { settings.connectionsPerDownload = connections }
-        let rateLimiter = RateLimiter(bytesPerSecond: settings.rateLimit)
-        return try await HTTPSession.with(settings: settings, logger: context.log,
-                                          rateLimiter: rateLimiter) { transport in
-            try await TUISession(context: context, settings: settings, rateLimiter: rateLimiter, transport: transport)
-                .run(keepsPartials: keepsPartials)
-        }
-    }
-
-    private init(context: QueueContext, settings: Settings, rateLimiter: RateLimiter, transport: AsyncHTTPTransport) {
-        self.context = context
-        self.settings = settings
-        self.rateLimiter = rateLimiter
-        self.transport = transport
-        self.limit = max(1, settings.simultaneousDownloads)
-        self.perHost = max(1, settings.perHostDownloads)
         let model = DownloadsViewModel()
-        let hooks = CompletionHooks(context: context, settings: settings)
-        self.hooks = hooks
-        let playlist = RunPlaylist(context: context)
-        self.playlist = playlist
-        let logins = PodcastLogin.Book(context: context)
-        let sidecars = EpisodeSidecars(context: context, transport: transport, logins: logins)
-        self.sidecars = sidecars
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
-        self.model = model
-        self.library = library
-        self.inbox = inbox
-        runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
+        // The session's lines go to the message line while the screen is up, to the terminal after.
+        let screenClosed = Mutex(false)
+        let frontEnd = QueueSession.FrontEnd(
             onOperation: { model.track($0) },
-            onEvent: { [hooks] event in
-                playlist?.handle(event)
-                // The sidecars first, so that a hook finds them beside the file.
-                if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
+            onEvent: { event in
                 if case .diskFull = event {
                     inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
                 }
                 if case .note(_, let title, let text) = event { inbox.post("\(title): \(text)") }
             },
-            onSync: { model.update(records: $0, estimates: library.estimates) }),
-            access: { await logins.access(for: $0) })
+            onSync: { model.update(records: $0, estimates: library.estimates) },
+            note: { line in
+                if screenClosed.withLock({ $0 }) { Console.out(line.hasPrefix("podq: ") ? line : "podq: " + line) } else { inbox.post(line) }
+            },
+            onSignal: { inbox.requestQuit(signal: true) },
+            adjustableRate: true,
+            cleanup: .atStart(report: { cleaned in
+                if cleaned.heldBack > 0 {
+                    inbox.post("cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
+                               + "nothing deleted now (podq cleanup --dry-run lists them)")
+                } else if !cleaned.removed.isEmpty {
+                    inbox.post("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+                }
+            }))
+        let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)
+        let code = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
+            try await TUISession(session: session, model: model, library: library, inbox: inbox)
+                .run(keepsPartials: keepsPartials) { screenClosed.withLock { $0 = true } }
+        }
+        return code ?? ExitCodes.locked
+    }
+
+    private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, inbox: TUIInbox) {
+        guard let rateLimiter = session.rateLimiter else { preconditionFailure("the TUI's session has a speed limiter (adjustableRate)") }
+        self.session = session
+        self.context = session.context
+        self.settings = session.settings
+        self.runner = session.runner
+        self.transport = session.transport
+        self.rateLimiter = rateLimiter
+        self.limit = max(1, settings.simultaneousDownloads)
+        self.perHost = max(1, settings.perHostDownloads)
+        self.model = model
+        self.library = library
+        self.inbox = inbox
         (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         state.keys = context.settings.keys
     }
 
-    /// Runs until `q`, SIGINT, SIGTERM, SIGHUP or the terminal hanging up; returns the exit code. The terminal is restored on every path.
-    private func run(keepsPartials: Bool) async throws -> Int32 {
+    /// Runs until `q`, SIGINT, SIGTERM, SIGHUP or the terminal hanging up; returns the exit code. The
+    /// terminal is restored on every path; `restored` is called once it is.
+    private func run(keepsPartials: Bool, restored: () -> Void) async throws -> Int32 {
         trace?.started()
-        guard let lock = try context.takeQueue() else { return ExitCodes.locked }
-        defer { lock.release() }
         // The queue now, so the first frame shows it; the library is read in the background and
         // appears when it is ready (a big one takes a moment; the loop does not wait for it).
         do {
@@ -118,50 +114,28 @@ final class TUISession {
         } catch {
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }
-        let inbox = self.inbox, runner = self.runner, pending = self.pending
-        let interrupt = InterruptHandler { inbox.requestQuit(signal: true) }
+        let inbox = self.inbox, session = self.session, pending = self.pending
         let queueTask = Task.detached {
             do {
-                return try await runner.run(untilStopped: true)
+                return try await session.run(untilStopped: true)
             } catch {
                 inbox.requestQuit(signal: false)  // the store failed: leave, restore, then say why
                 throw error
             }
         }
-        let log = context.log
-        let lockWatch = LockWaitNotice(context.store.lockWait).watch { line in
-            inbox.post(line)
-            log.notice("\(line)")
-        }
-        defer { lockWatch.cancel() }
         // The keys' work, in the order they were pressed.
         let worker = Task.detached {
             for await work in pending { await work() }
         }
-
-        var failure: (any Error)?
-        let context = self.context
-        Task.detached(priority: .utility) {
-            guard let cleaned = try? CleanupRun(context: context).run(quiet: true) else { return }
-            if cleaned.heldBack > 0 {
-                inbox.post("cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
-                           + "nothing deleted now (podq cleanup --dry-run lists them)")
-            } else if !cleaned.removed.isEmpty {
-                inbox.post("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
-            }
-        }
         context.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(context.paths.downloadFolder)"])
         loop(screen)
         screen.restore()
+        restored()
         trace?.write()
-        interrupt.disarm()
         commands.finish()
         await worker.value
-        await runner.stop()
-        await sidecars?.finish()
-        if let written = await playlist?.write() { Console.out("podq: playlist of this session's downloads: \(written)") }
-        if let line = hooks?.waitingLine { Console.out(line) }
-        await hooks?.finish()
+        await session.stop()
+        var failure: (any Error)?
         do {
             _ = try await queueTask.value
         } catch {

@@ -178,6 +178,7 @@ final class DownloadCommandTests: CLITestCase {
         }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
+        configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: database, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         try await Task.sleep(for: .seconds(12))
@@ -231,6 +232,7 @@ final class DownloadCommandTests: CLITestCase {
         }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
+        configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         for _ in 0..<500 where !child.standardOutput.contains("waiting: another program") { try await Task.sleep(for: .milliseconds(20)) }

@@ -306,6 +306,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertEqual(queued.exit.code, 0, queued.out + queued.err)
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
+        configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: cli.home + "/queue.sqlite", configuration: configuration)
         try await other.write { db in try db.execute(sql: "UPDATE download SET state = 'completed'") }
         let tui = try openTUI(width: 110, height: 16)

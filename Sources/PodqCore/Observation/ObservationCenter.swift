@@ -50,8 +50,13 @@ public final class ObservationCenter: Sendable {
         return ObservationToken(center: self, id: id)
     }
 
+    /// Under the delivery lock: a delivery running on another thread ends first, and the next one
+    /// no longer has the entry, so no handler call starts once this returns (a handler may cancel its
+    /// own or another token: the lock is recursive).
     func remove(_ id: UInt64) {
-        registry.withLock { $0.entries.removeAll { $0.id == id } }
+        deliveryLock.withLock {
+            registry.withLock { $0.entries.removeAll { $0.id == id } }
+        }
     }
 
     /// The number of live observations.
@@ -93,10 +98,16 @@ public final class ObservationCenter: Sendable {
     }
 
     private func deliver() {
-        let current = registry.withLock { $0.entries.map(\.entry) }
-        guard !current.isEmpty else { return }
+        guard registry.withLock({ !$0.entries.isEmpty }) else { return }
         deliveryLock.withLock {
-            for entry in current { entry.deliverIfChanged() }
+            // Read under the delivery lock, so a token cancelled before this began is not called; and
+            // each entry looked up again before its call, so one that an earlier handler of this
+            // delivery cancelled is not called either.
+            let current = registry.withLock { $0.entries }
+            for (id, entry) in current {
+                guard registry.withLock({ $0.entries.contains { $0.id == id } }) else { continue }
+                entry.deliverIfChanged()
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import PodqCore
+import Synchronization
 import PodqTestSupport
 import XCTest
 
@@ -97,4 +98,52 @@ final class ObservationCenterTests: XCTestCase {
         XCTAssertEqual(seen.values.last, counter.value, "the final value is always delivered")
         token.cancel()
     }
+
+    /// The token's promise, raced: a delivery runs on one thread while another thread cancels; once
+    /// `cancel()` has returned, no handler call may start. (Entries were read before the delivery
+    /// lock was taken, so a cancel in between was followed by a call.) Thousands of rounds, each on
+    /// fresh threads.
+    func testNoHandlerCallStartsAfterCancelReturnsWhateverTheRace() async {
+        let late = Recorder<Int>()
+        for round in 0..<3000 {
+            let counter = Counter(center: ObservationCenter(interval: .zero))
+            let cancelled = Flag()
+            let token = counter.observe(\.value) { _, _ in
+                if cancelled.isSet { late.append(round) }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for i in 1...20 { counter.set(i) } }
+                group.addTask {
+                    token.cancel()
+                    cancelled.set()
+                }
+            }
+        }
+        XCTAssertEqual(late.values, [], "rounds where a handler started after cancel() returned")
+    }
+
+    /// A handler that cancels another observer's token during a delivery: that observer is not called
+    /// in the same delivery.
+    func testAHandlerCancellingAnotherObserverStopsItAtOnce() {
+        let counter = Counter(center: ObservationCenter(interval: .zero))
+        let seen = Recorder<String>()
+        let second = Recorder<ObservationToken>()
+        let first = counter.observe(\.value) { _, change in
+            seen.append("first \(change.newValue!)")
+            if change.newValue == 2 { second.values.first?.cancel() }
+        }
+        second.append(counter.observe(\.value) { _, change in seen.append("second \(change.newValue!)") })
+        counter.set(1)
+        counter.set(2)
+        counter.set(3)
+        XCTAssertEqual(seen.values, ["first 1", "second 1", "first 2", "first 3"])
+        first.cancel()
+    }
+}
+
+/// A flag set once, read from any thread.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

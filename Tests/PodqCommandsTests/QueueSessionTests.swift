@@ -1,0 +1,116 @@
+import Foundation
+import PodqCore
+import PodqTestSupport
+import Synchronization
+import XCTest
+
+@testable import PodqCommands
+
+/// One run of the queue (``QueueSession``), in-process over a real store and the real server: the lock,
+/// the completion chain and the order in which a run ends, whichever front end shows it.
+final class QueueSessionTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory()
+    }
+
+    override func tearDown() async throws {
+        await server.stop()
+        dir.remove()
+    }
+
+    /// A home with `config` and `count` small files queued.
+    private func context(config: String = "", count: Int = 2) throws -> QueueContext {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try config.write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
+        for i in 1...count {
+            _ = try context.store.add(url: server.dataURL(size: 40_000, seed: UInt64(i), name: "f\(i).mp3").absoluteString, title: "f\(i)",
+                                      destination: dir.file("out/f\(i).mp3"), folder: dir.file("out"))
+        }
+        return context
+    }
+
+    /// What a front end saw, in order.
+    final class Seen: Sendable {
+        let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    private func frontEnd(_ seen: Seen, cleanup: QueueSession.CleanupTime = .never) -> QueueSession.FrontEnd {
+        QueueSession.FrontEnd(onEvent: { event in
+            if case .completed(let id, _, _, _, _) = event { seen.add("completed #\(id)") }
+        }, note: { seen.add("note: " + $0) }, cleanup: cleanup, closed: { seen.add("closed") })
+    }
+
+    /// The run, then its end in the one order: every completion seen, the hook awaited (its line said
+    /// while it runs), the playlist written, then `closed`; the lock is free afterwards.
+    func testARunEndsInOneOrderAndFreesTheLock() async throws {
+        let marker = dir.file("hook-ran")
+        let hook = dir.file("hook.sh")
+        try "#!/bin/sh\nsleep 0.3\necho \"$PODQ_ID\" >> '\(marker)'\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        let context = try context(config: "on-complete = \(hook)\nplaylist = true\n")
+        let seen = Seen()
+        let summary = try await QueueSession.with(context: context, frontEnd: frontEnd(seen)) { session in
+            XCTAssertNil(session.rateLimiter, "no limit and none to change: no limiter")
+            return try await session.run()
+        }
+        XCTAssertEqual(summary?.completed, 2)
+        let lines = seen.all
+        XCTAssertEqual(lines.filter { $0.hasPrefix("completed") }.count, 2, "\(lines)")
+        let playlist = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("note: playlist: ") }, "\(lines)")
+        let closed = try XCTUnwrap(lines.firstIndex(of: "closed"))
+        XCTAssertLessThan(playlist, closed)
+        XCTAssertEqual(lines.last, "closed")
+        let ran = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+        XCTAssertEqual(ran.split(separator: "\n").count, 2, "both hooks finished before the session returned")
+        let again = HomeLock(home: context.paths.home)
+        XCTAssertNil(try again.acquire(), "the lock is released")
+        again.release()
+    }
+
+    /// Another podq holds the queue: nil, and the front end's body never runs.
+    func testAHeldQueueGivesNilAndRunsNothing() async throws {
+        let context = try context()
+        let other = HomeLock(home: context.paths.home)
+        XCTAssertNil(try other.acquire())
+        defer { other.release() }
+        let ran = Mutex(false)
+        let result: Int? = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { _ in
+            ran.withLock { $0 = true }
+            return 1
+        }
+        XCTAssertNil(result)
+        XCTAssertFalse(ran.withLock { $0 })
+    }
+
+    /// A front end that stops the run (the TUI's `q`) before it is done: the transfers are paused with
+    /// their partial files kept, and cleanup after the run still runs (no signal came).
+    func testStoppingKeepsThePartialsAndTheAdjustableRateHasALimiter() async throws {
+        let context = try context(count: 1)
+        _ = try context.store.add(url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "200000"]).absoluteString,
+                                  title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
+        var end = frontEnd(Seen())
+        end.adjustableRate = true
+        let summary = try await QueueSession.with(context: context, frontEnd: end) { session in
+            XCTAssertNotNil(session.rateLimiter)
+            XCTAssertNil(session.rateLimiter?.bytesPerSecond)
+            let run = Task { try await session.run(untilStopped: true) }
+            let part = self.dir.file("out/slow.mp3.part")
+            for _ in 0..<500 where ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) < 100_000 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await session.stop()
+            return try await run.value
+        }
+        XCTAssertEqual(summary?.interrupted, true)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/slow.mp3.part")), "the partial is kept")
+        let row = try context.store.downloads().first { $0.title == "slow" }
+        XCTAssertEqual(row?.state, .queued)
+    }
+}
