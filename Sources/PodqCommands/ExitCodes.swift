@@ -31,6 +31,10 @@ public enum ExitCodes {
     /// The output was closed under podq (`podq episodes | head`), as SIGPIPE would end it.
     public static let brokenPipe: Int32 = 141
 
+    /// Every code above, in order: docs/COMMANDS.md's table and ``summary`` are checked against it
+    /// (DocsTests). A new code goes here too.
+    static let all: [Int32] = [success, failure, usage, locked, config, store, interrupted, brokenPipe]
+
     /// The code a command exits with when it fails with `error`: the one table. Nil for errors that
     /// are not podq's own (swift-argument-parser's usage errors, help and version requests).
     static func code(for error: any Error) -> Int32? {

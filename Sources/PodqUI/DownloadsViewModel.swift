@@ -14,10 +14,15 @@ import Synchronization
 /// changes (a network thread, coalesced), ``update(records:estimates:)`` on the queue runner's step,
 /// ``snapshot()`` on the render loop. None touches the database; all meet behind one `Mutex`.
 public final class DownloadsViewModel: Sendable {
+    /// A running download as its observers last reported it: the frame reads these, never the
+    /// operation (the observers are the one path from an operation to the screen).
     private struct Tracked {
-        let operation: DownloadOperation
         let title: String
         var tokens: [ObservationToken] = []
+        var progress: DownloadProgress
+        var state: DownloadState
+        var segments: SegmentMap?
+        var connections: Int
     }
 
     private struct Stored {
@@ -49,26 +54,44 @@ public final class DownloadsViewModel: Sendable {
     /// with the id of one already shown (a retry) takes its place in the list.
     public func track(_ operation: DownloadOperation, title: String? = nil) {
         let id = operation.id
-        let row = Tracked(operation: operation, title: SafeText.clean(title ?? operation.request.title))
+        let row = Tracked(title: SafeText.clean(title ?? operation.request.title), progress: operation.progress, state: operation.state,
+                          segments: nil, connections: 1)
         let replaced = rows.withLock { rows in
             if rows.tracked[id] == nil && rows.stored == nil { rows.order.append(id) }
             rows.dirty = true
             return rows.tracked.updateValue(row, forKey: id)
         }
         replaced?.tokens.forEach { $0.cancel() }
+        // Each figure through its observer, delivered at once (`.initial`), then coalesced to about 20
+        // a second and flushed on a final state; a frame takes the last of each.
         let progress = operation.observe(\.progress, options: [.initial, .new]) { [weak self] _, change in
             guard let self, let value = change.newValue else { return }
             let now = self.clock()
             self.rows.withLock {
                 $0.meters[id, default: SpeedMeter()].record(bytes: value.downloadedLength, at: now)
+                $0.tracked[id]?.progress = value
                 $0.dirty = true
             }
         }
-        let state = operation.observe(\.state, options: [.new]) { [weak self] _, _ in
-            guard let self else { return }
-            self.rows.withLock { $0.dirty = true }
+        let state = operation.observe(\.state, options: [.initial, .new]) { [weak self] _, change in
+            guard let self, let value = change.newValue else { return }
+            self.rows.withLock {
+                $0.tracked[id]?.state = value
+                $0.dirty = true
+            }
         }
-        rows.withLock { $0.tracked[id]?.tokens = [progress, state] }
+        let segments = operation.observe(\.segments, options: [.initial, .new]) { [weak self] _, change in
+            guard let self else { return }
+            self.rows.withLock {
+                $0.tracked[id]?.segments = change.newValue ?? nil
+                $0.dirty = true
+            }
+        }
+        let connections = operation.observe(\.connectionCount, options: [.initial, .new]) { [weak self] _, change in
+            guard let self, let value = change.newValue else { return }
+            self.rows.withLock { $0.tracked[id]?.connections = value }
+        }
+        rows.withLock { $0.tracked[id]?.tokens = [progress, state, segments, connections] }
     }
 
     /// Stops showing the download `id`.
@@ -114,8 +137,7 @@ public final class DownloadsViewModel: Sendable {
             var ended: [Tracked] = []
             for r in records {
                 guard let id = r.id.map(Int.init), let t = rows.tracked[id], r.state != .downloading else { continue }
-                let live = t.operation.state
-                if live != .downloading && live != .queued {
+                if t.state != .downloading && t.state != .queued {
                     ended.append(t)
                     rows.tracked[id] = nil
                 }
@@ -168,9 +190,8 @@ public final class DownloadsViewModel: Sendable {
     }
 
     private static func liveRow(_ t: Tracked, id: Int, now: Double, stored: Stored?, in rows: Rows) -> DownloadRow {
-        let op = t.operation
-        let progress = op.progress
-        let state = op.state
+        let progress = t.progress
+        let state = t.state
         let speed = state == .downloading ? rows.meters[id]?.rate(at: now) ?? 0 : 0
         var eta: Double?
         if let expected = progress.expectedLength, speed > 0, state == .downloading {
@@ -182,9 +203,9 @@ public final class DownloadsViewModel: Sendable {
                               received: progress.downloadedLength, expected: progress.expectedLength,
                               speed: speed, eta: eta, error: error ?? stored?.error,
                               estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
-        if state == .downloading, let segments = op.segments {
+        if state == .downloading, let segments = t.segments {
             row.spans = segments.spans
-            row.connections = op.connectionCount
+            row.connections = t.connections
         }
         return row
     }

@@ -95,4 +95,39 @@ final class EpisodeStatesTests: XCTestCase {
         model.update(records: [row(1, episode: 10, .completed)])
         XCTAssertEqual(model.episodeStates, [10: "completed"], "a removed row's episode is new again")
     }
+
+    /// The observers are the one path from an operation to the rows: between two coalesced deliveries
+    /// a frame shows the figure last delivered, not the operation's property of the moment; the
+    /// trailing delivery brings it up to date, and the final state is flushed.
+    func testRowsShowWhatTheObserversDeliveredNotThePropertiesNow() async throws {
+        let clock = ManualScheduler()
+        let bytes = [UInt8](repeating: 7, count: 20_000)
+        let seen = Recorder<[Int64]>()
+        let box = Recorder<DownloadOperation>()
+        let model = DownloadsViewModel()
+        let transport = MemoryTransport { _, _ in
+            var reply = MemoryTransport.Reply.ok(bytes, chunkSize: 1000)
+            reply.beforeChunk = { index in
+                guard index == 10, let op = box.values.first else { return }
+                seen.append([model.snapshot()[0].received, op.progress.downloadedLength])
+                clock.advance(byMilliseconds: 60)
+                seen.append([model.snapshot()[0].received, op.progress.downloadedLength])
+            }
+            return reply
+        }
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let op = DownloadOperation(id: 1, request: DownloadRequest(url: URL(string: "http://h.example/f.mp3")!, destination: dir.file("f.mp3"), title: "f"),
+                                   transport: transport, observationCenter: ObservationCenter(scheduler: clock))
+        box.append(op)
+        model.track(op)
+        await op.start()
+        let values = seen.values
+        XCTAssertEqual(values.count, 2)
+        XCTAssertEqual(values.first?[1], 10_000)
+        XCTAssertLessThan(values.first?[0] ?? .max, 10_000, "between deliveries a frame shows the last delivered figure")
+        XCTAssertEqual(values.last?[0], 10_000, "the trailing delivery brings it up to date")
+        XCTAssertEqual(model.snapshot().first?.received, 20_000)
+        XCTAssertEqual(model.snapshot().first?.state, .completed, "the final state is flushed")
+    }
 }
