@@ -65,6 +65,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -101,14 +102,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Layer 4: the commands (swift-argument-parser, a file per command or per group: queue, subscriptions)
-        // and their frontends (DownloadRunner, TUISession, FeedRefresh, HTTPSession).
+        // Layer 4: Commands/ (swift-argument-parser, a file per command or per group: queue, subscriptions),
+        // Session/ (QueueSession, one run of the queue; FeedRefresh, HTTPSession…), Frontends/ (DownloadRunner,
+        // TUISession) and Output/ (Console, JSON, errors and exit codes).
         .target(
             name: "PodqCommands",
             dependencies: [
                 "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -135,6 +138,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict

@@ -49,13 +49,4 @@ class TerminalTestCase: CLITestCase {
 
     func expectedHash(_ seed: Int, _ size: Int64) -> String { PatternSource(seed: UInt64(seed), length: size).sha256 }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
-    func waitUntil(timeout: Double = 15, _ condition: @escaping () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
 }

@@ -23,14 +23,15 @@ final class DownloadsViewModelTests: XCTestCase {
         let running = ops.map { op in Task { await op.start() } }
         var snapshots: [[DownloadRow]] = []
         var sawSpeedAndETA = false
-        while ops.contains(where: { !$0.state.isFinished }) {
-            try await Task.sleep(for: .milliseconds(100))
+        let finished = await waitUntil(timeout: 60, every: 100) {
             if model.needsDisplay {
                 let rows = model.snapshot()
                 snapshots.append(rows)
                 if rows.contains(where: { $0.state == .downloading && $0.speed > 0 && $0.eta != nil }) { sawSpeedAndETA = true }
             }
+            return !ops.contains(where: { !$0.state.isFinished })
         }
+        XCTAssertTrue(finished)
         for task in running { _ = await task.value }
         let final = model.snapshot()
         XCTAssertEqual(final.map(\.state), [.completed, .completed])

@@ -332,7 +332,8 @@ final class DownloadOperationTests: XCTestCase {
     func testCancelStopsTheTransferAndDeletesThePartial() async throws {
         let op = operation(server.dataURL(size: 50_000_000, seed: 1, ["rate": "2000000"]))
         let running = Task { await op.start() }
-        while op.downloadedLength < 100_000 { try await Task.sleep(for: .milliseconds(5)) }
+        let some = await waitUntil(every: 5) { op.downloadedLength >= 100_000 }
+        XCTAssertTrue(some)
         op.cancel()
         let state = await running.value
         XCTAssertEqual(state, .cancelled)
@@ -348,7 +349,8 @@ final class DownloadOperationTests: XCTestCase {
         let url = server.dataURL(size: size, seed: 11, ["rate": "1000000"])
         let op = operation(url)
         let running = Task { await op.start() }
-        while op.downloadedLength < 200_000 { try await Task.sleep(for: .milliseconds(5)) }
+        let more = await waitUntil(every: 5) { op.downloadedLength >= 200_000 }
+        XCTAssertTrue(more)
         op.pause()
         let state = await running.value
         XCTAssertEqual(state, .paused)

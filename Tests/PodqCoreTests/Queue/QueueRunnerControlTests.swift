@@ -39,14 +39,6 @@ final class QueueRunnerControlTests: XCTestCase {
 
     private func state(_ id: Int64) throws -> StoredState? { try store.download(id: id)?.state }
 
-    private func waitUntil(timeout: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
 
     /// Removing many rows at once (the TUI's `C`, `X` on marks): one write; running ones stopped with
     /// their partial files gone, queued ones' partials gone, ids already gone skipped.
@@ -150,7 +142,8 @@ final class QueueRunnerControlTests: XCTestCase {
         let (runner, task) = runner(jobs: 3)
         let running = try await waitUntil { try ids.allSatisfy { try self.state($0) == .downloading } && self.server.log.currentInFlight == 3 }
         XCTAssertTrue(running)
-        while (try store.download(id: ids[1])?.bytesReceived ?? 0) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let receiving = try await waitUntil { (try self.store.download(id: ids[1])?.bytesReceived ?? 0) > 0 }
+        XCTAssertTrue(receiving)
         try await runner.perform(.cancel, id: ids[0])
         try await runner.perform(.pause, id: ids[1])
         let stopped = try await waitUntil { try self.state(ids[0]) == .cancelled && self.state(ids[1]) == .paused }

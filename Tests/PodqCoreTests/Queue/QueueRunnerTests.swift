@@ -151,7 +151,8 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.dataURL(size: 2_000_000, seed: 5, ["rate": "1000000"]), "big.bin")
         let runner = QueueRunner(store: store, settings: settings(), transport: transport)
         let running = Task { try await runner.run() }
-        while (try store.download(id: id)?.state) != .downloading { try await Task.sleep(for: .milliseconds(20)) }
+        let started = try await waitUntil { (try self.store.download(id: id)?.state) == .downloading }
+        XCTAssertTrue(started)
         try await Task.sleep(for: .milliseconds(300))
         await runner.stop()
         let summary = try await running.value
