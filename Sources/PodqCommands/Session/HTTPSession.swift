@@ -3,7 +3,8 @@ import Logging
 import PodqCore
 
 /// The one place podq makes and shuts down its HTTP client: every command that talks to the network
-/// runs inside ``with(settings:logger:rateLimiter:isolation:_:)``, which shuts the client down on every path.
+/// runs inside ``with(settings:logger:isolation:_:)``, which shuts the client down on every path. The
+/// speed limit is not the client's: it is the downloads' policy (``DownloadConfiguration/pacing``).
 enum HTTPSession {
     /// Runs `body` with a new client and shuts it down afterwards, whether `body` returned or threw.
     /// - Parameters:
@@ -12,14 +13,13 @@ enum HTTPSession {
     ///     `fetch-timeout` (seconds a feed or a sidecar may take, whole) and
     ///     `user-agent`, `proxy` (with the `*_proxy` variables, as curl reads them).
     ///   - logger: where the transport says what it changed (a User-Agent a web firewall refused).
-    ///   - rateLimiter: the speed limit the downloads share; nil for none (no lock per chunk).
     ///   - isolation: where `body` runs: the caller's actor (the TUI's main actor), or none.
-    static func with<T>(settings: Settings = Settings(), logger: Logger = .disabled, rateLimiter: RateLimiter? = nil,
+    static func with<T>(settings: Settings = Settings(), logger: Logger = .disabled,
                         isolation: isolated (any Actor)? = #isolation,
                         _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
         let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
                                            responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)),
-                                           fetchTimeout: .milliseconds(Int(settings.fetchTimeout * 1000)), rateLimiter: rateLimiter,
+                                           fetchTimeout: .milliseconds(Int(settings.fetchTimeout * 1000)),
                                            userAgent: settings.userAgent, logger: logger,
                                            proxies: Result { () throws(DownloadError) in try ProxySettings.from(configured: settings.proxy) })
         let result: T

@@ -109,6 +109,7 @@ final class QueueSession: Sendable {
                 if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
             },
             onSync: frontEnd.onSync),
+            pacing: rateLimiter,
             access: { await logins.access(for: $0) })
     }
 
@@ -134,7 +135,7 @@ final class QueueSession: Sendable {
             "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
             "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
         ])
-        let result = try await HTTPSession.with(settings: settings, logger: context.log, rateLimiter: rateLimiter, isolation: isolation) { transport in
+        let result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { transport in
             let session = QueueSession(context: context, settings: settings, transport: transport, rateLimiter: rateLimiter, frontEnd: frontEnd)
             current.withLock { $0 = session }
             if interrupt.fired && onSignal == nil { await session.stop() }

@@ -172,7 +172,8 @@ extension DownloadOperation {
             headers.add(name: "If-Range", value: date)
         }
         headers.add(name: "Accept-Encoding", value: "identity")
-        let follower = RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: configuration.logger)
+        let follower = RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: configuration.logger,
+                                        pacing: configuration.pacing)
         var result = try await follower.send(url: run.url, headers: headers, access: request.access)
         if [401, 403, 404, 410].contains(result.response.status), run.url != request.url {
             // A resumed map's saved URL (a CDN's signed link) may have expired: the episode's own URL

@@ -262,7 +262,8 @@ extension DownloadOperation {
         let log = configuration.logger
         log.debug("request", metadata: ["url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
                                         "if-range": "\(headers.first(name: "If-Range") ?? "none")"])
-        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: log)
+        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: log,
+                                                  pacing: configuration.pacing)
             .send(url: request.url, headers: headers, access: request.access, trace: chain)
         let answer = result.response.headers
         log.debug("response", metadata: [

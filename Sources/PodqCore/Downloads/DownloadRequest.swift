@@ -72,6 +72,9 @@ public struct DownloadConfiguration: Sendable {
     /// The connections segmented downloads may open, shared by the queue's downloads; nil: one
     /// connection per download.
     public var connections: HostConnections?
+    /// The speed limit the downloads share (`rate-limit`, the TUI's `<` `>`), handed to every request
+    /// of the download and read under by its sink; nil for none (no lock per chunk).
+    public var pacing: RateLimiter?
     /// The shortest segment: a file is split only into parts at least this long, and a free
     /// connection cuts a slow segment only when both halves would be.
     public var minimumSegment: Int64 = 2 << 20

@@ -54,19 +54,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
     ///   - fetchTimeout: how long a feed, a web page or a sidecar (a request that decodes its body,
     ///     ``TransportRequest/decompress``) may take, head and body: it then fails with
     ///     ``DownloadError/tooSlow(seconds:)``. Media has no such deadline (it resumes).
-    ///   - rateLimiter: the global speed limit the downloads share (nil: none).
     ///   - userAgent: the config's `user-agent`; nil for ``defaultUserAgent``.
     ///   - logger: where a change of agent is said.
     ///   - proxies: the proxies (``ProxySettings/from(environment:configured:)``), or the error that
     ///     makes them unusable; none by default.
     public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
-                fetchTimeout: Duration = .seconds(120), rateLimiter: RateLimiter? = nil, userAgent: String? = nil, logger: Logger = .disabled,
+                fetchTimeout: Duration = .seconds(120), userAgent: String? = nil, logger: Logger = .disabled,
                 proxies: Result<ProxySettings, DownloadError> = .success(ProxySettings())) {
         switch proxies {
         case .success(let settings): (self.proxies, self.proxyError) = (settings, nil)
         case .failure(let error): (self.proxies, self.proxyError) = (ProxySettings(), error)
         }
-        self.rateLimiter = rateLimiter
         self.configuredAgent = userAgent.flatMap { $0.isEmpty ? nil : $0 }
         self.logger = logger
         var trustError: DownloadError?
@@ -103,7 +101,6 @@ public final class AsyncHTTPTransport: HTTPTransport {
     private let stallSeconds: Double
     private let responseSeconds: Double
     private let fetchSeconds: Double
-    private let rateLimiter: RateLimiter?
     /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
     private let trustError: DownloadError?
     /// The TLS of media sent direct (``StreamingDelegate/start(direct:headers:tls:on:connectTimeout:)``):
@@ -196,7 +193,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     private func sendOnce(_ request: TransportRequest) async throws -> TransportResponse {
         let (stall, response) = (stallSeconds, responseSeconds)
-        let delegate = StreamingDelegate(rateLimiter: rateLimiter, stallSeconds: stall, wholeSeconds: request.decompress ? fetchSeconds : nil) { error, duringBody in
+        let delegate = StreamingDelegate(rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: request.decompress ? fetchSeconds : nil) { error, duringBody in
             Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }
         // The head has a deadline of its own, apart from the body's stall clock: a head that never

@@ -11,11 +11,16 @@ public struct TransportRequest: Sendable {
     /// True for a feed: a gzip or deflate body is decoded (and may be asked for). Media is never
     /// decoded: its byte count must match the server's and a range is of the file's bytes.
     public var decompress: Bool
+    /// The speed limit this request's body is read under: a download's policy (the `rate-limit` the
+    /// downloads share, ``DownloadConfiguration/pacing``), handed to its sink. Nil for feeds, web pages
+    /// and sidecars: downloads are paced, feeds are not.
+    public var pacing: RateLimiter?
 
-    public init(url: URL, headers: HTTPHeaders = [:], decompress: Bool = false) {
+    public init(url: URL, headers: HTTPHeaders = [:], decompress: Bool = false, pacing: RateLimiter? = nil) {
         self.url = url
         self.headers = headers
         self.decompress = decompress
+        self.pacing = pacing
     }
 }
 

@@ -23,11 +23,15 @@ public struct RedirectFollower: Sendable {
     let transport: any HTTPTransport
     let maxRedirects: Int
     let logger: Logger
+    let pacing: RateLimiter?
 
-    public init(transport: any HTTPTransport, maxRedirects: Int = 10, logger: Logger = .disabled) {
+    /// - Parameter pacing: the speed limit every hop's body is read under (a download's policy); nil
+    ///   for none (feeds, pages, sidecars).
+    public init(transport: any HTTPTransport, maxRedirects: Int = 10, logger: Logger = .disabled, pacing: RateLimiter? = nil) {
         self.transport = transport
         self.maxRedirects = maxRedirects
         self.logger = logger
+        self.pacing = pacing
     }
 
     /// Sends `headers` to `url` and to every redirect target.
@@ -67,7 +71,7 @@ public struct RedirectFollower: Sendable {
                     } else {
                         hop.remove(name: "Authorization")
                     }
-                    let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress))
+                    let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress, pacing: pacing))
                     if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
                         try await Self.drain(response.body)
                         skipped = skipped ?? .httpStatus(code: response.status, url: url.absoluteString,

@@ -229,6 +229,7 @@ extension QueueRunner {
     /// file when an on-complete hook is set (its `PODQ_SHA256`).
     func downloadConfiguration(logger: Logger, access: PodcastAccess?) -> DownloadConfiguration {
         var configuration = DownloadConfiguration(logger: logger, connections: connections)
+        configuration.pacing = pacing
         configuration.checksum = settings.checksum
         if settings.onComplete != nil { configuration.extraDigests.insert(.sha256) }
         configuration.extraDigests.formUnion(access?.digests ?? [])

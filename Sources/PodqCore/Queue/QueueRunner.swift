@@ -97,6 +97,8 @@ public actor QueueRunner {
     nonisolated let connections: HostConnections
     let logger: Logger
     let observers: Observers
+    /// The speed limit the downloads share, handed to each download (``DownloadConfiguration/pacing``).
+    let pacing: RateLimiter?
     /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).
     let access: @Sendable (DownloadRecord) async -> PodcastAccess?
     private nonisolated let shared: Mutex<Status>
@@ -122,8 +124,12 @@ public actor QueueRunner {
     ///     the URLs it went through), and the requests at debug level; nothing by default.
     ///   - access: the login and `User-Agent` of a row's podcast, asked as the row starts (the
     ///     commands' layer reads the podcast and runs its password command); none by default.
+    /// - Parameter pacing: the speed limit the downloads share (nil: none); each download reads under
+    ///   it (``DownloadConfiguration/pacing``), the feeds and sidecars of the same client do not.
     public init(store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
-                observers: Observers = Observers(), access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }) {
+                observers: Observers = Observers(), pacing: RateLimiter? = nil,
+                access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }) {
+        self.pacing = pacing
         self.access = access
         self.store = store
         self.settings = settings
