@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "PodqTestSupport",
             dependencies: [
-                "PodqCore", "PodqServer",
+                "PodqCore", "PodqUI", "PodqServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -175,3 +175,5 @@ public enum TerminalError: Error, LocalizedError, Sendable {
         }
     }
 }
+
+extension CursesScreen: TerminalScreen {}

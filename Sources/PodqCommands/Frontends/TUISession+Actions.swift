@@ -291,7 +291,7 @@ extension TUISession {
 
     /// `o`: plays a completed download, giving the terminal to the player until it exits.
     @MainActor
-    func play(_ id: Int64, on screen: CursesScreen) {
+    func play(_ id: Int64, on screen: any TerminalScreen) {
         do {
             let file = try Player.file(of: id, in: context.store)
             let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)

@@ -43,7 +43,9 @@ final class TUISession {
     ///   - connections: overrides the config's connections per download.
     ///   - keepsPartials: false when the caller removes the home afterwards (`podq demo` in a temporary
     ///     folder), so the TUI does not say the unfinished downloads resume next time.
-    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true) async throws -> Int32 {
+    ///   - screen: the terminal; ncurses' (``CursesScreen``) unless a test gives its own (`TestScreen`).
+    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true,
+                    screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil) async throws -> Int32 {
         let model = DownloadsViewModel()
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
@@ -74,7 +76,7 @@ final class TUISession {
         let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)
         let code = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
             try await TUISession(session: session, model: model, library: library, inbox: inbox)
-                .run(keepsPartials: keepsPartials) { screenClosed.withLock { $0 = true } }
+                .run(keepsPartials: keepsPartials, screen: screen) { screenClosed.withLock { $0 = true } }
         }
         return code ?? ExitCodes.locked
     }
@@ -98,7 +100,8 @@ final class TUISession {
 
     /// Runs until `q`, SIGINT, SIGTERM, SIGHUP or the terminal hanging up; returns the exit code. The
     /// terminal is restored on every path; `restored` is called once it is.
-    private func run(keepsPartials: Bool, restored: () -> Void) async throws -> Int32 {
+    private func run(keepsPartials: Bool, screen makeScreen: (@MainActor (Settings) throws -> any TerminalScreen)?,
+                     restored: () -> Void) async throws -> Int32 {
         trace?.started()
         // The queue now, so the first frame shows it; the library is read in the background and
         // appears when it is ready (a big one takes a moment; the loop does not wait for it).
@@ -108,9 +111,9 @@ final class TUISession {
             throw CommandError(error)
         }
         library.reload()
-        let screen: CursesScreen
+        let screen: any TerminalScreen
         do {
-            screen = try CursesScreen(mouse: settings.mouse)
+            screen = try makeScreen?(settings) ?? CursesScreen(mouse: settings.mouse)
         } catch {
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }
@@ -155,7 +158,7 @@ final class TUISession {
     /// The event loop: keys, actions, frames. When to draw and how long to wait for a key is the
     /// ``FramePacer``'s: while downloads run, frames come on a steady cadence and the loop wakes for a
     /// key or the next frame's deadline only.
-    private func loop(_ screen: CursesScreen) {
+    private func loop(_ screen: any TerminalScreen) {
         var pacer = FramePacer()
         var needsFrame = true
         var speeds = SpeedHistory()

@@ -1,0 +1,75 @@
+import Foundation
+import PodqCore
+import PodqTestSupport
+import PodqUI
+import XCTest
+
+@testable import PodqCommands
+
+/// The TUI's loop in-process (issue 31): a ``TestScreen`` plays the keys and keeps the frames, over a
+/// real store, the real server and the real ``QueueSession``. The tmux tests stay as the end-to-end net.
+@MainActor
+final class TUISessionTests: XCTestCase {
+    private var server: TestServer!
+    private var dir: TemporaryDirectory!
+
+    override func setUp() async throws {
+        server = try await TestServer.start()
+        dir = TemporaryDirectory()
+    }
+
+    override func tearDown() async throws {
+        await server.stop()
+        dir.remove()
+    }
+
+    /// A podcast of three episodes, two of them queued.
+    private func context() throws -> QueueContext {
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
+        let episodes = (1...3).map { i in
+            FeedEpisode(guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i) * 86_400),
+                        enclosures: [Enclosure(url: server.dataURL(size: 120_000, seed: UInt64(i), name: "e\(i).mp3").absoluteString)])
+        }
+        let (podcast, added) = try context.store.addPodcast(url: server.url("/static/show.xml").absoluteString,
+                                                            feed: Feed(title: "Loop Show", episodes: episodes), etag: nil, lastModified: nil,
+                                                            autoQueue: false)
+        _ = try context.store.add(added.prefix(2).map {
+            NewDownload(url: $0.url, title: "Loop Show — \($0.title)", podcast: podcast.title, destination: dir.file("out/\($0.title).mp3"),
+                        folder: dir.file("out"), episodeId: $0.id)
+        })
+        return context
+    }
+
+    func testTheLoopDrawsTheQueueAndTheLibraryAndQuitsOnQ() async throws {
+        let context = try context()
+        let screen = TestScreen(width: 110, height: 16, script: [
+            .type("2", after: "2 done"),
+            .type("q", after: "Episode 3"),
+        ])
+        let code = try await TUISession.run(context: context, screen: { _ in screen })
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        XCTAssertTrue(screen.restored)
+        let downloads = try XCTUnwrap(screen.frames.last { $0.contains("2 done") })
+        XCTAssertTrue(downloads.contains("Episode 1") && downloads.contains("Episode 2"), downloads)
+        XCTAssertTrue(screen.screen.contains("Loop Show") && screen.screen.contains("Episode 3"), "the Episodes view:\n\(screen.screen)")
+        for i in 1...2 {
+            XCTAssertEqual(FileHash.sha256(path: dir.file("out/Episode \(i).mp3")), PatternSource(seed: UInt64(i), length: 120_000).sha256)
+        }
+    }
+
+    /// `x` on a completed row asks first; `y` removes it, and the message line says so.
+    func testAKeysLineComesBackThroughTheWorker() async throws {
+        let context = try context()
+        let screen = TestScreen(width: 110, height: 16, script: [
+            .type("x", after: "2 done"),
+            .type("y", after: "Remove"),
+            .type("q", after: "removed #"),
+        ])
+        let code = try await TUISession.run(context: context, screen: { _ in screen })
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        XCTAssertEqual(try context.store.downloads().count, 1)
+    }
+}
