@@ -37,7 +37,7 @@ public final class DownloadsViewModel: Sendable {
         var order: [Int] = []
         var stored: [Stored]?
         var estimates: [Int64: Int64] = [:]
-        var episodeStates: [Int64: String] = [:]
+        var episodeStates: [Int64: EpisodeState] = [:]
         var episodeStatesVersion = 0
         var dirty = true
     }
@@ -154,20 +154,20 @@ public final class DownloadsViewModel: Sendable {
 
     /// The state of each episode's download, by episode id, as the stored queue says (the Episodes
     /// view's state column): made when the rows change, not on each frame.
-    public var episodeStates: [Int64: String] { rows.withLock { $0.episodeStates } }
+    public var episodeStates: [Int64: EpisodeState] { rows.withLock { $0.episodeStates } }
 
     /// Changes each time ``episodeStates`` does.
     public var episodeStatesVersion: Int { rows.withLock { $0.episodeStatesVersion } }
 
     /// An episode queued again has several rows: the newest one that was not cancelled speaks for it.
-    private static func episodeStates(_ records: [DownloadRecord]) -> [Int64: String] {
+    private static func episodeStates(_ records: [DownloadRecord]) -> [Int64: EpisodeState] {
         var states: [Int64: (id: Int64, state: StoredState)] = [:]
         for r in records {
             guard let episode = r.episodeId, let id = r.id else { continue }
             if let known = states[episode], known.state != .cancelled, r.state == .cancelled || known.id > id { continue }
             states[episode] = (id, r.state)
         }
-        return states.mapValues(\.state.rawValue)
+        return states.mapValues { EpisodeState($0.state) }
     }
 
     /// True when something changed since the last ``snapshot()``.

@@ -217,7 +217,7 @@ public final class EpisodeLibrary: Sendable {
     public func podcastId(of id: Int64) -> Int64? { position(of: id).map { podcastIds[$0] } }
 
     /// The row the Episodes view shows for the episode at `position`, in `state`.
-    public func row(at position: Int, state: String) -> EpisodeRow {
+    public func row(at position: Int, state: EpisodeState) -> EpisodeRow {
         let bytes = text[titleRange(position)]
         // Cleaned when stored; cleaned again here, for the rows on screen only, to guard old rows.
         let title = SafeText.clean(String(decoding: bytes, as: UTF8.self))

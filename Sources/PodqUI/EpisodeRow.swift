@@ -14,10 +14,10 @@ public struct EpisodeRow: Sendable, Equatable {
     /// The feed's stated length in bytes.
     public var length: Int64?
     /// `new`, or the state of its download.
-    public var state: String
+    public var state: EpisodeState
 
     public init(id: Int64, podcastId: Int64, podcast: String, title: String, published: Double?, duration: Int?,
-                length: Int64?, state: String) {
+                length: Int64?, state: EpisodeState) {
         self.id = id
         self.podcastId = podcastId
         self.podcast = podcast

@@ -10,7 +10,7 @@ enum ListRenderer {
 
     static func episodes(_ rows: [EpisodeRow], into grid: inout Grid, y: Int, selected: Int?) {
         let columns: [Column<EpisodeRow>] = [
-            Column(title: "STATE", width: 11) { $0.state },
+            Column(title: "STATE", width: 11) { $0.state.rawValue },
             Column(title: "DATE", width: 10) { Format.day($0.published) },
             Column(title: "LENGTH", width: 8) { Format.duration($0.duration) },
             Column(title: "SIZE", width: 9) { $0.length.map(Format.bytes) ?? "" },
@@ -18,10 +18,10 @@ enum ListRenderer {
         ]
         table(rows, columns: columns, title: ("EPISODE", { $0.title }), dropOrder: [3, 2, 4, 1], into: &grid, y: y, selected: selected) {
             switch $0.state {
-            case "completed": .success
-            case "failed": .failure
-            case "downloading": .accent
-            case "new": .normal
+            case .completed: .success
+            case .failed: .failure
+            case .downloading: .accent
+            case .new: .normal
             default: .dim
             }
         }

@@ -7,7 +7,7 @@ public struct TUISnapshot: Sendable {
     public var library: EpisodeLibrary
     /// The state of each episode that has a download, by episode id (from the queue, not the library,
     /// so a download starting or ending changes no library).
-    public var episodeStates: [Int64: String]
+    public var episodeStates: [Int64: EpisodeState]
     /// Remembers the rows each view shows between frames (nil: computed every time).
     public var rowLists: RowListCache?
     /// Episodes marked played or not since the library was read (`m`), by id.
@@ -30,7 +30,7 @@ public struct TUISnapshot: Sendable {
     public var waitingForHost: Int
     public var perHost: Int
 
-    public init(downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: String] = [:],
+    public init(downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: EpisodeState] = [:],
                 rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil, notice: String? = nil,
                 waitingForHost: Int = 0, perHost: Int = 2) {
         self.waitingForHost = waitingForHost
@@ -52,8 +52,8 @@ public struct TUISnapshot: Sendable {
         let library = EpisodeLibrary(podcasts: podcasts, entries: episodes.map {
             .init(id: $0.id, podcastId: $0.podcastId, title: $0.title, published: $0.published, duration: $0.duration, length: $0.length)
         }, podcastTitles: names)
-        var states: [Int64: String] = [:]
-        for e in episodes where e.state != "new" { states[e.id] = e.state }
+        var states: [Int64: EpisodeState] = [:]
+        for e in episodes where e.state != .new { states[e.id] = e.state }
         self.init(downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit, notice: notice,
                   waitingForHost: waitingForHost, perHost: perHost)
     }
@@ -69,10 +69,10 @@ public struct TUISnapshot: Sendable {
 
     /// What the Episodes view shows in the state column of episode `id`: its download's state, else
     /// `played` or `new`; a completed download that was played says `played`.
-    public func episodeState(_ id: Int64) -> String {
+    public func episodeState(_ id: Int64) -> EpisodeState {
         let state = episodeStates[id]
-        if state == nil || state == "completed", isPlayed(id) { return "played" }
-        return state ?? "new"
+        if state == nil || state == .completed, isPlayed(id) { return .played }
+        return state ?? .new
     }
 
     /// The Podcasts view's counts: episodes neither queued nor played (new) and downloaded ones, by
@@ -88,7 +88,7 @@ public struct TUISnapshot: Sendable {
         }
         for (id, state) in episodeStates {
             guard let podcast = library.podcastId(of: id) else { continue }
-            if state == "completed" { downloaded[podcast, default: 0] += 1 }
+            if state == .completed { downloaded[podcast, default: 0] += 1 }
             if !isPlayed(id) { handled[podcast, default: 0] += 1 }  // has a download, not counted as played
         }
         var out: [Int64: (new: Int, downloaded: Int)] = [:]

@@ -99,13 +99,13 @@ public struct TUIState: Sendable, Equatable {
         }
 
         /// True when an episode in `state` (``TUISnapshot/episodeState(_:)``) passes.
-        func passes(episodeState state: String) -> Bool {
+        func passes(episodeState state: EpisodeState) -> Bool {
             switch self {
-            case .new: state == "new"
-            case .inQueue: state == "queued" || state == "downloading" || state == "paused"
-            case .downloaded: state == "completed"
-            case .failed: state == "failed"
-            case .played: state == "played"
+            case .new: state == .new
+            case .inQueue: state == .queued || state == .downloading || state == .paused
+            case .downloaded: state == .completed
+            case .failed: state == .failed
+            case .played: state == .played
             default: false
             }
         }

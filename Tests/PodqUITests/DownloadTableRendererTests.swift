@@ -107,7 +107,7 @@ final class LayoutWidthTests: XCTestCase {
         let name = "A Podcast Name of Thirty Cells"
         var state = TUIState()
         state.view = .episodes
-        let snapshot = TUISnapshot(episodes: [EpisodeRow(id: 1, podcastId: 1, podcast: name, title: "One", published: nil, duration: nil, length: nil, state: "new")])
+        let snapshot = TUISnapshot(episodes: [EpisodeRow(id: 1, podcastId: 1, podcast: name, title: "One", published: nil, duration: nil, length: nil, state: .new)])
         XCTAssertTrue(TUIRenderer().render(&state, snapshot, width: 220, height: 8).text.contains(name))
         XCTAssertFalse(TUIRenderer().render(&state, snapshot, width: 100, height: 8).text.contains(name), "cut at 100 columns")
     }

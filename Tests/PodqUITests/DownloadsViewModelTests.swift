@@ -92,9 +92,9 @@ final class EpisodeStatesTests: XCTestCase {
         model.update(records: [row(1, episode: 10, .completed), row(2, episode: 11, .cancelled), row(3, episode: 11, .queued),
                                row(4, episode: 12, .failed), row(5, episode: nil, .downloading), row(6, episode: 13, .queued),
                                row(7, episode: 13, .cancelled)])
-        XCTAssertEqual(model.episodeStates, [10: "completed", 11: "queued", 12: "failed", 13: "queued"])
+        XCTAssertEqual(model.episodeStates, [10: .completed, 11: .queued, 12: .failed, 13: .queued])
         model.update(records: [row(1, episode: 10, .completed)])
-        XCTAssertEqual(model.episodeStates, [10: "completed"], "a removed row's episode is new again")
+        XCTAssertEqual(model.episodeStates, [10: .completed], "a removed row's episode is new again")
     }
 
     /// The observers are the one path from an operation to the rows: between two coalesced deliveries

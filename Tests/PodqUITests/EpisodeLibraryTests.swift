@@ -28,18 +28,18 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(lib.podcastId(of: 5), 2)
         XCTAssertEqual(lib.episodeCount(of: 1), 3)
         XCTAssertEqual(lib.episodeCount(of: 3), 0)
-        XCTAssertEqual(lib.row(at: 0, state: "queued"),
+        XCTAssertEqual(lib.row(at: 0, state: .queued),
                        EpisodeRow(id: 30, podcastId: 1, podcast: "Tech Talk", title: "Swift on LINUX", published: 300, duration: 3723,
-                                  length: 40_000_000, state: "queued"))
-        XCTAssertEqual(lib.row(at: 1, state: "new"),
+                                  length: 40_000_000, state: .queued))
+        XCTAssertEqual(lib.row(at: 1, state: .new),
                        EpisodeRow(id: 7, podcastId: 2, podcast: "日本語ラジオ", title: "第一回 Ärger", published: 200,
-                                  duration: nil, length: nil, state: "new"), "nil stays nil: no duration, no length")
-        let zeroes = lib.row(at: 2, state: "new")
+                                  duration: nil, length: nil, state: .new), "nil stays nil: no duration, no length")
+        let zeroes = lib.row(at: 2, state: .new)
         XCTAssertEqual(zeroes.duration, 0, "zero is not taken for nil")
         XCTAssertEqual(zeroes.length, 0)
         XCTAssertNil(zeroes.published)
         XCTAssertEqual(zeroes.title, "ncurses in 2026", "an escape sequence never reaches the screen")
-        XCTAssertEqual(lib.row(at: 4, state: "new").title, "")
+        XCTAssertEqual(lib.row(at: 4, state: .new).title, "")
         XCTAssertNotEqual(lib.version, library().version, "each library is told apart")
     }
 
@@ -91,7 +91,7 @@ final class EpisodeLibraryTests: XCTestCase {
         let titles = ["beta", "Alpha", "ÄRGER", "ärger two", "第一回", "Zed", "ÉTÉ Beta"]
         let lib = EpisodeLibrary(entries: titles.enumerated().map { .init(id: Int64($0.offset + 1), podcastId: 1, title: $0.element,
                                                                           published: nil, duration: nil, length: nil) })
-        func shown(_ positions: [Int32]) -> [String] { positions.map { lib.row(at: Int($0), state: "new").title } }
+        func shown(_ positions: [Int32]) -> [String] { positions.map { lib.row(at: Int($0), state: .new).title } }
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "ÄR")), ["ÄRGER", "ärger two"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "är")), ["ÄRGER", "ärger two"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "BETA")), ["beta", "ÉTÉ Beta"])

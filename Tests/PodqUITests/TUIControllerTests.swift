@@ -12,8 +12,8 @@ final class TUIControllerTests: XCTestCase {
             DownloadRow(id: 4, title: "Four", state: .completed, fraction: 1, received: 10, expected: 10, speed: 0, eta: nil),
         ],
         episodes: [
-            EpisodeRow(id: 20, podcastId: 7, podcast: "Show", title: "Newest", published: 2, duration: nil, length: nil, state: "new"),
-            EpisodeRow(id: 21, podcastId: 8, podcast: "Other", title: "Older", published: 1, duration: nil, length: nil, state: "new"),
+            EpisodeRow(id: 20, podcastId: 7, podcast: "Show", title: "Newest", published: 2, duration: nil, length: nil, state: .new),
+            EpisodeRow(id: 21, podcastId: 8, podcast: "Other", title: "Older", published: 1, duration: nil, length: nil, state: .new),
         ],
         podcasts: [PodcastRow(id: 7, title: "Show", url: "u", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false),
                    PodcastRow(id: 8, title: "Other", url: "v", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false)])

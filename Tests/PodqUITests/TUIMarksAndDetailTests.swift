@@ -12,9 +12,9 @@ final class TUIMarksAndDetailTests: XCTestCase {
             DownloadRow(id: 4, title: "Four", state: .completed, fraction: 1, received: 10, expected: 10, speed: 0, eta: nil),
         ],
         episodes: [
-            EpisodeRow(id: 20, podcastId: 7, podcast: "Show", title: "Newest", published: 2, duration: nil, length: nil, state: "new"),
-            EpisodeRow(id: 21, podcastId: 7, podcast: "Show", title: "Middle", published: 1.5, duration: nil, length: nil, state: "new"),
-            EpisodeRow(id: 22, podcastId: 8, podcast: "Other", title: "Older", published: 1, duration: nil, length: nil, state: "new"),
+            EpisodeRow(id: 20, podcastId: 7, podcast: "Show", title: "Newest", published: 2, duration: nil, length: nil, state: .new),
+            EpisodeRow(id: 21, podcastId: 7, podcast: "Show", title: "Middle", published: 1.5, duration: nil, length: nil, state: .new),
+            EpisodeRow(id: 22, podcastId: 8, podcast: "Other", title: "Older", published: 1, duration: nil, length: nil, state: .new),
         ],
         podcasts: [PodcastRow(id: 7, title: "Show", url: "u", episodes: 2, lastRefresh: nil, error: nil, autoQueue: false)])
 
@@ -217,11 +217,11 @@ final class PlayedEpisodesTests: XCTestCase {
 
     /// NEW: neither queued nor played; DONE: downloaded. A played and downloaded episode counts once.
     func testStatesAndCountsFollowPlayedMarksAndTheQueue() {
-        var snapshot = TUISnapshot(library: library(), episodeStates: [12: "completed", 13: "queued"])
-        XCTAssertEqual(snapshot.episodeState(10), "played")
-        XCTAssertEqual(snapshot.episodeState(11), "new")
-        XCTAssertEqual(snapshot.episodeState(12), "played", "downloaded and played")
-        XCTAssertEqual(snapshot.episodeState(13), "queued")
+        var snapshot = TUISnapshot(library: library(), episodeStates: [12: .completed, 13: .queued])
+        XCTAssertEqual(snapshot.episodeState(10), .played)
+        XCTAssertEqual(snapshot.episodeState(11), .new)
+        XCTAssertEqual(snapshot.episodeState(12), .played, "downloaded and played")
+        XCTAssertEqual(snapshot.episodeState(13), .queued)
         var counts = snapshot.podcastCounts()
         XCTAssertEqual(counts[1]?.new, 1, "only #11")
         XCTAssertEqual(counts[1]?.downloaded, 1)
@@ -230,7 +230,7 @@ final class PlayedEpisodesTests: XCTestCase {
         // Changes made since the read count at once.
         snapshot.playedChanges = [11: true, 10: false, 20: true]
         counts = snapshot.podcastCounts()
-        XCTAssertEqual(snapshot.episodeState(10), "new")
+        XCTAssertEqual(snapshot.episodeState(10), .new)
         XCTAssertEqual(counts[1]?.new, 1, "#10 is new again, #11 played")
         XCTAssertEqual(counts[2]?.new, 0)
     }

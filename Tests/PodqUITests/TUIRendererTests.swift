@@ -109,11 +109,11 @@ final class TUIRendererTests: XCTestCase {
         let snapshot = TUISnapshot(
             episodes: [
                 EpisodeRow(id: 10, podcastId: 1, podcast: "Tech Talk", title: "Swift on Linux", published: 1_763_596_800, duration: 3723,
-                           length: 52_000_000, state: "new"),
+                           length: 52_000_000, state: .new),
                 EpisodeRow(id: 11, podcastId: 1, podcast: "Tech Talk", title: "ncurses in 2026", published: 1_763_000_000, duration: 95,
-                           length: nil, state: "completed"),
+                           length: nil, state: .completed),
                 EpisodeRow(id: 12, podcastId: 2, podcast: "日本語ラジオ", title: "第一回", published: nil, duration: nil, length: nil,
-                           state: "queued"),
+                           state: .queued),
             ],
             podcasts: [
                 PodcastRow(id: 1, title: "Tech Talk", url: "https://example.org/feed", episodes: 2, lastRefresh: 1_763_596_800, error: nil,

@@ -12,10 +12,10 @@ final class TUISearchAndSortTests: XCTestCase {
             DownloadRow(id: 4, title: "delta alpha", state: .queued, fraction: 0.1, received: 1, expected: 10, speed: 0, eta: nil),
         ],
         episodes: [
-            EpisodeRow(id: 10, podcastId: 2, podcast: "Zed Show", title: "banana", published: 5, duration: 60, length: 100, state: "new"),
-            EpisodeRow(id: 11, podcastId: 1, podcast: "Aardvark", title: "Apple pie", published: 4, duration: nil, length: 300, state: "new"),
-            EpisodeRow(id: 12, podcastId: 2, podcast: "Zed Show", title: "cherry", published: 3, duration: 600, length: nil, state: "new"),
-            EpisodeRow(id: 13, podcastId: 1, podcast: "Aardvark", title: "apple crumble", published: 2, duration: 30, length: 200, state: "new"),
+            EpisodeRow(id: 10, podcastId: 2, podcast: "Zed Show", title: "banana", published: 5, duration: 60, length: 100, state: .new),
+            EpisodeRow(id: 11, podcastId: 1, podcast: "Aardvark", title: "Apple pie", published: 4, duration: nil, length: 300, state: .new),
+            EpisodeRow(id: 12, podcastId: 2, podcast: "Zed Show", title: "cherry", published: 3, duration: 600, length: nil, state: .new),
+            EpisodeRow(id: 13, podcastId: 1, podcast: "Aardvark", title: "apple crumble", published: 2, duration: 30, length: 200, state: .new),
         ],
         podcasts: [PodcastRow(id: 1, title: "Aardvark", url: "u", episodes: 2, lastRefresh: 1, error: nil, autoQueue: false),
                    PodcastRow(id: 2, title: "Zed Show", url: "v", episodes: 2, lastRefresh: 9, error: nil, autoQueue: false)])
@@ -185,7 +185,7 @@ final class TUISearchAndSortTests: XCTestCase {
         let library = EpisodeLibrary(podcasts: [], entries: (1...6).map {
             .init(id: Int64($0), podcastId: 1, title: "e\($0)", published: Double(10 - $0), duration: nil, length: nil, played: $0 == 6)
         }, podcastTitles: [1: "P"])
-        let states: [Int64: String] = [1: "queued", 2: "downloading", 3: "completed", 4: "failed"]
+        let states: [Int64: EpisodeState] = [1: .queued, 2: .downloading, 3: .completed, 4: .failed]
         let plain = TUISnapshot(library: library, episodeStates: states)
         var cached = TUISnapshot(library: library, episodeStates: states, rowLists: RowListCache())
         var episodes = TUIState()

@@ -1,0 +1,20 @@
+import PodqCore
+
+/// What the Episodes view says of an episode (its STATE column, the state filter, the Podcasts view's
+/// counts): its download's state, else `played` or `new`. A completed download that was played is
+/// `played`.
+public enum EpisodeState: String, Sendable, Equatable, CaseIterable {
+    case new, queued, downloading, paused, cancelled, failed, completed, played
+
+    /// The state of an episode whose download is stored in `state`.
+    public init(_ state: StoredState) {
+        switch state {
+        case .queued: self = .queued
+        case .downloading: self = .downloading
+        case .paused: self = .paused
+        case .cancelled: self = .cancelled
+        case .failed: self = .failed
+        case .completed: self = .completed
+        }
+    }
+}
