@@ -113,4 +113,34 @@ final class QueueSessionTests: XCTestCase {
         let row = try context.store.downloads().first { $0.title == "slow" }
         XCTAssertEqual(row?.state, .queued)
     }
+
+    /// The session's commands, as the TUI (and sync) ask them: each changes rows through the runner and
+    /// answers the line to say; a command refused for some rows says which and why.
+    func testCommandsAnswerTheirLine() async throws {
+        let context = try context(count: 1)
+        _ = try context.store.add(url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "100000"]).absoluteString,
+                                  title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
+        let lines = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { session in
+            let run = Task { try await session.run(untilStopped: true) }
+            var lines: [String?] = []
+            lines.append(try await session.perform(.pauseAll(true)))
+            lines.append(try await session.perform(.setLimit(2)))
+            do {
+                _ = try await session.perform(.performMany(.cancel, ids: [1, 2, 99]))
+                XCTFail("#99 does not exist")
+            } catch let error as CommandError {
+                lines.append(error.message)
+            }
+            lines.append(try await session.perform(.remove(ids: [1, 2], deletingFiles: false)))
+            await session.stop()
+            _ = try await run.value
+            return lines
+        }
+        XCTAssertEqual(lines?[0], "paused 2 downloads; P resumes them")
+        XCTAssertEqual(lines?[1], "2 downloads at once (saved in \(context.paths.configFile))")
+        XCTAssertTrue(lines?[2]?.hasPrefix("cancelled 2 downloads (partial files deleted); #99: ") == true, "\(lines?[2] ?? "")")
+        XCTAssertEqual(lines?[3], "removed 2 rows; files kept")
+        XCTAssertEqual(try context.store.downloads().count, 0)
+        XCTAssertTrue(try String(contentsOfFile: context.paths.configFile, encoding: .utf8).contains("simultaneous-downloads = 2"))
+    }
 }

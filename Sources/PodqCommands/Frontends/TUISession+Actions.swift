@@ -6,103 +6,52 @@ import PodqUI
 /// Carrying out what the keys ask (``TUIAction``), each with a line on the message line.
 ///
 /// The main actor never waits for the queue: a key's work goes to ``TUISession/commands`` and runs
-/// off the main actor, one piece after another in the order of the keys, through the ``QueueRunner``
-/// (the one writer of rows in this process); its line comes back through the ``TUIInbox``.
+/// off the main actor, one piece after another in the order of the keys, as a ``QueueSession/Command``
+/// (the session words its line and changes rows through the runner, the one writer of rows in this
+/// process); a bulk one runs beside the keys; its line comes back through the ``TUIInbox``.
 extension TUISession {
     func perform(_ action: TUIAction) {
-        let runner = self.runner
         switch action {
         case .perform(let event, let id):
-            act {
-                try await runner.perform(event, id: id)
-                return "\(event.verb) #\(id)" + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
-            }
+            act(.perform(event, id: id))
         case .startNext(let id):
-            act {
-                try await runner.startNext(id: id)
-                return "#\(id) starts next"
-            }
+            act(.startNext(id: id))
         case .move(let id, let offset):
-            act { try await runner.move(id: id, by: offset) ? nil : "#\(id) is already \(offset < 0 ? "first" : "last")" }
+            act(.move(id: id, by: offset))
         case .changeLimit(let offset):
-            changeLimit(by: offset)
+            // From the limit the keys asked for so far (the runner may not have applied the last one yet).
+            guard let value = changeCap(limit, by: offset, name: "the limit") else { return }
+            limit = value
+            act(.setLimit(value))
         case .changePerHost(let offset):
-            changePerHost(by: offset)
+            guard let value = changeCap(perHost, by: offset, name: "the per-host cap") else { return }
+            perHost = value
+            act(.setPerHost(value))
         case .changeRate(let faster):
             changeRate(faster: faster)
         case .pauseAll(let pause):
             let inbox = self.inbox
-            act {
-                let count = try await runner.setAllPaused(pause)
-                if !pause { inbox.setNotice(nil) }
-                return pause ? "paused \(count) download\(count == 1 ? "" : "s"); P resumes them" : "resumed \(count) download\(count == 1 ? "" : "s")"
-            }
+            act(.pauseAll(pause)) { if !pause { inbox.setNotice(nil) } }
         case .remove(let id, let deletingFile):
-            act {
-                try await runner.remove(id: id, deletingFile: deletingFile)
-                return "removed #\(id)" + (deletingFile ? " and deleted its file" : "")
-            }
+            act(.remove(ids: [id], deletingFiles: deletingFile))
         case .queueEpisode(let id):
-            let planning = QueuePlanning(context: context)
-            act {
-                let (new, skipped) = try planning.plan(forEpisodes: [id])
-                let made = try await runner.add(new)
-                guard let row = made.first else {
-                    guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
-                    return existing.state == .completed ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
-                        : "already in the queue as #\(existing.id ?? 0) (\(existing.state.rawValue))"
-                }
-                return "queued #\(row.id ?? 0) \(row.title)"
-            }
+            act(.queueEpisodes([id]))
         case .queueEpisodes(let ids):
-            let planning = QueuePlanning(context: context)
-            bulk("queueing \(Self.count(ids.count, "episode"))…") {
-                let (new, skipped) = try planning.plan(forEpisodes: ids)
-                let made = try await runner.add(new)
-                let already = skipped.isEmpty ? "" : "; \(skipped.count) already in the queue"
-                return "queued \(Self.count(made.count, "episode"))" + already
-            }
+            bulk("queueing \(QueueSession.count(ids.count, "episode"))…", .queueEpisodes(ids))
         case .queueFromPodcasts(let ids, let latest):
-            let planning = QueuePlanning(context: context), store = context.store
-            bulk("queueing from \(Self.count(ids.count, "podcast"))…") {
-                var episodeIds: [Int64] = []
-                for id in ids {
-                    // Newest first: the latest `latest`, or every one never queued.
-                    episodeIds += try store.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
-                }
-                guard !episodeIds.isEmpty else { return "nothing new to queue" }
-                let (new, skipped) = try planning.plan(forEpisodes: episodeIds)
-                let made = try await runner.add(new)
-                return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
-            }
+            bulk("queueing from \(QueueSession.count(ids.count, "podcast"))…", .queueFromPodcasts(ids, latest: latest))
         case .setPlayed(let ids, let played):
             library.markPlayed(ids, played)
-            let store = context.store, library = self.library
-            let line = "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
-            let work: @Sendable () async throws -> String? = {
-                try store.setPlayed(episodeIds: ids, played: played)
-                library.reload()
-                return line
+            let library = self.library
+            if ids.count == 1 {
+                act(.setPlayed(ids, played)) { library.reload() }
+            } else {
+                bulk("marking \(ids.count) episodes \(played ? "played" : "not played")…", .setPlayed(ids, played)) { library.reload() }
             }
-            if ids.count == 1 { act(work) } else { bulk("marking \(ids.count) episodes \(played ? "played" : "not played")…", work) }
         case .performMany(let event, let ids):
-            bulk("\(event.doing) \(Self.count(ids.count, "download"))…") {
-                let refused = try await runner.perform(event, ids: ids)
-                let done = ids.count - refused.count
-                let line = "\(event.verb) \(Self.count(done, "download"))"
-                    + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
-                guard refused.isEmpty else {
-                    let failures = refused.prefix(5).map { "#\($0.id): \(CommandError($0.error).message)" }
-                        + (refused.count > 5 ? ["and \(refused.count - 5) more"] : [])
-                    throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure)
-                }
-                return line
-            }
+            bulk("\(event.doing) \(QueueSession.count(ids.count, "download"))…", .performMany(event, ids: ids))
         case .removeMany(let ids, let deletingFiles):
-            bulk("removing \(Self.count(ids.count, "row"))…") {
-                let removed = try await runner.remove(ids: ids, deletingFiles: deletingFiles)
-                return "removed \(Self.count(removed, "row"))" + (deletingFiles ? " and deleted their completed files" : "; files kept")
-            }
+            bulk("removing \(QueueSession.count(ids.count, "row"))…", .remove(ids: ids, deletingFiles: deletingFiles))
         case .loadDetail(let view, let id):
             // A read: beside the keys' work, never behind it (the loop keeps only the detail still open).
             let reader = TUIDetailReader(store: context.store, configAutoQueue: context.settings.autoQueue), inbox = self.inbox
@@ -143,12 +92,8 @@ extension TUISession {
             }
         case .removePodcast(let id):
             // A podcast of 20,000 episodes takes its episodes and their notes with it: in the background.
-            let store = context.store, library = self.library
-            bulk("unsubscribing…") {
-                try store.removePodcast(id: id)
-                library.reload()
-                return "unsubscribed; downloaded files are kept"
-            }
+            let library = self.library
+            bulk("unsubscribing…", .unsubscribe(podcast: id)) { library.reload() }
         case .play:
             break  // needs the screen: the loop calls play(_:on:)
         case .quit:
@@ -167,55 +112,36 @@ extension TUISession {
         return ([head] + told.map(\.line)).joined(separator: " · ")
     }
 
-    /// Queues `work` to run after the work of the keys before; its line (or its error) comes back
-    /// through the inbox.
-    private func act(_ work: @escaping @Sendable () async throws -> String?) {
-        let inbox = self.inbox
+    /// Queues `command` to run through the session after the work of the keys before; its line (or
+    /// its error) comes back through the inbox, and `then` runs after it (whether it worked or not).
+    private func act(_ command: QueueSession.Command, then: (@Sendable () -> Void)? = nil) {
+        let inbox = self.inbox, session = self.session
         commands.yield {
-            do {
-                if let line = try await work() { inbox.post(line) }
-            } catch {
-                inbox.post(CommandError(error).message, isError: true)
-            }
+            await Self.run(command, on: session, inbox: inbox)
+            then?()
         }
     }
 
-    /// Runs a bulk action (many rows, or a podcast's episodes) in the background, so that no other
-    /// key's work waits for it: `starting` is said in the order of the keys, then the work runs beside
-    /// them and its line (or error) comes back through the inbox when it is done.
-    private func bulk(_ starting: String, _ work: @escaping @Sendable () async throws -> String?) {
-        let inbox = self.inbox
+    /// Runs a bulk `command` (many rows, or a podcast's episodes) in the background, so that no other
+    /// key's work waits for it: `starting` is said in the order of the keys, then the command runs
+    /// beside them and its line (or error) comes back through the inbox when it is done.
+    private func bulk(_ starting: String, _ command: QueueSession.Command, then: (@Sendable () -> Void)? = nil) {
+        let inbox = self.inbox, session = self.session
         commands.yield {
             inbox.post(starting)
             Task.detached {
-                do {
-                    if let line = try await work() { inbox.post(line) }
-                } catch {
-                    inbox.post(CommandError(error).message, isError: true)
-                }
+                await Self.run(command, on: session, inbox: inbox)
+                then?()
             }
         }
     }
 
-    /// `n` things, in words: "1 row", "3 rows".
-    nonisolated static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
-    /// `+` / `-`: the runner's limit now, and the config file for the next start.
-    private func changeLimit(by offset: Int) {
-        // From the limit the keys asked for so far (the runner may not have applied the last one yet).
-        guard let value = changeCap(limit, by: offset, name: "the limit") else { return }
-        limit = value
-        let runner = self.runner
-        saveCap(value, as: "simultaneous-downloads", saying: "\(value) downloads at once") { await runner.setMaxConcurrent(value) }
-    }
-
-    /// `]` / `[`: the runner's per-host cap now, and the config file for the next start.
-    private func changePerHost(by offset: Int) {
-        guard let value = changeCap(perHost, by: offset, name: "the per-host cap") else { return }
-        perHost = value
-        let runner = self.runner
-        saveCap(value, as: "per-host-downloads", saying: "\(value) download\(value == 1 ? "" : "s") at once from one host") {
-            await runner.setPerHost(value)
+    /// `command` through the session, its line or its error posted.
+    private nonisolated static func run(_ command: QueueSession.Command, on session: QueueSession, inbox: TUIInbox) async {
+        do {
+            if let line = try await session.perform(command) { inbox.post(line) }
+        } catch {
+            inbox.post(CommandError(error).message, isError: true)
         }
     }
 
@@ -227,20 +153,6 @@ extension TUISession {
             return nil
         }
         return value
-    }
-
-    /// Applies a cap through the runner, then keeps it in the config file for the next start.
-    private func saveCap(_ value: Int, as key: String, saying line: String, apply: @escaping @Sendable () async -> Void) {
-        let configFile = context.paths.configFile
-        act {
-            await apply()
-            do {
-                try ConfigFile(path: configFile).set(key, to: String(value))
-                return "\(line) (saved in \(configFile))"
-            } catch {
-                throw CommandError("\(line); not saved: \(error.localizedDescription)", code: ExitCodes.config)
-            }
-        }
     }
 
     /// `<` / `>`: halve or double the shared speed limit now, and keep it in the config. `<` with no
