@@ -125,10 +125,8 @@ struct EpisodesCommand: ParsableCommand {
             if search != nil { try context.store.indexAllNotes() }  // the episodes stored before the index, once
             let folded = search?.lowercased()  // as the TUI's `/`
             if json { out.piece("[") }
-            try context.store.forEachEpisode(podcastId: id ?? nil, notesMatching: search) { r in
+            try context.store.forEachEpisode(podcastId: id ?? nil, notesMatching: search, onlyNew: new, onlyUpdated: updated) { r in
                 let state = Self.state(r)
-                if new && state != "new" { return }
-                if updated && r.episode.upstreamChange == nil { return }
                 if let folded, !(r.notesMatch || r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded)) {
                     return
                 }

@@ -46,8 +46,10 @@ extension QueueStore {
     /// a time within one read: memory stays flat in the number of episodes. The rows carry no show
     /// notes, digests or transcripts (``EpisodeRecord/description`` is nil), and say whether the
     /// ledger has them and, when `notesMatching` has words, whether their show notes match them (the
-    /// full-text index: ``episodesMatchingNotes(_:)``).
-    public func forEachEpisode(podcastId: Int64? = nil, notesMatching: String? = nil,
+    /// full-text index: ``episodesMatchingNotes(_:)``). `onlyNew` keeps the episodes never queued, not in
+    /// the ledger and not played; `onlyUpdated` those whose file changed upstream: SQLite leaves the
+    /// others out, so `podq episodes --new` reads only what it lists.
+    public func forEachEpisode(podcastId: Int64? = nil, notesMatching: String? = nil, onlyNew: Bool = false, onlyUpdated: Bool = false,
                                _ body: (EpisodeListing) throws -> Void) throws(StoreError)
     {
         try read { db in
@@ -55,7 +57,7 @@ extension QueueStore {
             var arguments: StatementArguments = []
             if let match { arguments += [match] }
             if let podcastId { arguments += [podcastId] }
-            let sql = Self.listingStatement(onePodcast: podcastId != nil, notes: match != nil)
+            let sql = Self.listingStatement(onePodcast: podcastId != nil, notes: match != nil, onlyNew: onlyNew, onlyUpdated: onlyUpdated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             // Columns by position, in the order of the SELECT: decoding by name was 40% of the time.
             while let row = try rows.next() {
@@ -69,23 +71,33 @@ extension QueueStore {
         }
     }
 
-    /// The statement of ``forEachEpisode(podcastId:notesMatching:_:)``: its arguments are the notes'
-    /// FTS5 expression when `notes`, then the podcast's id when `onePodcast`. Per row it looks up the
-    /// podcast, the download and the ledger by index (QueryPlanTests).
-    static func listingStatement(onePodcast: Bool, notes: Bool) -> String {
+    /// Whether the ledger has the episode: its enclosure key (any subscription), or its GUID in its
+    /// own feed (``episodeIdsInLedger()``'s rule).
+    static let inLedgerSQL = """
+        (EXISTS (SELECT 1 FROM ledger WHERE ledger.enclosureKey = episode.enclosureKey)
+         OR (IFNULL(episode.guid, '') != ''
+             AND EXISTS (SELECT 1 FROM ledger WHERE ledger.guid = episode.guid AND ledger.feedURL = podcast.url)))
         """
+
+    /// The statement of ``forEachEpisode(podcastId:notesMatching:onlyNew:onlyUpdated:_:)``: its
+    /// arguments are the notes' FTS5 expression when `notes`, then the podcast's id when `onePodcast`.
+    /// Per row it looks up the podcast, the download and the ledger by index (QueryPlanTests).
+    static func listingStatement(onePodcast: Bool, notes: Bool, onlyNew: Bool = false, onlyUpdated: Bool = false) -> String {
+        var conditions: [String] = []
+        if onePodcast { conditions.append("episode.podcastId = ?") }
+        if onlyNew { conditions.append("download.id IS NULL AND episode.playedAt IS NULL AND NOT \(inLedgerSQL)") }
+        if onlyUpdated { conditions.append("episode.upstreamChange IS NOT NULL") }
+        return """
         SELECT episode.id, episode.podcastId, episode.guid, episode.enclosureKey, episode.title, episode.link,
                episode.published, episode.duration, episode.url, episode.type, episode.length, episode.season,
                episode.episodeNumber, episode.firstSeenAt, episode.downloadId, episode.enclosures, episode.playedAt,
                episode.upstreamChange, episode.chaptersURL, episode.imageURL,
                podcast.title AS podcastTitle, download.state AS downloadState,
-               (EXISTS (SELECT 1 FROM ledger WHERE ledger.enclosureKey = episode.enclosureKey)
-                OR (IFNULL(episode.guid, '') != ''
-                    AND EXISTS (SELECT 1 FROM ledger WHERE ledger.guid = episode.guid AND ledger.feedURL = podcast.url))) AS inLedger,
+               \(inLedgerSQL) AS inLedger,
                \(notes ? "episode.id IN (SELECT rowid FROM episode_notes WHERE episode_notes MATCH ?)" : "0") AS notesMatch
         FROM episode JOIN podcast ON podcast.id = episode.podcastId
         LEFT JOIN download ON download.id = episode.downloadId
-        """ + (onePodcast ? " WHERE episode.podcastId = ?" : "") + listingOrder
+        """ + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + listingOrder
     }
 
     /// The ids of a podcast's episodes, newest first: the `latest` newest (all when nil), and of those

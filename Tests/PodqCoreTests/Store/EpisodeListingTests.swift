@@ -74,4 +74,19 @@ final class EpisodeListingTests: XCTestCase {
         XCTAssertEqual(try store.episodeIds(podcastId: 1, latest: 5), Array(all.prefix(5)))
         XCTAssertEqual(try store.episodeIds(podcastId: 1, onlyNeverQueued: true), all.filter { $0 != ids[1] })
     }
+
+    /// `--new` and `--updated` are answered by SQLite: the same episodes the full listing's states say.
+    func testOnlyNewAndOnlyUpdatedAreTheListingsOwnStates() throws {
+        let (store, ids) = try store()
+        try store.markUpdatedUpstream(episodeId: ids[5], reason: "another file")
+        var all: [QueueStore.EpisodeListing] = []
+        try store.forEachEpisode { all.append($0) }
+        var new: [Int64] = [], updated: [Int64] = []
+        try store.forEachEpisode(onlyNew: true) { new.append($0.episode.id!) }
+        try store.forEachEpisode(onlyUpdated: true) { updated.append($0.episode.id!) }
+        let expectedNew = all.filter { $0.downloadState == nil && !$0.inLedger && $0.episode.playedAt == nil }.map { $0.episode.id! }
+        XCTAssertEqual(new, expectedNew)
+        XCTAssertEqual(new.count, 60 - 3, "one queued, one in the ledger, one played")
+        XCTAssertEqual(updated, [ids[5]])
+    }
 }

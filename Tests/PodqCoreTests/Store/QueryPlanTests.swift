@@ -77,8 +77,8 @@ final class QueryPlanTests: XCTestCase {
     func testTheListingScansOnlyTheEpisodesItLists() throws {
         try database().read { db in
             for onePodcast in [false, true] {
-                for notes in [false, true] {
-                    var sql = QueueStore.listingStatement(onePodcast: onePodcast, notes: notes)
+                for (notes, onlyNew) in [(false, false), (true, false), (false, true), (true, true)] {
+                    var sql = QueueStore.listingStatement(onePodcast: onePodcast, notes: notes, onlyNew: onlyNew, onlyUpdated: onlyNew)
                     if notes { sql = sql.replacingOccurrences(of: "MATCH ?", with: "MATCH '\"e\"*'") }
                     if onePodcast { sql = sql.replacingOccurrences(of: "episode.podcastId = ?", with: "episode.podcastId = 3") }
                     let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
