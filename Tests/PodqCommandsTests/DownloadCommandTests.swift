@@ -173,9 +173,7 @@ final class DownloadCommandTests: CLITestCase {
         let url = server.dataURL(size: 1_200_000, seed: 77, name: "locked.mp3", ["rate": "200000"])
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
         let database = dir.file("home/queue.sqlite")
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
@@ -227,15 +225,13 @@ final class DownloadCommandTests: CLITestCase {
     func testSIGTERMWhileTheDatabaseIsLockedEndsTheRunAtOnce() async throws {
         let url = server.dataURL(size: 3_000_000, seed: 78, name: "held.mp3", ["rate": "200000"])
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
-        for _ in 0..<500 where !child.standardOutput.contains("waiting: another program") { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await waitUntil(timeout: 10, every: 20) { child.standardOutput.contains("waiting: another program") }
         child.send(SIGTERM)
         let exit = await finish(child, timeout: 20)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }

@@ -33,9 +33,7 @@ final class ExitCodeTests: CLITestCase {
 
     func testTheLockIs3() async throws {
         let runner = try cli.start(["download", server.dataURL(size: 2_000_000, name: "slow.mp3", ["rate": "500000"]).absoluteString])
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 3, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
         let (code, text) = try await exitCode(["download"])
         XCTAssertEqual(code, 3, text)
         runner.send(SIGKILL)
@@ -60,9 +58,7 @@ final class ExitCodeTests: CLITestCase {
 
     func testAnInterruptIs130() async throws {
         let runner = try cli.start(["download", server.dataURL(size: 5_000_000, name: "big.mp3", ["rate": "500000"]).absoluteString])
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: dir.file("home/downloads/big.mp3.part")) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 3, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/big.mp3.part")) }
         try await Task.sleep(for: .milliseconds(200))
         runner.send(SIGINT)
         let exit = await runner.finish()

@@ -49,7 +49,7 @@ final class ParseCommandTests: XCTestCase {
         let (exit, _, err) = try await cli.run(["parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1", "type": "application/rss+xml"]).absoluteString])
         XCTAssertEqual(exit.code, 2)
         XCTAssertTrue(err.contains("larger than 50 MB"), err)
-        for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
         XCTAssertGreaterThan(server.log.totalBytesSent, 50_000_000)
         XCTAssertLessThan(server.log.totalBytesSent, 200_000_000, "the fetch stopped soon after the cap, not at the end")
         await server.stop()

@@ -62,7 +62,7 @@ final class SegmentedDownloadTests: CLITestCase {
         XCTAssertFalse(map.isComplete)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("home/downloads/kill.mp3.part")))
         // The killed run's connections end before the count starts.
-        for _ in 0..<500 where server.log.currentInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
         server.log.reset()
         let (exit, out, err) = try await cli.run(["download"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
@@ -118,7 +118,7 @@ final class SegmentedDownloadTests: CLITestCase {
     func testAFileChangedWhileSegmentsRunStartsAgainFromZero() async throws {
         let url = server.url("/changing/live.mp3?size=\(size)&rate=1500000&dropFirst=1000000")
         let runner = try cli.start(["download", url.absoluteString])
-        for _ in 0..<600 where server.log.requests.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 6, every: 10) { server.log.requests.count >= 2 }
         server.setVersion("live.mp3", 2)
         let exit = await runner.finish(timeout: 120)
         XCTAssertEqual(exit.code, 0)
@@ -158,7 +158,7 @@ final class SegmentedDownloadTests: CLITestCase {
         _ = await runner.finish(timeout: 10)
         let queue = try DatabaseQueue(path: dir.file("home/queue.sqlite"))
         try await queue.write { db in try db.execute(sql: "UPDATE download SET segments = '0-5:zz'") }
-        for _ in 0..<500 where server.log.currentInFlight > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
         server.log.reset()
         let (exit, out, err) = try await cli.run(["download"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
@@ -239,9 +239,7 @@ final class SegmentedDownloadTests: CLITestCase {
         let url = server.dataURL(size: size, seed: 300, name: "term.mp3", ["segmentLie": "etag", "rate": "1000000"])
         server.log.reset()
         let runner = try cli.start(["download", "-v", url.absoluteString])
-        for _ in 0..<600 where server.log.requests.filter({ $0.header("Range") != nil }).isEmpty {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 6, every: 10) { !(server.log.requests.filter({ $0.header("Range") != nil }).isEmpty) }
         runner.send(SIGTERM)
         let exit = await runner.finish(timeout: 20)
         XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)

@@ -338,7 +338,7 @@ final class DownloadOperationTests: XCTestCase {
         let state = await running.value
         XCTAssertEqual(state, .cancelled)
         XCTAssertEqual(dir.contents, [], "the partial file is deleted")
-        for _ in 0..<200 where server.log.outcomes.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await waitUntil(timeout: 1, every: 5) { !server.log.outcomes.isEmpty }
         let outcome = try XCTUnwrap(server.log.outcomes.values.first)
         XCTAssertFalse(outcome.completed)
         XCTAssertLessThan(outcome.bytesSent, 50_000_000)

@@ -39,7 +39,7 @@ final class ReceiveBudgetTests: XCTestCase {
     func testOneDownloadReadsLargeAndGivesItsShareBack() async throws {
         let budget = ReceiveBudget.shared
         // Connections of earlier tests may still be closing.
-        for _ in 0..<200 where budget.remaining != budget.total { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 2, every: 10) { budget.remaining == budget.total }
         let before = budget.remaining
         XCTAssertEqual(before, budget.total)
         let server = try await TestServer.start()
@@ -52,7 +52,7 @@ final class ReceiveBudgetTests: XCTestCase {
         let largest = read.withLock { $0 }
         XCTAssertGreaterThan(largest, 64 << 10, "reads larger than NIO's 64 KiB default")
         XCTAssertLessThanOrEqual(largest, budget.largest)
-        for _ in 0..<100 where budget.remaining != before { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await waitUntil(timeout: 1, every: 10) { budget.remaining == before }
         XCTAssertEqual(budget.remaining, before)
         await transport.shutdown()
     }
