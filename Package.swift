@@ -161,7 +161,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqCore", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).

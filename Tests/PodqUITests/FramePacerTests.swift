@@ -1,3 +1,4 @@
+import PodqServer
 import XCTest
 @testable import PodqUI
 
@@ -57,7 +58,7 @@ final class FramePacerTests: XCTestCase {
     /// frames still come every 85 ms, with the loop awake for them only.
     func testWhileSomethingMovesFramesComeOnASteadyCadenceWhateverTheBytesDo() {
         for seed in 1...20 {
-            var random = SplitMix(seed: UInt64(seed))
+            var random = SeededGenerator(seed: UInt64(seed))
             var changes: [Double] = []
             var t = 0.0
             while t < 10 {
@@ -78,7 +79,7 @@ final class FramePacerTests: XCTestCase {
     /// the interval, and the loop wakes for keys and deadlines only.
     func testKeysAreAnsweredAtOnceAndTheCadenceHolds() {
         for seed in 1...20 {
-            var random = SplitMix(seed: UInt64(seed) * 7919)
+            var random = SeededGenerator(seed: UInt64(seed) * 7919)
             var keys: [Double] = []
             var t = 0.0
             while t < 10 {
@@ -139,18 +140,5 @@ final class FramePacerTests: XCTestCase {
         XCTAssertEqual(FramePacer.tick(at: 0.199), 0)
         XCTAssertEqual(FramePacer.tick(at: 0.2), 1)
         XCTAssertEqual(FramePacer.tick(at: 10.05), 50)
-    }
-}
-
-/// A small seeded generator for the simulations.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

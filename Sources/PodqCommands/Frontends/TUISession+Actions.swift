@@ -126,13 +126,13 @@ extension TUISession {
     /// key's work waits for it: `starting` is said in the order of the keys, then the command runs
     /// beside them and its line (or error) comes back through the inbox when it is done.
     private func bulk(_ starting: String, _ command: QueueSession.Command, then: (@Sendable () -> Void)? = nil) {
-        let inbox = self.inbox, session = self.session
+        let inbox = self.inbox, session = self.session, bulkWork = self.bulkWork
         commands.yield {
             inbox.post(starting)
-            Task.detached {
+            bulkWork.add(Task.detached {
                 await Self.run(command, on: session, inbox: inbox)
                 then?()
-            }
+            })
         }
     }
 

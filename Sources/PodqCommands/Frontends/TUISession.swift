@@ -26,6 +26,10 @@ final class TUISession {
     let inbox: TUIInbox
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// The bulk actions started beside the keys' work: awaited at quit, after the runner stopped (a
+    /// write that waits for another program's lock then gives up within 2 s), so none writes once the
+    /// home's lock is released.
+    let bulkWork = BulkWork()
     private let pending: AsyncStream<@Sendable () async -> Void>
     var state = TUIState()
     /// The number of downloads at once the keys asked for (`+`, `-`).
@@ -138,6 +142,7 @@ final class TUISession {
         commands.finish()
         await worker.value
         await session.stop()
+        await bulkWork.finish()
         var failure: (any Error)?
         do {
             _ = try await queueTask.value
@@ -233,5 +238,17 @@ final class TUISession {
         snapshot.libraryLoading = !library.isLoaded
         snapshot.statesVersion = model.episodeStatesVersion << 24 ^ library.playedVersion
         return snapshot
+    }
+}
+
+/// The tasks of the TUI's bulk actions, so that quitting waits for them.
+final class BulkWork: Sendable {
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
+
+    /// Waits for every task added (and any a task added meanwhile).
+    func finish() async {
+        while let next = tasks.withLock({ $0.popLast() }) { await next.value }
     }
 }
