@@ -69,7 +69,7 @@ format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
 lint:
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
 # `make install PREFIX=~/.local`: bin/podq with its resource bundle (the demo podcast),
 # share/man/man1/podq.1, and completions where bash-completion, zsh and fish look for them.

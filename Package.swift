@@ -5,14 +5,14 @@ import PackageDescription
 /// Settings shared by every target of ours: Swift 6 mode with complete concurrency checking, and no
 /// warnings tolerated (dependencies are not affected).
 let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error),
+    .treatAllWarnings(as: .error)
 ]
 
 let package = Package(
     name: "podq",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "podq", targets: ["podq"]),
+        .executable(name: "podq", targets: ["podq"])
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -124,8 +124,11 @@ let package = Package(
         // a position-independent executable (docs/DECISIONS.md).
         .executableTarget(
             name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict,
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
-                                          .when(platforms: [.linux], configuration: .release))]
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(platforms: [.linux], configuration: .release))
+            ]
         ),
 
         // Test support: fault-injecting routes, process and tmux drivers, hashing. Not in any product.
@@ -147,17 +150,21 @@ let package = Package(
         // Benchmarks that are not tests (memory, cancel latency, throughput). `make bench`.
         .executableTarget(
             name: "podq-bench",
-            dependencies: ["PodqCore", "PodqUI", "PodqTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PodqCore", "PodqUI", "PodqTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
 
         .testTarget(
             name: "PodqCoreTests",
-            dependencies: ["PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),

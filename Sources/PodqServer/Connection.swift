@@ -55,11 +55,14 @@ struct Connection {
     }
 
     /// Writes the response; says how the connection goes on.
-    private func answer(_ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-                        ignoresClose: Bool) async throws -> After {
+    private func answer(
+        _ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        ignoresClose: Bool
+    ) async throws -> After {
         let request = log.begin { sequence in
-            ServerRequest(sequence: sequence, method: head.method.rawValue, uri: head.uri,
-                          headers: head.headers.map { ($0.name, $0.value) }, connection: id)
+            ServerRequest(
+                sequence: sequence, method: head.method.rawValue, uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) }, connection: id)
         }
         var sent: Int64 = 0
         var completed = false

@@ -43,8 +43,10 @@ public final class HTTPServer: Sendable {
 
     /// Starts a server; it runs until ``stop()``. With `tls`, it speaks HTTPS. With `segmenting`, every
     /// response leaves in pieces cut at random byte boundaries (``Segmenting``).
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, segmenting: Segmenting? = nil,
-                             route: @escaping Route) async throws -> HTTPServer {
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, tls: NIOSSLContext? = nil, segmenting: Segmenting? = nil,
+        route: @escaping Route
+    ) async throws -> HTTPServer {
         let log = ServerLog()
         let connections = ConnectionSet()
         let accepted = Atomic<Int>(0)
@@ -86,7 +88,8 @@ public final class HTTPServer: Sendable {
                 }
             }
         }
-        return HTTPServer(host: host, port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
+        return HTTPServer(
+            host: host, port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
     }
 
     /// Stops listening and closes every open connection.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 
 /// A request as a route sees it and as the server records it.
@@ -44,5 +45,3 @@ public struct ServerRequest: Sendable {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
-
-import Foundation

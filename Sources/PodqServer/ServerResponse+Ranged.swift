@@ -5,8 +5,10 @@ extension ServerResponse {
     /// A 200, 206 or 416 for `source`, following `Range` (`bytes=N-`, `bytes=N-M`) and `If-Range`
     /// (an ETag or a date that no longer matches gets the whole body).
     /// - Parameter ignoreRanges: answer every request with the whole body, as a server without ranges does.
-    public static func ranged(_ request: ServerRequest, source: any ServerBodySource, etag: String?, lastModified: String?,
-                              ignoreRanges: Bool = false, type: String) -> ServerResponse {
+    public static func ranged(
+        _ request: ServerRequest, source: any ServerBodySource, etag: String?, lastModified: String?,
+        ignoreRanges: Bool = false, type: String
+    ) -> ServerResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", type), ("Accept-Ranges", ignoreRanges ? "none" : "bytes")]
         if let etag { headers.append(("ETag", etag)) }
         if let lastModified { headers.append(("Last-Modified", lastModified)) }
@@ -22,8 +24,9 @@ extension ServerResponse {
         }
         let end = min(last ?? (size - 1), size - 1)
         guard end >= start else { return full }
-        return ServerResponse(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(end)/\(size)")],
-                              body: .source(source, range: start..<(end + 1)))
+        return ServerResponse(
+            status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(end)/\(size)")],
+            body: .source(source, range: start..<(end + 1)))
     }
 
     /// `bytes=N-` or `bytes=N-M` as (N, M); nil for anything else (suffix ranges, several ranges).

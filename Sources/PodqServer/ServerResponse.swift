@@ -61,7 +61,8 @@ public struct ServerResponse: Sendable {
 
     /// A plain-text response.
     public static func text(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> ServerResponse {
-        ServerResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers,
-                       body: .bytes(Array(text.utf8)))
+        ServerResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers,
+            body: .bytes(Array(text.utf8)))
     }
 }

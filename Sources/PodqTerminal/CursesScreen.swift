@@ -137,8 +137,10 @@ public final class CursesScreen {
     }
 
     private func setupColors() {
-        let table: [(CellStyle, Int16)] = [(.success, Int16(COLOR_GREEN)), (.failure, Int16(COLOR_RED)),
-                                           (.accent, Int16(COLOR_CYAN)), (.barFilled, Int16(COLOR_CYAN))]
+        let table: [(CellStyle, Int16)] = [
+            (.success, Int16(COLOR_GREEN)), (.failure, Int16(COLOR_RED)),
+            (.accent, Int16(COLOR_CYAN)), (.barFilled, Int16(COLOR_CYAN)),
+        ]
         for (index, entry) in table.enumerated() {
             let pair = Int16(index + 1)
             init_pair(pair, entry.1, -1)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PodqCore
+import Synchronization
 
 /// A child process started with `posix_spawn` (not `Foundation.Process`, which hangs around tmux;
 /// see docs/DECISIONS.md), with its output in files and its resource usage on exit.
@@ -27,8 +27,10 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments`; its standard output and error go to files in `directory`,
     /// or, given a `terminal` (a pseudo-terminal's device), its input, output and error are that terminal.
-    public init(executable: String, arguments: [String], environment: [String: String] = [:],
-                directory: String, stdinPath: String = "/dev/null", terminal: String? = nil) throws {
+    public init(
+        executable: String, arguments: [String], environment: [String: String] = [:],
+        directory: String, stdinPath: String = "/dev/null", terminal: String? = nil
+    ) throws {
         stdoutPath = (directory as NSString).appendingPathComponent("stdout-\(UUID().uuidString.prefix(8)).txt")
         stderrPath = (directory as NSString).appendingPathComponent("stderr-\(UUID().uuidString.prefix(8)).txt")
         var env = ProcessInfo.processInfo.environment
@@ -58,8 +60,9 @@ public final class ChildProcess: Sendable {
         var pid: pid_t = 0
         let rc = CleanSpawn.withAttributes { posix_spawnp(&pid, executable, &actions, &$0, argv, envp) }
         guard rc == 0 else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(rc),
-                          userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(rc)))"])
+            throw NSError(
+                domain: NSPOSIXErrorDomain, code: Int(rc),
+                userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(rc)))"])
         }
         self.pid = pid
     }
@@ -101,8 +104,8 @@ public final class ChildProcess: Sendable {
     /// `VmHWM` of `pid` in bytes, 0 when it cannot be read (the process has ended).
     static func highWaterMark(of pid: pid_t) -> Int64 {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kB = line.split(separator: " ").dropFirst().first(where: { !$0.isEmpty }).flatMap({ Int64($0) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kB = line.split(separator: " ").dropFirst().first(where: { !$0.isEmpty }).flatMap({ Int64($0) })
         else { return 0 }
         return kB * 1024
     }

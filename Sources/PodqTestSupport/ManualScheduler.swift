@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PodqCore
+import Synchronization
 
 /// An ``ObservationScheduler`` whose clock moves only when a test says so.
 public final class ManualScheduler: ObservationScheduler, Sendable {

@@ -18,8 +18,10 @@ public final class MemoryTransport: HTTPTransport {
         /// Runs before chunk number `index` (from 0) is handed over.
         public var beforeChunk: (@Sendable (_ index: Int) async -> Void)?
 
-        public init(status: Int, headers: [(String, String)] = [], chunks: [[UInt8]] = [], failure: DownloadError? = nil,
-                    beforeChunk: (@Sendable (Int) async -> Void)? = nil) {
+        public init(
+            status: Int, headers: [(String, String)] = [], chunks: [[UInt8]] = [], failure: DownloadError? = nil,
+            beforeChunk: (@Sendable (Int) async -> Void)? = nil
+        ) {
             self.status = status
             self.headers = headers
             self.chunks = chunks
@@ -35,9 +37,13 @@ public final class MemoryTransport: HTTPTransport {
         /// A `206` sending `bytes[from...]` of a file of `bytes.count`.
         public static func partial(_ bytes: [UInt8], from: Int, chunkSize: Int = 1000, headers: [(String, String)] = []) -> Reply {
             let rest = Array(bytes[from...])
-            return Reply(status: 206, headers: [("Content-Length", String(rest.count)),
-                                                ("Content-Range", "bytes \(from)-\(bytes.count - 1)/\(bytes.count)")] + headers,
-                         chunks: split(rest, chunkSize))
+            return Reply(
+                status: 206,
+                headers: [
+                    ("Content-Length", String(rest.count)),
+                    ("Content-Range", "bytes \(from)-\(bytes.count - 1)/\(bytes.count)"),
+                ] + headers,
+                chunks: split(rest, chunkSize))
         }
 
         static func split(_ bytes: [UInt8], _ size: Int) -> [[UInt8]] {

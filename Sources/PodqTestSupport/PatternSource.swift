@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import Synchronization
 import NIOCore
 import PodqServer
+import Synchronization
 
 /// Deterministic pseudo-random bytes of any length, addressable by offset, so a test server can send
 /// a 1 GiB file (or any range of it) without storing it, and a test can compute its SHA-256.

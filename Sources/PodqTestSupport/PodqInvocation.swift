@@ -15,8 +15,9 @@ public struct PodqInvocation: Sendable {
     /// Starts `podq <arguments>` without waiting.
     /// - Parameter stdinPath: the file standard input reads (nothing by default).
     public func start(_ arguments: [String], environment: [String: String] = [:], stdinPath: String = "/dev/null") throws -> ChildProcess {
-        try ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments,
-                         environment: ["PODQ_HOME": home].merging(environment) { $1 }, directory: directory, stdinPath: stdinPath)
+        try ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: arguments,
+            environment: ["PODQ_HOME": home].merging(environment) { $1 }, directory: directory, stdinPath: stdinPath)
     }
 
     /// Runs `podq <arguments>` to its end: how it exited, its standard output and error.

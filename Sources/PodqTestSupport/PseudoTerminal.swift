@@ -28,8 +28,9 @@ public final class PseudoTerminal: Sendable {
         var unlock: Int32 = 0
         var number: UInt32 = 0
         guard fd >= 0, ioctl(fd, 0x4004_5431, &unlock) == 0, ioctl(fd, 0x8004_5430, &number) == 0 else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno),
-                          userInfo: [NSLocalizedDescriptionKey: "cannot open a pseudo-terminal: \(String(cString: strerror(errno)))"])
+            throw NSError(
+                domain: NSPOSIXErrorDomain, code: Int(errno),
+                userInfo: [NSLocalizedDescriptionKey: "cannot open a pseudo-terminal: \(String(cString: strerror(errno)))"])
         }
         master = fd
         device = "/dev/pts/\(number)"

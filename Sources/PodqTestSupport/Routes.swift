@@ -12,17 +12,19 @@ enum Routes {
             let size = Int64(query["size"] ?? "") ?? 1024
             var seed = UInt64(query["seed"] ?? "") ?? 1
             if query["vary"] == "1" { seed += UInt64(state.count("vary " + request.uri)) }
-            let etag: String? = switch query["etag"] {
-            case "none": nil
-            case "weak": "W/\"\(seed)-\(size)\""
-            // The same strong ETag whatever bytes `vary=1` sends: a host that inserts ads per request.
-            case "fixed": "\"\(query["seed"] ?? "1")-\(size)\""
-            default: "\"\(seed)-\(size)\""
-            }
+            let etag: String? =
+                switch query["etag"] {
+                case "none": nil
+                case "weak": "W/\"\(seed)-\(size)\""
+                // The same strong ETag whatever bytes `vary=1` sends: a host that inserts ads per request.
+                case "fixed": "\"\(query["seed"] ?? "1")-\(size)\""
+                default: "\"\(seed)-\(size)\""
+                }
             let lastModified = query["lastmod"] == "none" ? nil : httpDate(seconds: 1_700_000_000 + Int(seed))
-            var response = ranged(request, source: PatternSource(seed: seed, length: size), etag: etag,
-                                  lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore" || query["ranges"] == "lie",
-                                  type: query["type"] ?? "audio/mpeg")
+            var response = ranged(
+                request, source: PatternSource(seed: seed, length: size), etag: etag,
+                lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore" || query["ranges"] == "lie",
+                type: query["type"] ?? "audio/mpeg")
             if let kinds = query["digest"] {
                 let of = PatternSource(seed: UInt64(query["digestOf"] ?? "") ?? seed, length: size)
                 func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
@@ -60,12 +62,14 @@ enum Routes {
         case "waf":
             // A web firewall that refuses podq's own User-Agent (Cloudflare's signature) and lets a browser's through.
             guard request.header("User-Agent")?.hasPrefix("Mozilla/5.0") == true, query["block"] != "all" else {
-                return .text(403, "<html><body>Attention Required! | Cloudflare</body></html>\n",
-                             headers: [("Server", "cloudflare"), ("CF-RAY", "8a1b2c3d4e5f-AMS"), ("Content-Type", "text/html")])
+                return .text(
+                    403, "<html><body>Attention Required! | Cloudflare</body></html>\n",
+                    headers: [("Server", "cloudflare"), ("CF-RAY", "8a1b2c3d4e5f-AMS"), ("Content-Type", "text/html")])
             }
             let size = Int64(query["size"] ?? "") ?? 1024
-            return ranged(request, source: PatternSource(seed: 9, length: size), etag: "\"waf-\(size)\"", lastModified: nil,
-                          ignoreRanges: false, type: "audio/mpeg")
+            return ranged(
+                request, source: PatternSource(seed: 9, length: size), etag: "\"waf-\(size)\"", lastModified: nil,
+                ignoreRanges: false, type: "audio/mpeg")
         case "status":
             let code = Int(parts.dropFirst().first ?? "") ?? 500
             var headers: [(name: String, value: String)] = []
@@ -92,9 +96,10 @@ enum Routes {
             // `grow=1`: each version is 1,000 bytes longer than the one before (a re-upload).
             let size = (Int64(query["size"] ?? "") ?? 4096) + (query["grow"] == "1" ? Int64(version - 1) * 1000 : 0)
             let source = PatternSource(seed: seed(name: name, version: version), length: size)
-            var response = ranged(request, source: source, etag: "\"\(name)-v\(version)\"",
-                                  lastModified: httpDate(seconds: 1_700_000_000 + version * 3600),
-                                  ignoreRanges: false, type: "audio/mpeg")
+            var response = ranged(
+                request, source: source, etag: "\"\(name)-v\(version)\"",
+                lastModified: httpDate(seconds: 1_700_000_000 + version * 3600),
+                ignoreRanges: false, type: "audio/mpeg")
             apply(query, to: &response, request: request, state: state)
             return response
         case "static":
@@ -140,8 +145,10 @@ enum Routes {
     }
 
     /// A 200, 206 or 416 for `source` (``ServerResponse/ranged(_:source:etag:lastModified:ignoreRanges:type:)``).
-    static func ranged(_ request: ServerRequest, source: PatternSource, etag: String?, lastModified: String?,
-                       ignoreRanges: Bool, type: String) -> ServerResponse {
+    static func ranged(
+        _ request: ServerRequest, source: PatternSource, etag: String?, lastModified: String?,
+        ignoreRanges: Bool, type: String
+    ) -> ServerResponse {
         ServerResponse.ranged(request, source: source, etag: etag, lastModified: lastModified, ignoreRanges: ignoreRanges, type: type)
     }
 
@@ -175,7 +182,6 @@ enum Routes {
     static func redirect(to location: String) -> ServerResponse {
         .text(302, "moved\n", headers: [("Location", location)])
     }
-
 
     static func httpDate(seconds: Int) -> String {
         let formatter = DateFormatter()

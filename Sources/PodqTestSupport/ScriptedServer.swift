@@ -49,11 +49,12 @@ public final class ScriptedServer: Sendable {
             var from = 0
             while from < response.count {
                 let left = response.count - from
-                let size = switch Int.random(in: 0..<4, using: &random) {
-                case 0: 1
-                case 1: Int.random(in: 1...min(left, 16), using: &random)
-                default: Int.random(in: 1...left, using: &random)
-                }
+                let size =
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: 1
+                    case 1: Int.random(in: 1...min(left, 16), using: &random)
+                    default: Int.random(in: 1...left, using: &random)
+                    }
                 let pause = Int.random(in: 0..<3, using: &random) == 0 ? Int.random(in: 0...maxPause, using: &random) : 0
                 pieces.append(Piece(Array(response[from..<from + min(size, left)]), after: .milliseconds(Int64(pause))))
                 from += min(size, left)

@@ -44,8 +44,9 @@ public struct TestCertificates: Sendable {
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions { SubjectAlternativeNames(names) },
             issuerPrivateKey: .init(caKey))
-        return TestCertificates(caPEM: try ca.serializeAsPEM().pemString, serverPEM: try server.serializeAsPEM().pemString,
-                                serverKeyPEM: key.pemRepresentation)
+        return TestCertificates(
+            caPEM: try ca.serializeAsPEM().pemString, serverPEM: try server.serializeAsPEM().pemString,
+            serverKeyPEM: key.pemRepresentation)
     }
 
     /// The server side's TLS context.

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import NIOSSL
 import PodqServer
+import Synchronization
 
 /// The in-process HTTP/1.1 server of the tests, on 127.0.0.1 and a free port, with a route for each
 /// way a server can behave or misbehave. Every request's headers are recorded in ``log``.
@@ -47,12 +47,14 @@ public final class TestServer: Sendable {
     /// download, resume, segment, feed and sidecar tests so), every response leaves in random pieces.
     public static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil, segmenting: Segmenting? = nil) async throws -> TestServer {
         let state = State()
-        let mode = segmenting ?? environmentSegmenting.map { base in
-            // Each server of the run cuts differently, and the same again in a run with the same seed.
-            var mode = base
-            mode.seed = base.seed &+ UInt64(started.wrappingAdd(1, ordering: .relaxed).oldValue)
-            return mode
-        }
+        let mode =
+            segmenting
+            ?? environmentSegmenting.map { base in
+                // Each server of the run cuts differently, and the same again in a run with the same seed.
+                var mode = base
+                mode.seed = base.seed &+ UInt64(started.wrappingAdd(1, ordering: .relaxed).oldValue)
+                return mode
+            }
         let http = try await HTTPServer.start(host: host, tls: tls, segmenting: mode) { request in
             if let target = state.move(for: request.path) { return ServerResponse(status: 301, headers: [("Location", target)]) }
             return Routes.answer(request, state: state)

@@ -11,8 +11,10 @@ public final class Tmux: Sendable {
         socket = "podq-test-\(UUID().uuidString.prefix(8))"
         directory = TemporaryDirectory("podq-tmux")
         let env = environment.map { "export \($0.key)='\($0.value)'; " }.joined()
-        try run(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c",
-                 env + command + "; echo \"[exit $?]\"; sleep 600"])
+        try run([
+            "new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c",
+            env + command + "; echo \"[exit $?]\"; sleep 600",
+        ])
     }
 
     /// Whether tmux is installed.
@@ -60,8 +62,9 @@ public final class Tmux: Sendable {
 
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        let child = try ChildProcess(executable: "tmux", arguments: ["-L", socket, "-f", "/dev/null"] + arguments,
-                                     environment: ["TERM": "xterm-256color"], directory: directory.path)
+        let child = try ChildProcess(
+            executable: "tmux", arguments: ["-L", socket, "-f", "/dev/null"] + arguments,
+            environment: ["TERM": "xterm-256color"], directory: directory.path)
         child.wait(timeout: 10)
         return child.standardOutput
     }

@@ -38,8 +38,11 @@ public struct Detail: Sendable, Equatable {
         for field in fields where !field.value.isEmpty {
             let wrapped = DisplayWidth.wrap(field.value, to: max(1, width - nameWidth - 1))
             for (i, part) in wrapped.enumerated() {
-                out.append(((i == 0 ? DisplayWidth.pad(field.name + ":", to: nameWidth) : String(repeating: " ", count: nameWidth)) + " " + part,
-                            i == 0 ? .normal : .normal))
+                out.append(
+                    (
+                        (i == 0 ? DisplayWidth.pad(field.name + ":", to: nameWidth) : String(repeating: " ", count: nameWidth)) + " " + part,
+                        i == 0 ? .normal : .normal
+                    ))
             }
         }
         if isLoading {

@@ -23,8 +23,10 @@ public struct DownloadRow: Sendable, Equatable {
     /// The connections a segmented download uses now (1 otherwise).
     public var connections: Int = 1
 
-    public init(id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,
-                speed: Double, eta: Double?, error: String? = nil, estimate: Int64? = nil) {
+    public init(
+        id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,
+        speed: Double, eta: Double?, error: String? = nil, estimate: Int64? = nil
+    ) {
         self.id = id
         self.title = title
         self.state = state

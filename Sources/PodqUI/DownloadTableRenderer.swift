@@ -101,8 +101,10 @@ public struct DownloadTableRenderer: Sendable {
     public func header(into grid: inout Grid, y: Int) {
         let l = layout(width: grid.width)
         var x = grid.put(DisplayWidth.pad("STATE", to: l.state), x: 0, y: y, style: .dim) + 1
-        for (title, cells) in [("TITLE", l.title), ("PROGRESS", l.bar), ("   %", l.percent), ("RECEIVED / TOTAL", l.amount),
-                               ("SPEED", l.speed), ("ETA", l.eta)] where cells > 0 {
+        for (title, cells) in [
+            ("TITLE", l.title), ("PROGRESS", l.bar), ("   %", l.percent), ("RECEIVED / TOTAL", l.amount),
+            ("SPEED", l.speed), ("ETA", l.eta),
+        ] where cells > 0 {
             x = grid.put(DisplayWidth.pad(title, to: cells), x: x, y: y, style: .dim) + 1
         }
     }

@@ -54,8 +54,9 @@ public final class DownloadsViewModel: Sendable {
     /// with the id of one already shown (a retry) takes its place in the list.
     public func track(_ operation: DownloadOperation, title: String? = nil) {
         let id = operation.id
-        let row = Tracked(title: SafeText.clean(title ?? operation.request.title), progress: operation.progress, state: operation.state,
-                          segments: nil, connections: 1)
+        let row = Tracked(
+            title: SafeText.clean(title ?? operation.request.title), progress: operation.progress, state: operation.state,
+            segments: nil, connections: 1)
         let replaced = rows.withLock { rows in
             if rows.tracked[id] == nil && rows.stored == nil { rows.order.append(id) }
             rows.dirty = true
@@ -199,10 +200,11 @@ public final class DownloadsViewModel: Sendable {
         }
         var error: String?
         if case .failed(let reason) = state { error = reason }
-        var row = DownloadRow(id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
-                              received: progress.downloadedLength, expected: progress.expectedLength,
-                              speed: speed, eta: eta, error: error ?? stored?.error,
-                              estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
+        var row = DownloadRow(
+            id: id, title: stored?.title ?? t.title, state: state, fraction: progress.fractionCompleted,
+            received: progress.downloadedLength, expected: progress.expectedLength,
+            speed: speed, eta: eta, error: error ?? stored?.error,
+            estimate: progress.expectedLength == nil ? rows.estimates[Int64(id)] : nil)
         if state == .downloading, let segments = t.segments {
             row.spans = segments.spans
             row.connections = t.connections
@@ -213,10 +215,13 @@ public final class DownloadsViewModel: Sendable {
     private static func storedRow(_ s: Stored, id: Int, in rows: Rows) -> DownloadRow {
         let r = s.record
         let state = r.state.state(reason: s.error ?? "")
-        let fraction: Double? = state == .completed ? 1
+        let fraction: Double? =
+            state == .completed
+            ? 1
             : r.bytesExpected.map { $0 > 0 ? min(1, Double(r.bytesReceived) / Double($0)) : 0 }
-        return DownloadRow(id: id, title: s.title, state: state, fraction: fraction, received: r.bytesReceived,
-                           expected: r.bytesExpected, speed: 0, eta: nil, error: s.error,
-                           estimate: r.bytesExpected == nil ? rows.estimates[Int64(id)] : nil)
+        return DownloadRow(
+            id: id, title: s.title, state: state, fraction: fraction, received: r.bytesReceived,
+            expected: r.bytesExpected, speed: 0, eta: nil, error: s.error,
+            estimate: r.bytesExpected == nil ? rows.estimates[Int64(id)] : nil)
     }
 }

@@ -142,7 +142,8 @@ public final class EpisodeLibrary: Sendable {
         self.starts = builder.starts
         self.folds = builder.folds
         // The titles' guessed room, when it was far too much, given back (a copy of exactly their size).
-        self.text = builder.text.capacity > builder.text.count + builder.text.count / 4 + 4096
+        self.text =
+            builder.text.capacity > builder.text.count + builder.text.count / 4 + 4096
             ? builder.text.withUnsafeBufferPointer { Array($0) } : builder.text
         self.podcastTitles = names
         self.foldedPodcastTitles = names.mapValues { Array(SearchFold.fold($0).utf8) }
@@ -222,10 +223,11 @@ public final class EpisodeLibrary: Sendable {
         // Cleaned when stored; cleaned again here, for the rows on screen only, to guard old rows.
         let title = SafeText.clean(String(decoding: bytes, as: UTF8.self))
         let podcast = podcastIds[position]
-        return EpisodeRow(id: ids[position], podcastId: podcast, podcast: podcastTitles[podcast] ?? "", title: title,
-                          published: published[position].isNaN ? nil : published[position],
-                          duration: durations[position] < 0 ? nil : Int(durations[position]),
-                          length: lengths[position] < 0 ? nil : lengths[position], state: state)
+        return EpisodeRow(
+            id: ids[position], podcastId: podcast, podcast: podcastTitles[podcast] ?? "", title: title,
+            published: published[position].isNaN ? nil : published[position],
+            duration: durations[position] < 0 ? nil : Int(durations[position]),
+            length: lengths[position] < 0 ? nil : lengths[position], state: state)
     }
 
     /// The positions of the episodes of `podcast` (nil: all) whose podcast or title contains `needle`
@@ -308,7 +310,8 @@ public final class EpisodeLibrary: Sendable {
         let folded = Array(SearchFold.fold(needle).utf8)
         var podcasts: Set<Int64> = []
         if !folded.isEmpty {
-            for (id, title) in foldedPodcastTitles where title.withUnsafeBufferPointer({ t in
+            for (id, title) in foldedPodcastTitles
+            where title.withUnsafeBufferPointer({ t in
                 folded.withUnsafeBufferPointer { Self.contains(t, 0..<t.count, $0) }
             }) { podcasts.insert(id) }
         }

@@ -16,8 +16,10 @@ public struct EpisodeRow: Sendable, Equatable {
     /// `new`, or the state of its download.
     public var state: EpisodeState
 
-    public init(id: Int64, podcastId: Int64, podcast: String, title: String, published: Double?, duration: Int?,
-                length: Int64?, state: EpisodeState) {
+    public init(
+        id: Int64, podcastId: Int64, podcast: String, title: String, published: Double?, duration: Int?,
+        length: Int64?, state: EpisodeState
+    ) {
         self.id = id
         self.podcastId = podcastId
         self.podcast = podcast

@@ -16,8 +16,10 @@ public enum HelpOverlay {
             (k(.retry) + "  " + k(.retryFailed), "retry a failed or cancelled download · retry every failed one"),
             (k(.play) + "  " + k(.played), "play a completed download with the player · mark episodes played / not"),
             (k(.moveUp) + "  " + k(.moveDown), "move the download up / down in the queue"),
-            (k(.moreJobs) + " " + k(.fewerJobs) + " " + k(.morePerHost) + " " + k(.fewerPerHost) + " " + k(.slower) + " " + k(.faster),
-             "more / fewer at once · from one host · halve / double the speed limit (saved)"),
+            (
+                k(.moreJobs) + " " + k(.fewerJobs) + " " + k(.morePerHost) + " " + k(.fewerPerHost) + " " + k(.slower) + " " + k(.faster),
+                "more / fewer at once · from one host · halve / double the speed limit (saved)"
+            ),
             (k(.pauseAll), "pause all / resume all"),
             (k(.remove) + "  " + k(.clearCompleted), "remove the row (asks before deleting a file) · clear the completed rows"),
             (k(.addFeed) + " " + k(.refresh) + " " + k(.queueNew), "add a feed by URL · refresh the feeds · queue a podcast's new or latest"),

@@ -36,14 +36,18 @@ enum ListRenderer {
             Column(title: "AUTO", width: 4) { $0.autoQueue ? "auto" : "" },
             Column(title: "FEED", width: 8) { $0.error != nil ? "failed" : $0.repairs != nil ? "repaired" : "ok" },
         ]
-        table(rows, columns: columns, title: ("PODCAST", { $0.title }), dropOrder: [5, 4, 3, 2, 0],
-              into: &grid, y: y, selected: selected) { $0.error == nil ? .normal : .failure }
+        table(
+            rows, columns: columns, title: ("PODCAST", { $0.title }), dropOrder: [5, 4, 3, 2, 0],
+            into: &grid, y: y, selected: selected
+        ) { $0.error == nil ? .normal : .failure }
     }
 
     /// Lays out `columns` then the title column; drops columns in `dropOrder` until the title has at
     /// least 16 cells.
-    private static func table<Row>(_ rows: [Row], columns: [Column<Row>], title: (String, (Row) -> String), dropOrder: [Int],
-                                   into grid: inout Grid, y: Int, selected: Int?, style: (Row) -> CellStyle) {
+    private static func table<Row>(
+        _ rows: [Row], columns: [Column<Row>], title: (String, (Row) -> String), dropOrder: [Int],
+        into grid: inout Grid, y: Int, selected: Int?, style: (Row) -> CellStyle
+    ) {
         var kept = Array(columns.indices)
         func titleWidth() -> Int { grid.width - kept.reduce(0) { $0 + columns[$1].width + 1 } }
         for index in dropOrder where titleWidth() < 16 { kept.removeAll { $0 == index } }
@@ -56,8 +60,10 @@ enum ListRenderer {
             guard line < grid.height else { break }
             x = 0
             for (n, index) in kept.enumerated() {
-                x = grid.put(DisplayWidth.pad(columns[index].text(row), to: columns[index].width), x: x, y: line,
-                             style: n == 0 ? style(row) : .normal) + 1
+                x =
+                    grid.put(
+                        DisplayWidth.pad(columns[index].text(row), to: columns[index].width), x: x, y: line,
+                        style: n == 0 ? style(row) : .normal) + 1
             }
             grid.put(DisplayWidth.pad(title.1(row), to: titleCells), x: x, y: line)
             if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }

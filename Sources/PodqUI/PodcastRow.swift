@@ -17,8 +17,10 @@ public struct PodcastRow: Sendable, Equatable {
     public var newEpisodes: Int?
     public var downloaded: Int?
 
-    public init(id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool,
-                repairs: String? = nil) {
+    public init(
+        id: Int64, title: String, url: String, episodes: Int, lastRefresh: Double?, error: String?, autoQueue: Bool,
+        repairs: String? = nil
+    ) {
         self.repairs = repairs
         self.id = id
         self.title = title

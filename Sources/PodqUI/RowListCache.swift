@@ -24,8 +24,10 @@ public final class RowListCache: Sendable {
     private let narrowed = Mutex<(base: Key, filter: TUIState.StateFilter, version: Int, ids: [Int64])?>(nil)
 
     /// The ids of `base` whose state passes `filter`, remembered while the states do not change.
-    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order, reversed: Bool,
-                    filter: TUIState.StateFilter, statesVersion: Int, passes: (Int64) -> Bool) -> [Int64] {
+    func episodeIDs(
+        _ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order, reversed: Bool,
+        filter: TUIState.StateFilter, statesVersion: Int, passes: (Int64) -> Bool
+    ) -> [Int64] {
         let base = episodeIDs(library, podcast: podcast, needle: needle, order: order, reversed: reversed)
         let key = Key(library: library.version, podcast: podcast, needle: needle, order: order, reversed: reversed)
         if let hit = narrowed.withLock({ $0 }), hit.base == key, hit.filter == filter, hit.version == statesVersion { return hit.ids }
@@ -37,15 +39,18 @@ public final class RowListCache: Sendable {
     public init() {}
 
     /// The ids the Episodes view shows, in order.
-    func episodeIDs(_ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order = .date,
-                    reversed: Bool = false) -> [Int64] {
+    func episodeIDs(
+        _ library: EpisodeLibrary, podcast: Int64?, needle: String, order: EpisodeLibrary.Order = .date,
+        reversed: Bool = false
+    ) -> [Int64] {
         let key = Key(library: library.version, podcast: podcast, needle: needle, order: order, reversed: reversed)
         let previous = last.withLock { $0 }
         if let previous, previous.key == key { return previous.ids }
         var candidates: [Int32]?
         if let previous, previous.key.library == key.library, previous.key.podcast == key.podcast, previous.key.order == order,
-           previous.key.reversed == reversed, !previous.key.needle.isEmpty,
-           SearchFold.fold(needle).hasPrefix(SearchFold.fold(previous.key.needle)) {
+            previous.key.reversed == reversed, !previous.key.needle.isEmpty,
+            SearchFold.fold(needle).hasPrefix(SearchFold.fold(previous.key.needle))
+        {
             candidates = previous.positions
         }
         // Candidates are already in this order, and filtering keeps it.

@@ -32,11 +32,12 @@ extension TUIController {
 
     /// The detail pane before its contents arrive: the row's title, from the snapshot.
     static func placeholderDetail(view: TUIView, id: Int64, snapshot: TUISnapshot) -> Detail {
-        let title: String = switch view {
-        case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? "#\(id)"
-        case .episodes: snapshot.library.position(of: id).map { snapshot.library.row(at: $0, state: .new).title } ?? ""
-        case .podcasts: snapshot.podcasts.first { $0.id == id }?.title ?? ""
-        }
+        let title: String =
+            switch view {
+            case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? "#\(id)"
+            case .episodes: snapshot.library.position(of: id).map { snapshot.library.row(at: $0, state: .new).title } ?? ""
+            case .podcasts: snapshot.podcasts.first { $0.id == id }?.title ?? ""
+            }
         return Detail(view: view, id: id, title: title, isLoading: true)
     }
 
@@ -130,14 +131,18 @@ extension TUIController {
             return .init("Nothing matches “\(needle)”" + (notes == nil ? " in the titles (the show notes are being searched)." : "." + indexing))
         }
         let count = "“\(needle)”: \(total) " + (total == 1 ? "episode matches" : "episodes match")
-        return .init(notes == nil ? count + " by title (the show notes are being searched)."
-                                  : count + " (\(onlyInNotes) only in the show notes; n and N go through them)." + indexing)
+        return .init(
+            notes == nil
+                ? count + " by title (the show notes are being searched)."
+                : count + " (\(onlyInNotes) only in the show notes; n and N go through them)." + indexing)
     }
 
     /// The index of the first row of `ids` from `start` on (going round) whose title (or podcast)
     /// contains `needle`, case-insensitive, or (episodes) whose show notes match it (`notes`).
-    static func firstMatch(_ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot,
-                           notes: NotesMatches? = nil) -> Int? {
+    static func firstMatch(
+        _ needle: String, in view: TUIView, ids: [Int64], from start: Int, forward: Bool, snapshot: TUISnapshot,
+        notes: NotesMatches? = nil
+    ) -> Int? {
         guard !ids.isEmpty else { return nil }
         let matches: (Int64) -> Bool
         switch view {

@@ -83,8 +83,10 @@ public enum TUIController {
             }
             let forward = key == .character("n")
             let start = index ?? (forward ? -1 : ids.count)
-            if let found = firstMatch(needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot,
-                                      notes: state.notesMatches) {
+            if let found = firstMatch(
+                needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot,
+                notes: state.notesMatches)
+            {
                 state.select(found, in: view, ids: ids)
                 if forward ? found <= start : found >= start {
                     state.message = .init("The search went round to the \(forward ? "top" : "bottom").")
@@ -114,8 +116,9 @@ public enum TUIController {
             let next = state.stateFilter[view].flatMap { filters.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
             state.stateFilter[view] = next < filters.count ? filters[next] : nil
             let what = view == .episodes ? "episodes" : "downloads"
-            state.message = .init(state.stateFilter[view].map { "showing only \($0.rawValue) \(what) (F: the next state, Esc: all)" }
-                                  ?? "showing \(what) in every state")
+            state.message = .init(
+                state.stateFilter[view].map { "showing only \($0.rawValue) \(what) (F: the next state, Esc: all)" }
+                    ?? "showing \(what) in every state")
         case .character("m"):
             guard view == .episodes, let id = selectedID else {
                 state.message = .init("m marks episodes played: in the Episodes view (\(state.keys.key(.episodes))).")
@@ -177,20 +180,20 @@ public enum TUIController {
             let shown = Set(ids)
             state.marked[view] = shown.isSubset(of: state.marked[view] ?? []) ? nil : shown
         case .enter where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty,
-             .character("d") where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty:
+            .character("d") where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty:
             let marked = state.markedIDs(view, in: snapshot)
             state.marked[view] = nil
             return [.queueEpisodes(ids: marked)]
         case .character("c") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-             .character("p") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-             .character(" ") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-             .character("r") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-             .character("x") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty:
+            .character("p") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+            .character(" ") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+            .character("r") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
+            .character("x") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty:
             return markedKey(key, ids: state.markedIDs(view, in: snapshot), snapshot: snapshot, state: &state)
         case .enter, .character("d"):
             return open(view: view, id: selectedID, snapshot: snapshot, state: &state)
         case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"),
-             .character("o"):
+            .character("o"):
             return rowKey(key, view: view, id: selectedID, download: download, snapshot: snapshot, state: &state)
         default:
             break
@@ -216,8 +219,10 @@ public enum TUIController {
     }
 
     /// The keys that act on the selected download (and `x` on a podcast).
-    private static func rowKey(_ key: Key, view: TUIView, id: Int64?, download: DownloadRow?, snapshot: TUISnapshot,
-                               state: inout TUIState) -> [TUIAction] {
+    private static func rowKey(
+        _ key: Key, view: TUIView, id: Int64?, download: DownloadRow?, snapshot: TUISnapshot,
+        state: inout TUIState
+    ) -> [TUIAction] {
         if view == .podcasts, key == .character("x"), let id, let podcast = snapshot.podcasts.first(where: { $0.id == id }) {
             state.mode = .confirming(.removePodcast(id: id, title: podcast.title))
             return []

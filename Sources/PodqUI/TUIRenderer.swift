@@ -1,4 +1,5 @@
 import PodqCore
+
 /// Draws a TUI frame into a ``Grid`` from the state and a snapshot: the tab line, the column titles,
 /// the table of the current view, the status line, the message line and the hint bar (and the help
 /// overlay). Pure: render tests compare its text with what is expected.
@@ -63,8 +64,9 @@ public struct TUIRenderer: Sendable {
         if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
-            grid.put(status(snapshot, view: view, count: ids.count, selected: selected, marked: marked, width: width), x: 0, y: height - 3 - extra,
-                     style: .header)
+            grid.put(
+                status(snapshot, view: view, count: ids.count, selected: selected, marked: marked, width: width), x: 0, y: height - 3 - extra,
+                style: .header)
         }
         if let said {
             for (i, line) in lines.enumerated() { grid.put(line, x: 0, y: height - 2 - extra + i, style: said.style) }
@@ -94,11 +96,12 @@ public struct TUIRenderer: Sendable {
     public static func tabs(_ state: TUIState, _ snapshot: TUISnapshot) -> [(view: TUIView, label: String, cells: Range<Int>)] {
         var x = 0
         return TUIView.allCases.map { view in
-            let count = switch view {
-            case .downloads: snapshot.downloads.count
-            case .episodes: state.episodesOf.map { snapshot.library.episodeCount(of: $0.id) } ?? snapshot.library.count
-            case .podcasts: snapshot.podcasts.count
-            }
+            let count =
+                switch view {
+                case .downloads: snapshot.downloads.count
+                case .episodes: state.episodesOf.map { snapshot.library.episodeCount(of: $0.id) } ?? snapshot.library.count
+                case .podcasts: snapshot.podcasts.count
+                }
             var label = " \(view.rawValue + 1) \(view.title)"
             if view == .episodes, let scope = state.episodesOf { label += ": " + DisplayWidth.truncate(scope.title, to: 24) }
             label += " (\(count)) "
@@ -147,8 +150,9 @@ public struct TUIRenderer: Sendable {
             // have of their whole size.
             let fraction = Double(t.received) / Double(t.total)
             let bar = ProgressBar.cells(fraction: fraction, width: 8)
-            parts.append("▕" + bar.filled + String(repeating: " ", count: bar.empty.count) + "▏ \(Int((fraction * 100).rounded(.down)))% of "
-                         + Format.bytes(t.total))
+            parts.append(
+                "▕" + bar.filled + String(repeating: " ", count: bar.empty.count) + "▏ \(Int((fraction * 100).rounded(.down)))% of "
+                    + Format.bytes(t.total))
         }
         var line = Self.fit(parts, width: width)
         // The speed's sparkline, where the parts left room: up to the last 30 seconds.
@@ -187,14 +191,20 @@ public struct TUIRenderer: Sendable {
         case .confirming(.removePodcast(_, let title)):
             return ("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", .accent)
         case .confirming(.cancelMarked(let ids)):
-            return ("Cancel \(ids.count) download\(ids.count == 1 ? "" : "s") and delete \(ids.count == 1 ? "its partial file" : "their partial files")? y: yes · any other key: no",
-                    .accent)
+            return (
+                "Cancel \(ids.count) download\(ids.count == 1 ? "" : "s") and delete \(ids.count == 1 ? "its partial file" : "their partial files")? y: yes · any other key: no",
+                .accent
+            )
         case .confirming(.removeMarked(let ids)):
-            return ("Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
-                    .accent)
+            return (
+                "Remove \(ids.count) row\(ids.count == 1 ? "" : "s")? y: and delete completed files · k: keep the files · any other key: keep all",
+                .accent
+            )
         case .queueingFrom(_, let title, let count):
-            return ("Queue from \(title): \(count.isEmpty ? "every new episode" : "the latest \(count)")▏  type a number for the latest N · Enter queues · Esc cancels",
-                    .accent)
+            return (
+                "Queue from \(title): \(count.isEmpty ? "every new episode" : "the latest \(count)")▏  type a number for the latest N · Enter queues · Esc cancels",
+                .accent
+            )
         case .searching:
             return ("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous", .accent)
         case .normal, .help, .detail:
@@ -246,17 +256,27 @@ public struct TUIRenderer: Sendable {
     /// and `q quit` at the end.
     public func hints(_ view: TUIView, width: Int, keys: KeyBindings = KeyBindings()) -> String {
         func k(_ action: KeyBindings.Action) -> String { String(keys.key(action)) }
-        let items: [String] = switch view {
-        case .downloads: ["↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
-                          "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
-                          "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.search)) search",
-                          "\(k(.filter)) filter", "\(k(.detail)) detail", "\(k(.mark)) mark", "\(k(.sort)) sort"]
-        case .episodes: ["↑↓ select", "Tab view", "Enter queue", "\(k(.search)) search", "\(k(.filter)) filter", "Esc all",
-                         "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
-                         "\(k(.sort)) sort"]
-        case .podcasts: ["↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
-                         "\(k(.remove)) unsubscribe", "\(k(.search)) search", "\(k(.detail)) detail", "\(k(.sort)) sort"]
-        }
+        let items: [String] =
+            switch view {
+            case .downloads:
+                [
+                    "↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
+                    "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
+                    "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.search)) search",
+                    "\(k(.filter)) filter", "\(k(.detail)) detail", "\(k(.mark)) mark", "\(k(.sort)) sort",
+                ]
+            case .episodes:
+                [
+                    "↑↓ select", "Tab view", "Enter queue", "\(k(.search)) search", "\(k(.filter)) filter", "Esc all",
+                    "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
+                    "\(k(.sort)) sort",
+                ]
+            case .podcasts:
+                [
+                    "↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
+                    "\(k(.remove)) unsubscribe", "\(k(.search)) search", "\(k(.detail)) detail", "\(k(.sort)) sort",
+                ]
+            }
         let tail = "\(k(.help)) help  \(k(.quit)) quit"
         var text = ""
         for item in items {

@@ -30,9 +30,11 @@ public struct TUISnapshot: Sendable {
     public var waitingForHost: Int
     public var perHost: Int
 
-    public init(downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: EpisodeState] = [:],
-                rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil, notice: String? = nil,
-                waitingForHost: Int = 0, perHost: Int = 2) {
+    public init(
+        downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: EpisodeState] = [:],
+        rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil, notice: String? = nil,
+        waitingForHost: Int = 0, perHost: Int = 2
+    ) {
         self.waitingForHost = waitingForHost
         self.perHost = perHost
         self.rateLimit = rateLimit
@@ -45,17 +47,22 @@ public struct TUISnapshot: Sendable {
     }
 
     /// A snapshot of these rows (tests and benchmarks): the episodes' states are taken from the rows.
-    public init(downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
-                rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2) {
+    public init(
+        downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
+        rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2
+    ) {
         var names: [Int64: String] = [:]
         for e in episodes { names[e.podcastId] = e.podcast }
-        let library = EpisodeLibrary(podcasts: podcasts, entries: episodes.map {
-            .init(id: $0.id, podcastId: $0.podcastId, title: $0.title, published: $0.published, duration: $0.duration, length: $0.length)
-        }, podcastTitles: names)
+        let library = EpisodeLibrary(
+            podcasts: podcasts,
+            entries: episodes.map {
+                .init(id: $0.id, podcastId: $0.podcastId, title: $0.title, published: $0.published, duration: $0.duration, length: $0.length)
+            }, podcastTitles: names)
         var states: [Int64: EpisodeState] = [:]
         for e in episodes where e.state != .new { states[e.id] = e.state }
-        self.init(downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit, notice: notice,
-                  waitingForHost: waitingForHost, perHost: perHost)
+        self.init(
+            downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit, notice: notice,
+            waitingForHost: waitingForHost, perHost: perHost)
     }
 
     /// The subscriptions, in the Podcasts view's order.

@@ -187,8 +187,10 @@ public struct TUIState: Sendable, Equatable {
                 guard let only else {
                     return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed)
                 }
-                return cache.episodeIDs(snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed,
-                                        filter: only, statesVersion: snapshot.statesVersion) { only.passes(episodeState: snapshot.episodeState($0)) }
+                return cache.episodeIDs(
+                    snapshot.library, podcast: episodesOf?.id, needle: filter, order: key, reversed: order.reversed,
+                    filter: only, statesVersion: snapshot.statesVersion
+                ) { only.passes(episodeState: snapshot.episodeState($0)) }
             }
             let library = snapshot.library
             let positions = library.sorted(library.positions(podcast: episodesOf?.id, matching: filter), by: key, reversed: order.reversed)

@@ -76,8 +76,10 @@ enum BenchMain {
             }
             runs.sort { $0.0 < $1.0 }
             let (seconds, exit) = runs[2]
-            print(String(format: "feed: %@ (%.1f MB): median %.3f s, CPU %.2f s, peak RSS %.1f MB, exit %d",
-                         label, Double(size) / 1e6, seconds, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1))
+            print(
+                String(
+                    format: "feed: %@ (%.1f MB): median %.3f s, CPU %.2f s, peak RSS %.1f MB, exit %d",
+                    label, Double(size) / 1e6, seconds, exit.cpuSeconds, Double(exit.maxRSS) / 1e6, exit.code ?? -1))
         }
     }
 
@@ -85,22 +87,26 @@ enum BenchMain {
     static func generateFeed(items: Int, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else { return }
         defer { try? out.close() }
-        out.write(Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:content="http://purl.org/rss/1.0/modules/content/">
-            <channel><title>Bench Cast</title><link>https://bench.example/</link><description>Generated.</description>
-
-            """.utf8))
-        let notes = String(repeating: "Show notes with <b>markup</b> &amp; links https://bench.example/x. ", count: 34)
-        for i in 0..<items {
-            out.write(Data("""
-                <item><title>Episode \(i): a title of ordinary length</title><guid isPermaLink="false">bench-\(i)</guid>
-                <link>https://bench.example/ep/\(i)</link><pubDate>Sat, 21 Nov 2026 10:00:00 +0000</pubDate>
-                <itunes:duration>01:02:03</itunes:duration><itunes:episode>\(i)</itunes:episode>
-                <description><![CDATA[\(notes)]]></description>
-                <enclosure url="https://cdn.bench.example/ep\(i).mp3" type="audio/mpeg" length="\(40_000_000 + i)"/></item>
+        out.write(
+            Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+                <channel><title>Bench Cast</title><link>https://bench.example/</link><description>Generated.</description>
 
                 """.utf8))
+        let notes = String(repeating: "Show notes with <b>markup</b> &amp; links https://bench.example/x. ", count: 34)
+        for i in 0..<items {
+            out.write(
+                Data(
+                    """
+                    <item><title>Episode \(i): a title of ordinary length</title><guid isPermaLink="false">bench-\(i)</guid>
+                    <link>https://bench.example/ep/\(i)</link><pubDate>Sat, 21 Nov 2026 10:00:00 +0000</pubDate>
+                    <itunes:duration>01:02:03</itunes:duration><itunes:episode>\(i)</itunes:episode>
+                    <description><![CDATA[\(notes)]]></description>
+                    <enclosure url="https://cdn.bench.example/ep\(i).mp3" type="audio/mpeg" length="\(40_000_000 + i)"/></item>
+
+                    """.utf8))
         }
         out.write(Data("</channel></rss>\n".utf8))
     }
@@ -126,8 +132,10 @@ enum BenchMain {
             let serverSaw = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
             let partialGone = !FileManager.default.fileExists(atPath: dir.file("c\(run).bin.part"))
             worst = max(worst, max(stopped, serverSaw))
-            print(String(format: "cancel #%d: operation stopped in %.1f ms, server saw the close in %.1f ms, state %@, partial deleted: %@",
-                         run, stopped, serverSaw, state.name, partialGone ? "yes" : "no"))
+            print(
+                String(
+                    format: "cancel #%d: operation stopped in %.1f ms, server saw the close in %.1f ms, state %@, partial deleted: %@",
+                    run, stopped, serverSaw, state.name, partialGone ? "yes" : "no"))
         }
         print(String(format: "cancel: worst %.1f ms over %d runs (target 200 ms)", worst, runs))
         await transport.shutdown()

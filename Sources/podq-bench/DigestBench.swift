@@ -33,7 +33,8 @@ enum DigestBench {
             _ = hasher.finalize()
         }
         rows.append(("SHA256 (swift-crypto)", crypto))
-        var text = "Measured by `podq-bench digest` (`make bench`) on \(day()), \(ProcessInfo.processInfo.activeProcessorCount) cores: "
+        var text =
+            "Measured by `podq-bench digest` (`make bench`) on \(day()), \(ProcessInfo.processInfo.activeProcessorCount) cores: "
             + "1 GiB hashed in memory in 256 KiB pieces, best of 3, one core.\n\n"
             + "| algorithm | CPU s per GiB | GB/s |\n|---|---|---|\n"
         for (name, seconds) in rows {
@@ -41,8 +42,9 @@ enum DigestBench {
         }
         print(text)
         if let index = options.firstIndex(of: "--write"), options.indices.contains(index + 1) {
-            try BenchReport.replace(between: "<!-- make bench: digest start -->", and: "<!-- make bench: digest end -->",
-                                    in: options[index + 1], with: text)
+            try BenchReport.replace(
+                between: "<!-- make bench: digest start -->", and: "<!-- make bench: digest end -->",
+                in: options[index + 1], with: text)
             print("wrote \(options[index + 1])")
         }
     }

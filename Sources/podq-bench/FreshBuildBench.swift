@@ -39,8 +39,9 @@ enum FreshBuildBench {
             Foundation.exit(1)
         }
         if let index = options.firstIndex(of: "--write"), options.indices.contains(index + 1) {
-            try BenchReport.replace(between: "<!-- make bench: fresh build start -->", and: "<!-- make bench: fresh build end -->",
-                                    in: options[index + 1], with: text)
+            try BenchReport.replace(
+                between: "<!-- make bench: fresh build start -->", and: "<!-- make bench: fresh build end -->",
+                in: options[index + 1], with: text)
             print("wrote \(options[index + 1])")
         }
     }
@@ -90,8 +91,9 @@ enum FreshBuildBench {
         process.waitUntilExit()
         let total = Date().timeIntervalSince(start)
         let resolving = firstCompile ?? total
-        return Result(resolving: resolving, compiling: total - resolving, total: total,
-                      boringSSL: boring.map { $0.last - $0.first } ?? 0, jobs: jobs, succeeded: process.terminationStatus == 0)
+        return Result(
+            resolving: resolving, compiling: total - resolving, total: total,
+            boringSSL: boring.map { $0.last - $0.first } ?? 0, jobs: jobs, succeeded: process.terminationStatus == 0)
     }
 
     static func markdown(_ r: Result) -> String {

@@ -25,21 +25,25 @@ enum LibraryActionsBench {
     /// Runs `podq arguments…` on `home` to its end, its output to a file.
     static func podq(_ arguments: [String], home: String, dir: TemporaryDirectory) -> Command {
         let start = Date()
-        let child = try? ChildProcess(executable: ChildProcess.podqExecutable, arguments: arguments + ["--home", home],
-                                      environment: ["LANG": "C.UTF-8"], directory: dir.path)
+        let child = try? ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: arguments + ["--home", home],
+            environment: ["LANG": "C.UTF-8"], directory: dir.path)
         guard let child else { return Command(seconds: -1, peakMB: -1, outputBytes: 0, exit: -1) }
         let exit = child.wait(timeout: 300)
         let size = (try? FileManager.default.attributesOfItem(atPath: child.stdoutPath)[.size] as? Int64) ?? 0
-        return Command(seconds: Date().timeIntervalSince(start), peakMB: Double(exit.maxRSS) / 1e6, outputBytes: size,
-                       exit: exit.code ?? -1)
+        return Command(
+            seconds: Date().timeIntervalSince(start), peakMB: Double(exit.maxRSS) / 1e6, outputBytes: size,
+            exit: exit.code ?? -1)
     }
 
     static func run(home: String, dir: TemporaryDirectory) async throws {
         let paths = PodqPaths(home: home, downloadDir: nil)
         let json = podq(["episodes", "--json"], home: home, dir: dir)
         let search = podq(["episodes", "--search", "episode 12"], home: home, dir: dir)
-        print(String(format: "library: podq episodes --json %.2f s, peak RSS %.1f MB (%.1f MB of JSON; goal ≤ 100 MB); --search %.2f s, peak RSS %.1f MB",
-                     json.seconds, json.peakMB, Double(json.outputBytes) / 1e6, search.seconds, search.peakMB))
+        print(
+            String(
+                format: "library: podq episodes --json %.2f s, peak RSS %.1f MB (%.1f MB of JSON; goal ≤ 100 MB); --search %.2f s, peak RSS %.1f MB",
+                json.seconds, json.peakMB, Double(json.outputBytes) / 1e6, search.seconds, search.peakMB))
 
         // 1,000 rows, then 100 of them removed by the command line.
         let database = try DatabaseQueue(path: paths.database)
@@ -55,8 +59,9 @@ enum LibraryActionsBench {
         }
         let terminal = try PseudoTerminal(width: 200, height: 50)
         defer { terminal.close() }
-        let tui = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", home, "--jobs", "1"],
-                                   environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"], directory: dir.path, terminal: terminal.device)
+        let tui = try ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", home, "--jobs", "1"],
+            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"], directory: dir.path, terminal: terminal.device)
         try await Task.sleep(for: .seconds(4))  // the library read
         let typed = Date()
         terminal.send("C")
@@ -69,8 +74,10 @@ enum LibraryActionsBench {
         var cleared: Double?, queued: Double?
         while Date().timeIntervalSince(typed) < 180 && (cleared == nil || queued == nil) {
             let (completed, others) = try await database.read { db in
-                (try Int.fetchOne(db, sql: "SELECT count(*) FROM download WHERE state = 'completed'") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM download WHERE state != 'completed'") ?? 0)
+                (
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM download WHERE state = 'completed'") ?? 0,
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM download WHERE state != 'completed'") ?? 0
+                )
             }
             if cleared == nil && completed == 0 { cleared = Date().timeIntervalSince(typed) }
             if queued == nil && others > 0 { queued = Date().timeIntervalSince(typed) }
@@ -78,8 +85,11 @@ enum LibraryActionsBench {
         }
         terminal.send("q")
         _ = await Task.detached { tui.wait(timeout: 60) }.value
-        print(String(format: "library: C on 1,000 completed rows: gone after %.0f ms; an episode queued right after it (2, G, Enter typed 90 ms later) on the queue after %.0f ms",
-                     (cleared ?? -1) * 1000, (queued ?? -1) * 1000))
+        print(
+            String(
+                format:
+                    "library: C on 1,000 completed rows: gone after %.0f ms; an episode queued right after it (2, G, Enter typed 90 ms later) on the queue after %.0f ms",
+                (cleared ?? -1) * 1000, (queued ?? -1) * 1000))
     }
 
     /// Queues episodes not queued yet until the queue has `count` rows.
@@ -87,16 +97,20 @@ enum LibraryActionsBench {
         let have = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM download") ?? 0 }
         guard have < count else { return }
         let rows = try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT episode.id, episode.url, episode.title, podcast.title FROM episode JOIN podcast ON podcast.id = episode.podcastId
-                WHERE episode.downloadId IS NULL ORDER BY episode.id LIMIT ?
-                """, arguments: [count - have])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT episode.id, episode.url, episode.title, podcast.title FROM episode JOIN podcast ON podcast.id = episode.podcastId
+                    WHERE episode.downloadId IS NULL ORDER BY episode.id LIMIT ?
+                    """, arguments: [count - have])
         }
         let store = try QueueStore(path: paths.database)
-        try store.add(rows.map { row in
-            let id: Int64 = row[0]
-            return NewDownload(url: row[1], title: row[2], podcast: row[3], destination: paths.downloadFolder + "/fill/\(id).mp3",
-                               folder: paths.downloadFolder, episodeId: id, bytesExpected: 2_000_000)
-        })
+        try store.add(
+            rows.map { row in
+                let id: Int64 = row[0]
+                return NewDownload(
+                    url: row[1], title: row[2], podcast: row[3], destination: paths.downloadFolder + "/fill/\(id).mp3",
+                    folder: paths.downloadFolder, episodeId: id, bytesExpected: 2_000_000)
+            })
     }
 }

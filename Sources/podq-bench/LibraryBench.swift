@@ -43,8 +43,10 @@ enum LibraryBench {
         let home = dir.file("home")
         let t0 = Date()
         try build(options, home: home, server: server, dir: dir)
-        print(String(format: "library: %d podcasts, %d episodes, %d queued; built in %.1f s", options.podcasts, options.episodes,
-                     options.queued, Date().timeIntervalSince(t0)))
+        print(
+            String(
+                format: "library: %d podcasts, %d episodes, %d queued; built in %.1f s", options.podcasts, options.episodes,
+                options.queued, Date().timeIntervalSince(t0)))
 
         if options.tui { try await tuiPart(options, home: home, server: server, dir: dir) }
         try await LibraryActionsBench.run(home: home, dir: dir)
@@ -59,11 +61,12 @@ enum LibraryBench {
         let spawned = PseudoTerminal.monotonicNanoseconds()
         // `PODQ_BENCH_WRAP="heaptrack -o /tmp/tui"` runs the TUI under a profiler (its numbers are then the wrapper's).
         let wrap = ProcessInfo.processInfo.environment["PODQ_BENCH_WRAP"].map { $0.split(separator: " ").map(String.init) } ?? []
-        let tui = try ChildProcess(executable: wrap.first ?? ChildProcess.podqExecutable,
-                                   arguments: Array(wrap.dropFirst()) + (wrap.isEmpty ? [] : [ChildProcess.podqExecutable])
-                                       + ["tui", "--home", home, "--jobs", "\(options.jobs)", "--per-host", "\(options.jobs)"],
-                                   environment: ["TERM": "xterm-256color", "PODQ_TRACE_FRAMES": tracePath, "LANG": "C.UTF-8"],
-                                   directory: dir.path, terminal: terminal.device)
+        let tui = try ChildProcess(
+            executable: wrap.first ?? ChildProcess.podqExecutable,
+            arguments: Array(wrap.dropFirst()) + (wrap.isEmpty ? [] : [ChildProcess.podqExecutable])
+                + ["tui", "--home", home, "--jobs", "\(options.jobs)", "--per-host", "\(options.jobs)"],
+            environment: ["TERM": "xterm-256color", "PODQ_TRACE_FRAMES": tracePath, "LANG": "C.UTF-8"],
+            directory: dir.path, terminal: terminal.device)
         var sent: [(time: UInt64, key: String, phase: String)] = []
         func type(_ key: String, phase: String, gap: Int = 100) async throws {
             sent.append((PseudoTerminal.monotonicNanoseconds(), key, phase))
@@ -123,8 +126,10 @@ enum LibraryBench {
         let trace = Trace(path: tracePath)
         guard let firstFrame = trace.frames.first else { throw BenchError.mismatch("library: the TUI drew no frame (exit \(exit.code ?? -1))") }
         let ready = trace.frames.first { $0.libraryReady }
-        print(String(format: "library: first frame %.0f ms after the start (library shown: %.0f ms)",
-                     ms(firstFrame.end - spawned), ready.map { ms($0.end - spawned) } ?? -1))
+        print(
+            String(
+                format: "library: first frame %.0f ms after the start (library shown: %.0f ms)",
+                ms(firstFrame.end - spawned), ready.map { ms($0.end - spawned) } ?? -1))
         var byPhase: [String: [Double]] = [:]
         var all: [Double] = []
         for (index, key) in sent.enumerated() {
@@ -136,8 +141,9 @@ enum LibraryBench {
         func line(_ name: String, _ values: [Double]) -> String {
             let v = values.sorted()
             guard !v.isEmpty else { return "\(name): none" }
-            return String(format: "%@: %d keys, median %.1f ms, p99 %.1f ms, max %.1f ms", name, v.count, v[v.count / 2],
-                          v[min(v.count - 1, v.count * 99 / 100)], v.last ?? 0)
+            return String(
+                format: "%@: %d keys, median %.1f ms, p99 %.1f ms, max %.1f ms", name, v.count, v[v.count / 2],
+                v[min(v.count - 1, v.count * 99 / 100)], v.last ?? 0)
         }
         print("library: keys (typed → frame drawn), goal median ≤ 16 ms, p99 ≤ 50 ms")
         print("  " + line("all", all))
@@ -147,12 +153,19 @@ enum LibraryBench {
         let running = trace.frames.filter { $0.end > firstFrame.end && $0.end < sent.last(where: { $0.phase == "pause" })?.time ?? 0 }
         var maxGap: UInt64 = 0
         for (a, b) in zip(running, running.dropFirst()) { maxGap = max(maxGap, b.end - a.end) }
-        print(String(format: "library: longest gap between frames while downloads ran %.0f ms; longest busy turn of the loop %.0f ms (goal: no gap over 100 ms)",
-                     ms(maxGap), ms(trace.busy.max() ?? 0)))
-        print(String(format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS paused after the refresh %.1f MB (%.1f anonymous, %.1f of files); exit %d",
-                     idleCPU, rss.current, rss.anonymous, rss.files, exit.code ?? -1))
-        print(String(format: "library: RSS with 50 downloads running %.1f MB (%.1f anonymous, %.1f of files; goal ≤ 60 MB); peak before the refresh %.1f MB, with the refresh of every feed %.1f MB",
-                     beforeRefresh.current, beforeRefresh.anonymous, beforeRefresh.files, beforeRefresh.peak, rss.peak))
+        print(
+            String(
+                format: "library: longest gap between frames while downloads ran %.0f ms; longest busy turn of the loop %.0f ms (goal: no gap over 100 ms)",
+                ms(maxGap), ms(trace.busy.max() ?? 0)))
+        print(
+            String(
+                format: "library: idle CPU %.2f%% of a core (goal ≤ 0.1%%); RSS paused after the refresh %.1f MB (%.1f anonymous, %.1f of files); exit %d",
+                idleCPU, rss.current, rss.anonymous, rss.files, exit.code ?? -1))
+        print(
+            String(
+                format:
+                    "library: RSS with 50 downloads running %.1f MB (%.1f anonymous, %.1f of files; goal ≤ 60 MB); peak before the refresh %.1f MB, with the refresh of every feed %.1f MB",
+                beforeRefresh.current, beforeRefresh.anonymous, beforeRefresh.files, beforeRefresh.peak, rss.peak))
         print("library: resident with 50 running, by mapping: " + runningMap.largest().joined(separator: ", "))
         print("library: resident paused after the refresh, by mapping: " + pausedMap.largest().joined(separator: ", "))
     }
@@ -183,7 +196,7 @@ enum LibraryBench {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0, 0, 0) }
         func field(_ name: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
-            return Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "") .map { $0 * 1024 / 1e6 } ?? 0
+            return Double(line.split(separator: " ").dropFirst().first { !$0.isEmpty }.map(String.init) ?? "").map { $0 * 1024 / 1e6 } ?? 0
         }
         return (field("VmRSS:"), field("VmHWM:"), field("RssAnon:"), field("RssFile:"))
     }
@@ -259,9 +272,11 @@ enum LibraryBench {
             for e in episodes.prefix(perQueue) {
                 guard let id = e.id else { continue }
                 let url = e.url
-                downloads.append(NewDownload(url: url, title: e.title, podcast: podcast.title,
-                                             destination: paths.downloadFolder + "/show-\(p)/\(id).mp3", folder: paths.downloadFolder,
-                                             episodeId: id, bytesExpected: 2_000_000))
+                downloads.append(
+                    NewDownload(
+                        url: url, title: e.title, podcast: podcast.title,
+                        destination: paths.downloadFolder + "/show-\(p)/\(id).mp3", folder: paths.downloadFolder,
+                        episodeId: id, bytesExpected: 2_000_000))
             }
         }
         try store.add(downloads)

@@ -13,8 +13,9 @@ enum TUIBench {
         let model = DownloadsViewModel()
         let states: [StoredState] = [.downloading, .queued, .paused, .failed, .completed, .cancelled]
         let records: [DownloadRecord] = (1...count).map { i in
-            var r = DownloadRecord(position: Int64(i), url: "http://h/\(i).mp3", title: "Podcast \(i % 17) — Episode \(i) ポッドキャスト 🎧",
-                                   destination: "/d/\(i).mp3")
+            var r = DownloadRecord(
+                position: Int64(i), url: "http://h/\(i).mp3", title: "Podcast \(i % 17) — Episode \(i) ポッドキャスト 🎧",
+                destination: "/d/\(i).mp3")
             r.id = Int64(i)
             r.state = states[i % states.count]
             r.bytesReceived = Int64(i) * 10_000
@@ -39,8 +40,10 @@ enum TUIBench {
         }
         times.sort()
         snapshotTimes.sort()
-        print(String(format: "frame: %d rows, 200x50: median %.3f ms (of which the view-model snapshot %.3f ms), p99 %.3f ms (target < 2 ms)",
-                     count, times[times.count / 2], snapshotTimes[times.count / 2], times[times.count * 99 / 100]))
+        print(
+            String(
+                format: "frame: %d rows, 200x50: median %.3f ms (of which the view-model snapshot %.3f ms), p99 %.3f ms (target < 2 ms)",
+                count, times[times.count / 2], snapshotTimes[times.count / 2], times[times.count * 99 / 100]))
     }
 
     /// Idle CPU of the TUI on an empty queue, and its CPU with 50 downloads in flight against
@@ -88,15 +91,17 @@ enum TUIBench {
         let headlessHome = dir.file("headless")
         try await queue(headlessHome)
         let t0 = Date()
-        let child = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["download", "--home", headlessHome, "--jobs", "\(downloads)", "--per-host", "\(downloads)"],
-                                     directory: dir.path)
+        let child = try ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: ["download", "--home", headlessHome, "--jobs", "\(downloads)", "--per-host", "\(downloads)"],
+            directory: dir.path)
         let exit = await Task.detached { child.wait(timeout: 600) }.value
         let headlessWall = Date().timeIntervalSince(t0)
 
         let tuiHome = dir.file("tui")
         try await queue(tuiHome)
         let t1 = Date()
-        let tui = try Tmux(command: "\(ChildProcess.podqExecutable) tui --home '\(tuiHome)' --jobs \(downloads) --per-host \(downloads)", width: 160, height: 60)
+        let tui = try Tmux(
+            command: "\(ChildProcess.podqExecutable) tui --home '\(tuiHome)' --jobs \(downloads) --per-host \(downloads)", width: 160, height: 60)
         var pid: pid_t?
         while pid == nil && Date().timeIntervalSince(t1) < 10 {
             pid = processID(home: tuiHome)
@@ -110,9 +115,12 @@ enum TUIBench {
         _ = await tui.waitFor { $0.contains("[exit") }
         tui.stop()
         await server.stop()
-        print(String(format: "tui-cpu: %d downloads of %.1f MB at %d B/s each: headless %.2f CPU s (%.1f s, exit %d), TUI %.2f CPU s (%.1f s%@): %.2fx (target <= 1.2x)",
-                     downloads, Double(size) / 1e6, rate, exit.cpuSeconds, headlessWall, exit.code ?? -1, used, tuiWall,
-                     done.ok ? "" : ", DID NOT FINISH", used / max(0.001, exit.cpuSeconds)))
+        print(
+            String(
+                format:
+                    "tui-cpu: %d downloads of %.1f MB at %d B/s each: headless %.2f CPU s (%.1f s, exit %d), TUI %.2f CPU s (%.1f s%@): %.2fx (target <= 1.2x)",
+                downloads, Double(size) / 1e6, rate, exit.cpuSeconds, headlessWall, exit.code ?? -1, used, tuiWall,
+                done.ok ? "" : ", DID NOT FINISH", used / max(0.001, exit.cpuSeconds)))
         guard done.ok, exit.code == 0 else { throw BenchError.mismatch("tui-cpu: the downloads did not all finish") }
         return CPUResult(idlePercent: idlePercent, headless: exit.cpuSeconds, tui: used)
     }
@@ -120,7 +128,8 @@ enum TUIBench {
     /// user + system CPU seconds of a process, from /proc.
     static func cpuSeconds(_ pid: pid_t) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14, stime 15 (1-based in proc(5)).
         guard fields.count > 13, let utime = Double(fields[11]), let stime = Double(fields[12]) else { return 0 }

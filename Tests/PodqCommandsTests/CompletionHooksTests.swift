@@ -1,7 +1,8 @@
 import Foundation
-@testable import PodqCommands
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCommands
 
 /// `on-complete` through the real binary: the hook gets the file and the download's facts, its
 /// failure and its output go to the log without touching the download, and one that hangs is stopped
@@ -72,9 +73,12 @@ final class CompletionHooksTests: CLITestCase {
         let (child, code, _) = try await download("hangs.mp3")
         XCTAssertEqual(code, 0, child.standardError)
         XCTAssertTrue(log().contains("hook timed out"), log())
-        XCTAssertTrue(child.standardOutput.contains("waiting for 1 on-complete hook to finish (at most 1 s; hook-timeout)"),
-                      "the wait is said, not silent: \(child.standardOutput)")
-        let started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertTrue(
+            child.standardOutput.contains("waiting for 1 on-complete hook to finish (at most 1 s; hook-timeout)"),
+            "the wait is said, not silent: \(child.standardOutput)")
+        let started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: " ").compactMap {
+            pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         XCTAssertEqual(started.count, 2)
         for pid in started {
             var alive = kill(pid, 0) == 0

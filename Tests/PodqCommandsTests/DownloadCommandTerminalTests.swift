@@ -9,8 +9,9 @@ final class DownloadCommandTerminalTests: XCTestCase {
         let dir = TemporaryDirectory("podq-tty")
         defer { dir.remove() }
         let urls = (1...2).map { server.dataURL(size: 1_500_000, seed: UInt64($0), name: "live\($0).mp3", ["rate": "500000"]).absoluteString }
-        let tmux = try Tmux(command: "\(ChildProcess.podqExecutable) download --download-dir \(dir.file("out")) \(urls.map { "'\($0)'" }.joined(separator: " "))",
-                            width: 100, height: 20)
+        let tmux = try Tmux(
+            command: "\(ChildProcess.podqExecutable) download --download-dir \(dir.file("out")) \(urls.map { "'\($0)'" }.joined(separator: " "))",
+            width: 100, height: 20)
         defer { tmux.stop() }
 
         let live = await tmux.waitFor { $0.contains("downloading") && $0.contains("█") && $0.contains("B/s") && $0.contains("%") }

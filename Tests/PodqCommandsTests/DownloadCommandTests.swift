@@ -58,8 +58,10 @@ final class DownloadCommandTests: CLITestCase {
     }
 
     func testAFailureExitsWith1AndSaysWhy() async throws {
-        let child = try podq(["download", "--download-dir", dir.file("out"),
-                              server.url("/status/404").absoluteString, server.dataURL(size: 1000, name: "ok.mp3").absoluteString])
+        let child = try podq([
+            "download", "--download-dir", dir.file("out"),
+            server.url("/status/404").absoluteString, server.dataURL(size: 1000, name: "ok.mp3").absoluteString,
+        ])
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 1)
         XCTAssertTrue(child.standardOutput.contains("failed    #1 404: The server has no file at"), child.standardOutput)
@@ -130,9 +132,10 @@ final class DownloadCommandTests: CLITestCase {
     func testSIGHUPUnderNohupIsIgnored() async throws {
         let size: Int64 = 1_500_000
         let url = server.dataURL(size: size, seed: 60, name: "nohup.mp3", ["rate": "1000000"])
-        let child = try ChildProcess(executable: "/usr/bin/nohup",
-                                     arguments: [ChildProcess.podqExecutable, "download", "--download-dir", dir.file("out"), url.absoluteString],
-                                     environment: ["PODQ_HOME": cli.home], directory: dir.path)
+        let child = try ChildProcess(
+            executable: "/usr/bin/nohup",
+            arguments: [ChildProcess.podqExecutable, "download", "--download-dir", dir.file("out"), url.absoluteString],
+            environment: ["PODQ_HOME": cli.home], directory: dir.path)
         let part = dir.file("out/nohup.mp3.part")
         for _ in 0..<400 {
             if let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 100_000 { break }
@@ -213,8 +216,10 @@ final class DownloadCommandTests: CLITestCase {
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
-        XCTAssertTrue(child.standardOutput.contains("note      #1 norange.mp3: the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero"),
-                      child.standardOutput)
+        XCTAssertTrue(
+            child.standardOutput.contains(
+                "note      #1 norange.mp3: the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero"),
+            child.standardOutput)
         let log = try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("it does not resume downloads"), log)
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/norange.mp3")), PatternSource(seed: 81, length: 2_000_000).sha256)

@@ -14,8 +14,9 @@ final class DownloadEventOrderTests: CLITestCase {
             for i in 1...6 {
                 let seed = UInt64(round * 10 + i)
                 let name = "r\(round)-\(i).mp3"
-                _ = FileManager.default.createFile(atPath: out + "/" + name + ".part",
-                                                   contents: Data(PatternSource(seed: seed, length: size).bytes(count: 1_200_000)))
+                _ = FileManager.default.createFile(
+                    atPath: out + "/" + name + ".part",
+                    contents: Data(PatternSource(seed: seed, length: size).bytes(count: 1_200_000)))
                 urls.append(server.dataURL(size: size, seed: seed, name: name).absoluteString)
             }
             let (exit, stdout, err) = try await cli.run(["download", "--jobs", "3", "--per-host", "3", "--download-dir", out] + urls)

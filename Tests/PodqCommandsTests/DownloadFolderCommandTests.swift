@@ -30,9 +30,11 @@ final class DownloadFolderCommandTests: CLITestCase {
         // A dangling one must not create its target either.
         try FileManager.default.createSymbolicLink(atPath: out + "/new.mp3.part", withDestinationPath: dir.file("outside/created.txt"))
 
-        let (exit, stdout, err) = try await cli.run(["download", "--download-dir", out,
-                                                     server.dataURL(size: 200_000, seed: 1, name: "ep.mp3").absoluteString,
-                                                     server.dataURL(size: 200_000, seed: 2, name: "new.mp3").absoluteString])
+        let (exit, stdout, err) = try await cli.run([
+            "download", "--download-dir", out,
+            server.dataURL(size: 200_000, seed: 1, name: "ep.mp3").absoluteString,
+            server.dataURL(size: 200_000, seed: 2, name: "new.mp3").absoluteString,
+        ])
         XCTAssertEqual(exit.code, 1, stdout + err)
         XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "my notes\n", "the link's target is untouched")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("outside/created.txt")), "nothing is created outside")

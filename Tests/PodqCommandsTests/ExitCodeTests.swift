@@ -68,8 +68,10 @@ final class ExitCodeTests: CLITestCase {
     func testTheTableIsInTheHelp() async throws {
         let (code, text) = try await exitCode(["--help"])
         XCTAssertEqual(code, 0)
-        for part in ["0 success", "1 a download, a feed or the player failed", "2 bad usage", "3 another podq runs the queue",
-                     "4 the config file is invalid", "5 the queue database cannot be used", "130 interrupted"] {
+        for part in [
+            "0 success", "1 a download, a feed or the player failed", "2 bad usage", "3 another podq runs the queue",
+            "4 the config file is invalid", "5 the queue database cannot be used", "130 interrupted",
+        ] {
             XCTAssertTrue(text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ").contains(part), "\(part):\n\(text)")
         }
     }

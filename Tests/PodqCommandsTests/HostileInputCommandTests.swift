@@ -12,7 +12,8 @@ final class HostileInputCommandTests: CLITestCase {
     }
 
     private func rss(_ items: String, title: String = "Show") -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0"?><rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>\(title)</title>
             \(items)
             </channel></rss>
@@ -76,7 +77,8 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertEqual(Set(episodes.compactMap { $0["url"] as? String }.map { String($0.suffix(4)) }), ["id=5", "id=4", "id=3", "id=2", "id=1"])
 
         // Without GUIDs, a tracking parameter alone does not make a new episode; the query does.
-        let tracked = "<item><title>A</title><enclosure url=\"/get.php?id=1&amp;utm_source=x\"/></item>"
+        let tracked =
+            "<item><title>A</title><enclosure url=\"/get.php?id=1&amp;utm_source=x\"/></item>"
             + "<item><title>A again</title><enclosure url=\"/get.php?id=1&amp;utm_source=y\"/></item>"
             + "<item><title>B</title><enclosure url=\"/get.php?id=2\"/></item>"
         server.serve(rss(tracked, title: "Tracked"), as: "tracked.xml")
@@ -261,8 +263,10 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertNotEqual(stalled.code, 0)
         XCTAssertTrue((sout + serr).contains("No data arrived for 1 s"), sout + serr)
         // Waiting on podq's own speed limit (a 64 KiB read every 1.3 s at 50K) is not a stall.
-        let (limited, lout0, lerr0) = try await cli.run(["download", "--limit-rate", "50K",
-                                                         server.url("/data/limited.mp3?size=200000").absoluteString])
+        let (limited, lout0, lerr0) = try await cli.run([
+            "download", "--limit-rate", "50K",
+            server.url("/data/limited.mp3?size=200000").absoluteString,
+        ])
         XCTAssertEqual(limited.code, 0, lout0 + lerr0)
         // And a head 2 s late is fine under response-timeout 30.
         let (late, lout, lerr) = try await cli.run(["download", server.url("/data/late.mp3?size=1000&headDelay=2").absoluteString])
@@ -272,7 +276,8 @@ final class HostileInputCommandTests: CLITestCase {
     func testHeadersThatTrickleInAreReportedAsTheHeadersNotAsABodyStall() async throws {
         // 200 bytes of head, one every 50 ms: never 1 s without a byte (stall-timeout), but no complete
         // head within response-timeout (2 s).
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nX-Padding: " + String(repeating: "x", count: 140) + "\r\nContent-Length: 10\r\n\r\n0123456789"
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nX-Padding: " + String(repeating: "x", count: 140) + "\r\nContent-Length: 10\r\n\r\n0123456789"
         let bytes = Array(head.utf8)
         let trickle = try await ScriptedServer.start(.cut(bytes, at: Array(1..<bytes.count), pause: .milliseconds(50)))
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
@@ -293,8 +298,9 @@ final class HostileInputCommandTests: CLITestCase {
         let feed = dir.file("many.xml")
         _ = FileManager.default.createFile(atPath: feed, contents: Data(rss(items)))
         let script = "\"$0\" parse \"$1\" 2>\"$2\" | head -n 1 >/dev/null; echo \"podq=${PIPESTATUS[0]}\""
-        let shell = try ChildProcess(executable: "/bin/bash", arguments: ["-c", script, ChildProcess.podqExecutable, feed, dir.file("err")],
-                                     environment: ["PODQ_HOME": cli.home], directory: dir.path)
+        let shell = try ChildProcess(
+            executable: "/bin/bash", arguments: ["-c", script, ChildProcess.podqExecutable, feed, dir.file("err")],
+            environment: ["PODQ_HOME": cli.home], directory: dir.path)
         _ = await shell.finish()
         XCTAssertTrue(shell.standardOutput.contains("podq=141"), shell.standardOutput)
         let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""

@@ -83,14 +83,17 @@ final class InstallTests: CLITestCase {
 
     func testInstallLaysOutTheBinaryTheManPageAndTheCompletions() async throws {
         let prefix = dir.file("prefix")
-        let make = try ChildProcess(executable: "/usr/bin/env",
-                                    arguments: ["make", "-s", "-C", Self.repo, "install-files", "BIN=\(ChildProcess.podqExecutable)", "PREFIX=\(prefix)"],
-                                    directory: dir.path)
+        let make = try ChildProcess(
+            executable: "/usr/bin/env",
+            arguments: ["make", "-s", "-C", Self.repo, "install-files", "BIN=\(ChildProcess.podqExecutable)", "PREFIX=\(prefix)"],
+            directory: dir.path)
         let exit = await make.finish(timeout: 120)
         XCTAssertEqual(exit.code, 0, make.standardError)
-        for file in ["bin/podq", "bin/podq_PodqResources.resources/demo/podcast.json", "share/man/man1/podq.1",
-                     "share/bash-completion/completions/podq", "share/zsh/site-functions/_podq",
-                     "share/fish/vendor_completions.d/podq.fish"] {
+        for file in [
+            "bin/podq", "bin/podq_PodqResources.resources/demo/podcast.json", "share/man/man1/podq.1",
+            "share/bash-completion/completions/podq", "share/zsh/site-functions/_podq",
+            "share/fish/vendor_completions.d/podq.fish",
+        ] {
             let attributes = try? FileManager.default.attributesOfItem(atPath: prefix + "/" + file)
             XCTAssertGreaterThan(attributes?[.size] as? Int ?? 0, 0, "\(file) is installed")
         }

@@ -20,7 +20,8 @@ final class IntegrityCommandTests: CLITestCase {
     func testTheFeedsHashesVerifyAFileAndAWrongOneIsFetchedTwiceThenFlagged() async throws {
         let size: Int64 = 30000
         let right = PatternSource(seed: 61, length: size), media = PatternSource(seed: 62, length: size)
-        let body = Array("""
+        let body = Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0" xmlns:media="http://search.yahoo.com/mrss/">
             <channel><title>Hashed</title>
@@ -51,9 +52,10 @@ final class IntegrityCommandTests: CLITestCase {
         XCTAssertTrue(out.contains("2 unverified"), out)
         XCTAssertTrue(out.contains("Hashed — Stale: the file's sha256 is "), out)
 
-        let rows = Dictionary(uniqueKeysWithValues: try await json(["queue", "--json"]).map {
-            (($0["title"] as? String ?? "").replacingOccurrences(of: "Hashed — ", with: ""), $0)
-        })
+        let rows = Dictionary(
+            uniqueKeysWithValues: try await json(["queue", "--json"]).map {
+                (($0["title"] as? String ?? "").replacingOccurrences(of: "Hashed — ", with: ""), $0)
+            })
         XCTAssertEqual(rows["SRI"]?["verifiedBy"] as? String, "sri-sha256")
         XCTAssertEqual(rows["Media"]?["verifiedBy"] as? String, "media-hash-md5")
         XCTAssertTrue(rows["SRI"]?["unverified"] is NSNull)
@@ -219,7 +221,8 @@ final class VerifyCommandTests: CLITestCase {
     }
 
     func testAPodcastsFilesAreVerifiedByItsTitle() async throws {
-        let body = Array("""
+        let body = Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0"><channel><title>Checked Show</title>
             <item><title>One</title><guid>1</guid><enclosure url="/data/c1.mp3?size=5000&amp;seed=95" type="audio/mpeg"/></item>

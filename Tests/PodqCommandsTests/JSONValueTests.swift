@@ -1,5 +1,6 @@
-@testable import PodqCommands
 import XCTest
+
+@testable import PodqCommands
 
 final class JSONValueTests: XCTestCase {
     func testWritesValidSortedJSON() throws {

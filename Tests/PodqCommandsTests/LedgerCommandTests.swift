@@ -38,8 +38,9 @@ final class LedgerCommandTests: CLITestCase {
         XCTAssertEqual(titles1, [])
 
         // A rerun of Two (a new GUID, the same file) and a new Three.
-        server.serve(feed([("g3", "Three", "three.mp3"), ("g2-rerun", "Encore: Two", "two.mp3"), ("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]),
-                     as: "show.xml")
+        server.serve(
+            feed([("g3", "Three", "three.mp3"), ("g2-rerun", "Encore: Two", "two.mp3"), ("g2", "Two", "two.mp3"), ("g1", "One", "one.mp3")]),
+            as: "show.xml")
         let (again, aout, _) = try await cli.run(["refresh"])
         XCTAssertEqual(again.code, 0)
         XCTAssertTrue(aout.contains("2 new, 1 queued (1 downloaded before, not queued again)"), aout)
@@ -100,10 +101,11 @@ final class LedgerCommandTests: CLITestCase {
 /// the old file or in its place.
 final class UpdatedUpstreamCommandTests: CLITestCase {
     private func feed(seed: Int) -> [UInt8] {
-        Array(("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Fixed Show</title>"
-               + "<item><title>Pilot</title><guid>p1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
-               + "<enclosure url=\"/data/pilot.mp3?size=30000&amp;seed=\(seed)\" type=\"audio/mpeg\" length=\"30000\"/></item>"
-               + "</channel></rss>").utf8)
+        Array(
+            ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Fixed Show</title>"
+                + "<item><title>Pilot</title><guid>p1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
+                + "<enclosure url=\"/data/pilot.mp3?size=30000&amp;seed=\(seed)\" type=\"audio/mpeg\" length=\"30000\"/></item>"
+                + "</channel></rss>").utf8)
     }
 
     private func json(_ arguments: [String]) async throws -> [[String: Any]] {
@@ -149,8 +151,9 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
         _ = try await cli.run(["queue", "add", "--again", "1"])
         let (third, tout, terr) = try await cli.run(["download"])
         XCTAssertEqual(third.code, 0, tout + terr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads/Fixed Show")).sorted(),
-                       ["2026-11-21 Pilot (2).mp3", "2026-11-21 Pilot.mp3"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads/Fixed Show")).sorted(),
+            ["2026-11-21 Pilot (2).mp3", "2026-11-21 Pilot.mp3"])
         XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256, "the old file is kept")
     }
 
@@ -177,10 +180,11 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
 /// `podq refresh --check-files`: the server's file changed under the same URL.
 final class CheckFilesCommandTests: CLITestCase {
     func testAFileReUploadedUnderTheSameURLIsFoundByAskingTheServer() async throws {
-        let body = Array(("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Same URL</title>"
-                          + "<item><title>Edited</title><guid>e</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
-                          + "<enclosure url=\"/changing/edited.mp3?size=50000&amp;grow=1\" type=\"audio/mpeg\" length=\"50000\"/></item>"
-                          + "</channel></rss>").utf8)
+        let body = Array(
+            ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Same URL</title>"
+                + "<item><title>Edited</title><guid>e</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>"
+                + "<enclosure url=\"/changing/edited.mp3?size=50000&amp;grow=1\" type=\"audio/mpeg\" length=\"50000\"/></item>"
+                + "</channel></rss>").utf8)
         server.serve(body, as: "show.xml")
         _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
         _ = try await cli.run(["queue", "add", "1"])

@@ -46,7 +46,9 @@ final class ParseCommandTests: XCTestCase {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
-        let (exit, _, err) = try await cli.run(["parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1", "type": "application/rss+xml"]).absoluteString])
+        let (exit, _, err) = try await cli.run([
+            "parse", server.dataURL(size: 400_000_000, name: "huge.xml", ["chunked": "1", "type": "application/rss+xml"]).absoluteString,
+        ])
         XCTAssertEqual(exit.code, 2)
         XCTAssertTrue(err.contains("larger than 50 MB"), err)
         _ = await waitUntil(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }

@@ -33,8 +33,10 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertEqual(ok.code, 0, err)
         XCTAssertEqual(played, ["--flag \(dir.file("out/ep.mp3")) --end"], "%f is replaced by the file")
 
-        for (args, message) in [(["play", "2"], "#2 is failed; only a completed download can be played."),
-                                (["play", "99"], "There is no download #99; `podq queue` lists them.")] {
+        for (args, message) in [
+            (["play", "2"], "#2 is failed; only a completed download can be played."),
+            (["play", "99"], "There is no download #99; `podq queue` lists them."),
+        ] {
             let (code, _, err) = try await cli.run(args)
             XCTAssertEqual(code.code, 2, "an id that names nothing playable is bad input (the table): \(err)")
             XCTAssertTrue(err.contains(message), err)
@@ -100,8 +102,9 @@ final class PlayAndCleanupTests: TerminalTestCase {
         // Rules that changed are said before they delete: this run deletes nothing, and says what would go.
         let (said, saidOut, saidErr) = try await cli.run(["download"])
         XCTAssertEqual(said.code, 0, saidErr)
-        XCTAssertTrue(saidOut.contains("cleanup: the rules changed") && saidOut.contains("would delete 2 played episode files")
-                      && saidOut.contains("`podq cleanup --dry-run` lists them"), saidOut)
+        XCTAssertTrue(
+            saidOut.contains("cleanup: the rules changed") && saidOut.contains("would delete 2 played episode files")
+                && saidOut.contains("`podq cleanup --dry-run` lists them"), saidOut)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 3)
         let (second, secondOut, serr) = try await cli.run(["download"])
         XCTAssertEqual(second.code, 0, serr)

@@ -20,8 +20,9 @@ final class PodcastSettingsCommandTests: CLITestCase {
                 + "<itunes:duration>\(i.duration)</itunes:duration><itunes:episode>\(i.day)</itunes:episode>"
                 + "<enclosure url=\"/data/\(i.guid).mp3?size=\(i.size)&amp;seed=\(i.day)\" type=\"audio/mpeg\" length=\"\(i.size)\"/></item>"
         }.joined()
-        return Array(("<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\">"
-                      + "<channel><title>\(title)</title>\(entries)</channel></rss>").utf8)
+        return Array(
+            ("<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\">"
+                + "<channel><title>\(title)</title>\(entries)</channel></rss>").utf8)
     }
 
     private func json(_ arguments: [String]) async throws -> [[String: Any]] {
@@ -44,17 +45,20 @@ final class PodcastSettingsCommandTests: CLITestCase {
         let (set, out, err) = try await cli.run(["set", "Alpha", "keep=3", "exclude=trailer|bonus", "size-budget=2G", "user-agent=Special/1.0"])
         XCTAssertEqual(set.code, 0, err)
         XCTAssertTrue(out.contains("#1 Alpha: auto-queue off"), out)
-        XCTAssertTrue(out.contains("  keep = 3") && out.contains("  exclude = trailer|bonus") && out.contains("  size-budget = 2G")
-                      && out.contains("  user-agent = Special/1.0"), out)
+        XCTAssertTrue(
+            out.contains("  keep = 3") && out.contains("  exclude = trailer|bonus") && out.contains("  size-budget = 2G")
+                && out.contains("  user-agent = Special/1.0"), out)
         let feeds = try await json(["feeds", "--json"])
         let settings = try XCTUnwrap(feeds.first?["settings"] as? [String: String])
         XCTAssertEqual(settings, ["keep": "3", "exclude": "trailer|bonus", "size-budget": "2G", "user-agent": "Special/1.0"])
         XCTAssertEqual(feeds.first?["autoQueue"] as? Bool, false)
 
-        for (pair, message) in [("keep=none", "'keep' takes a number of episodes"), ("exclude=(unclosed", "'exclude' takes a regular expression"),
-                                ("size-budget=lots", "'size-budget' takes a size"), ("colour=blue", "there is no setting 'colour'; the keys: auto-queue, include"),
-                                ("file-name-template={nope}", "'file-name-template' takes a template"),
-                                ("min-duration=soon", "'min-duration' takes a duration")] {
+        for (pair, message) in [
+            ("keep=none", "'keep' takes a number of episodes"), ("exclude=(unclosed", "'exclude' takes a regular expression"),
+            ("size-budget=lots", "'size-budget' takes a size"), ("colour=blue", "there is no setting 'colour'; the keys: auto-queue, include"),
+            ("file-name-template={nope}", "'file-name-template' takes a template"),
+            ("min-duration=soon", "'min-duration' takes a duration"),
+        ] {
             let (bad, _, badErr) = try await cli.run(["set", "Alpha", pair])
             XCTAssertEqual(bad.code, 2, pair)
             XCTAssertTrue(badErr.contains(message), "\(pair): \(badErr)")
@@ -73,8 +77,13 @@ final class PodcastSettingsCommandTests: CLITestCase {
         try await subscribe("b.xml", "Beta", [first], auto: true)
         let (set, _, err) = try await cli.run(["set", "Beta", "exclude=^trailer", "min-duration=10m"])
         XCTAssertEqual(set.code, 0, err)
-        server.serve(feed("Beta", [Item(guid: "b4", title: "TRAILER: next season", day: 4), Item(guid: "b3", title: "Short update", day: 3, duration: 120),
-                                   Item(guid: "b2", title: "Episode 2", day: 2), first]), as: "b.xml")
+        server.serve(
+            feed(
+                "Beta",
+                [
+                    Item(guid: "b4", title: "TRAILER: next season", day: 4), Item(guid: "b3", title: "Short update", day: 3, duration: 120),
+                    Item(guid: "b2", title: "Episode 2", day: 2), first,
+                ]), as: "b.xml")
         let (refreshed, out, _) = try await cli.run(["refresh"])
         XCTAssertEqual(refreshed.code, 0)
         XCTAssertTrue(out.contains("3 new, 1 queued (2 left out by the podcast's include, exclude or min-duration)"), out)
@@ -123,8 +132,9 @@ final class PodcastSettingsCommandTests: CLITestCase {
             try await Task.sleep(for: .milliseconds(20))
         }
         XCTAssertEqual(files(dir.file("home/downloads/Keeper")), ["2026-11-03 Ep 3.mp3", "2026-11-04 Ep 4.mp3"], "keep=2: the newest two")
-        XCTAssertEqual(files(dir.file("home/downloads/Budget")), ["2026-11-03 Part 3.mp3", "2026-11-04 Part 4.mp3"],
-                       "10K holds two 4000-byte files")
+        XCTAssertEqual(
+            files(dir.file("home/downloads/Budget")), ["2026-11-03 Part 3.mp3", "2026-11-04 Part 4.mp3"],
+            "10K holds two 4000-byte files")
     }
 
     /// The issue's new user: `keep=1` on a podcast nobody has listened to yet, then a run with nothing to
@@ -185,8 +195,10 @@ final class PodcastSettingsCommandTests: CLITestCase {
         let script = dir.file("hook.sh")
         try "#!/bin/sh\necho \"$PODQ_SHA256 $1\" > \"\(dir.file("hook.out"))\"\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
-        let (set, _, err) = try await cli.run(["set", "Own", "download-folder=\(dir.file("books"))",
-                                               "file-name-template={podcast}/E{episode:02} {title}.{ext}", "on-complete=\(script) %f"])
+        let (set, _, err) = try await cli.run([
+            "set", "Own", "download-folder=\(dir.file("books"))",
+            "file-name-template={podcast}/E{episode:02} {title}.{ext}", "on-complete=\(script) %f",
+        ])
         XCTAssertEqual(set.code, 0, err)
         let listed = try await json(["episodes", "--json"])
         let id = try XCTUnwrap(listed.first?["id"] as? Int)
@@ -205,7 +217,8 @@ final class PlaylistCommandTests: CLITestCase {
     func testARunWritesAPlaylistOfItsNewDownloadsAndNoneWhenNothingCompleted() async throws {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         try "playlist = true\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
-        let body = Array("""
+        let body = Array(
+            """
             <?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Listen</title>
             <item><title>Part\u{1B} one</title><guid>1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate><itunes:duration>61</itunes:duration>
             <enclosure url="/data/p1.mp3?size=2000&amp;seed=3" type="audio/mpeg"/></item></channel></rss>
@@ -213,8 +226,10 @@ final class PlaylistCommandTests: CLITestCase {
         server.serve(body, as: "show.xml")
         _ = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
         _ = try await cli.run(["queue", "add", "1"])
-        let (run, out, err) = try await cli.run(["download", server.dataURL(size: 1000, seed: 4, name: "pasted.mp3").absoluteString,
-                                                 server.dataURL(size: 1000, seed: 5, name: "%231-hit.mp3").absoluteString])
+        let (run, out, err) = try await cli.run([
+            "download", server.dataURL(size: 1000, seed: 4, name: "pasted.mp3").absoluteString,
+            server.dataURL(size: 1000, seed: 5, name: "%231-hit.mp3").absoluteString,
+        ])
         XCTAssertEqual(run.code, 0, out + err)
         let folder = dir.file("home/downloads")
         let lists = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }
@@ -233,7 +248,8 @@ final class PlaylistCommandTests: CLITestCase {
 
         let (again, _, _) = try await cli.run(["download"])
         XCTAssertEqual(again.code, 0)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }.count, 1,
-                       "a run that completed nothing writes none")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".m3u8") }.count, 1,
+            "a run that completed nothing writes none")
     }
 }

@@ -31,9 +31,11 @@ final class PrivateFeedCommandTests: CLITestCase {
             <item><title>Away</title><guid>2</guid><enclosure url="\(base)/redirect/1?to=\(away.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" type="audio/mpeg"/></item>
             <item><title>Token</title><guid>3</guid><enclosure url="/data/token.mp3?auth=abc123&amp;size=1000&amp;seed=6" type="audio/mpeg"/></item>
             """
-        server.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0"><channel><title>Members</title>\(items)</channel></rss>
-            """.utf8), as: "members.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>Members</title>\(items)</channel></rss>
+                """.utf8), as: "members.xml")
     }
 
     private var feedPath: String { "/private/static/members.xml" }
@@ -105,15 +107,18 @@ final class PrivateFeedCommandTests: CLITestCase {
 
     func testAPasswordCommandIsRunWhenNeededAndItsFailureIsSaid() async throws {
         servePrivateFeed()
-        let (added, out, err) = try await cli.run(["add", "--user", "me", "--password-command", "printf '%s\\n' '\(secret)'",
-                                                   server.url(feedPath).absoluteString])
+        let (added, out, err) = try await cli.run([
+            "add", "--user", "me", "--password-command", "printf '%s\\n' '\(secret)'",
+            server.url(feedPath).absoluteString,
+        ])
         XCTAssertEqual(added.code, 0, out + err)
         XCTAssertTrue(out.contains("3 episodes"), out)
         try await assertNoSecretAnywhere()
 
         // The config's command, with %u and %h, for a podcast with a user and nothing else.
         let (_, _, _) = try await cli.run(["login", "1", "--remove"])
-        try "password-command = \"test %u = me && test %h = 127.0.0.1 && echo \(secret)\"\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        try "password-command = \"test %u = me && test %h = 127.0.0.1 && echo \(secret)\"\n".write(
+            toFile: cli.home + "/config", atomically: true, encoding: .utf8)
         _ = try await cli.run(["login", "1", "--user", "me"])
         let (_, refreshed, refreshErr) = try await cli.run(["refresh"])
         XCTAssertFalse(refreshed.contains("HTTP 401"), refreshed + refreshErr)
@@ -145,7 +150,8 @@ final class LoginOriginCommandTests: CLITestCase {
     }
 
     private func feed(title: String, extra: String = "") -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>\(extra)
             <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=2000" type="audio/mpeg"/></item></channel></rss>
             """.utf8)
@@ -243,8 +249,10 @@ final class LoginOriginCommandTests: CLITestCase {
         server.requireLogin(user: user, password: secret)
         server.serve(Array("<rss><channel><title>Q</title></channel></rss>".utf8), as: "q.xml")
         let seen = dir.file("seen.txt")
-        let (added, aout, aerr) = try await cli.run(["add", "--user", user, "--password-command", "printf '%s|%s' %u %h > '\(seen)'; echo \(secret)",
-                                                     server.url("/private/static/q.xml").absoluteString])
+        let (added, aout, aerr) = try await cli.run([
+            "add", "--user", user, "--password-command", "printf '%s|%s' %u %h > '\(seen)'; echo \(secret)",
+            server.url("/private/static/q.xml").absoluteString,
+        ])
         XCTAssertEqual(added.code, 0, aout + aerr)
         XCTAssertEqual(try String(contentsOfFile: seen, encoding: .utf8), "\(user)|127.0.0.1")
     }

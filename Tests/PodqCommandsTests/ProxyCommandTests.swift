@@ -24,10 +24,12 @@ final class ProxyCommandTests: CLITestCase {
     private func env(_ values: [String: String]) -> [String: String] { clean.merging(values) { $1 } }
 
     private func feed(_ name: String) -> String {
-        server.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0"><channel><title>Proxied</title>
-            <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000&amp;seed=2"/></item></channel></rss>
-            """.utf8), as: name)
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>Proxied</title>
+                <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000&amp;seed=2"/></item></channel></rss>
+                """.utf8), as: name)
         return server.url("/static/\(name)").absoluteString
     }
 
@@ -60,7 +62,8 @@ final class ProxyCommandTests: CLITestCase {
     }
 
     func testAGzipFeedAndAResumeGoThroughTheProxyAsTheyWouldDirect() async throws {
-        let feedBytes = Array("""
+        let feedBytes = Array(
+            """
             <?xml version="1.0"?><rss version="2.0"><channel><title>Zipped</title>
             <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000"/></item></channel></rss>
             """.utf8)
@@ -91,8 +94,9 @@ final class ProxyCommandTests: CLITestCase {
     func testAProxyThatIsDownIsSaidWithItsAddress() async throws {
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
         try "max-attempts = 1\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
-        let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.dataURL(size: 10).absoluteString],
-                                                 environment: env(["http_proxy": "http://127.0.0.1:1"]))
+        let (exit, out, err) = try await cli.run(
+            ["download", "--download-dir", dir.file("out"), server.dataURL(size: 10).absoluteString],
+            environment: env(["http_proxy": "http://127.0.0.1:1"]))
         XCTAssertNotEqual(exit.code, 0)
         XCTAssertTrue((out + err).contains("the proxy http://127.0.0.1:1"), out + err)
     }
@@ -101,18 +105,21 @@ final class ProxyCommandTests: CLITestCase {
         let certificates = try TestCertificates.make(.valid)
         let secure = try await TestServer.start(tls: try certificates.serverContext())
         defer { Task { await secure.stop() } }
-        secure.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0"><channel><title>Secure</title>
-            <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000"/></item></channel></rss>
-            """.utf8), as: "s.xml")
+        secure.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>Secure</title>
+                <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000"/></item></channel></rss>
+                """.utf8), as: "s.xml")
         let caFile = dir.file("ca.pem")
         try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
         try "proxy = \"http://who:pw@127.0.0.1:\(proxy.port)\"\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
         let trust = ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""]
         // https_proxy points nowhere: the config's proxy wins, as curl's -x does.
-        let (added, out, err) = try await cli.run(["add", secure.url("/static/s.xml").absoluteString],
-                                                  environment: env(trust.merging(["https_proxy": "http://127.0.0.1:1"]) { $1 }))
+        let (added, out, err) = try await cli.run(
+            ["add", secure.url("/static/s.xml").absoluteString],
+            environment: env(trust.merging(["https_proxy": "http://127.0.0.1:1"]) { $1 }))
         XCTAssertEqual(added.code, 0, out + err)
         XCTAssertEqual(proxy.requests.first?.method, "CONNECT")
         XCTAssertEqual(proxy.requests.first?.target, "127.0.0.1:\(secure.port)")
@@ -142,8 +149,9 @@ final class ProxyCommandTests: CLITestCase {
         let locked = try ForwardProxy(login: ("px", "pw"))
         defer { locked.stop() }
         let media = server.dataURL(size: 4000, seed: 3, name: "m.mp3").absoluteString
-        let (failed, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), media],
-                                                  environment: env(["http_proxy": locked.url]))
+        let (failed, out, err) = try await cli.run(
+            ["download", "--download-dir", dir.file("out"), media],
+            environment: env(["http_proxy": locked.url]))
         XCTAssertNotEqual(failed.code, 0)
         XCTAssertTrue((out + err).contains("The proxy http://127.0.0.1:\(locked.port) wants a login (HTTP 407)"), out + err)
         XCTAssertFalse((out + err).contains("The server answered HTTP 407"), out + err)

@@ -1,7 +1,8 @@
 import GRDB
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// The real binary, several processes at once, one home: the queue commands, the lock, kill -9.
 final class QueueCommandTests: CLITestCase {
@@ -22,8 +23,12 @@ final class QueueCommandTests: CLITestCase {
         let rows = try await queueJSON()
         XCTAssertEqual(rows.count, 1)
         let row = try XCTUnwrap(rows.first)
-        XCTAssertEqual(Set(row.keys), ["id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error",
-                                        "checksum", "sha256", "verifiedBy", "unverified"])
+        XCTAssertEqual(
+            Set(row.keys),
+            [
+                "id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error",
+                "checksum", "sha256", "verifiedBy", "unverified",
+            ])
         XCTAssertEqual(row["title"] as? String, "Show — One", "control characters never reach the store")
         XCTAssertEqual(row["state"] as? String, "queued")
         XCTAssertTrue(row["podcast"] is NSNull)
@@ -156,8 +161,9 @@ final class QueueCommandTests: CLITestCase {
             let home = dir.file("home\(round)")
             try make(home)
             let adds = try (0..<8).map { i in
-                try cli.start(["queue", "add", server.dataURL(size: 10, seed: UInt64(i), name: "e\(i).mp3").absoluteString],
-                              environment: ["PODQ_HOME": home])
+                try cli.start(
+                    ["queue", "add", server.dataURL(size: 10, seed: UInt64(i), name: "e\(i).mp3").absoluteString],
+                    environment: ["PODQ_HOME": home])
             }
             for add in adds {
                 let exit = await add.finish(timeout: 60)

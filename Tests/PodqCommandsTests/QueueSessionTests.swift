@@ -28,8 +28,9 @@ final class QueueSessionTests: XCTestCase {
         try config.write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
         for i in 1...count {
-            _ = try context.store.add(url: server.dataURL(size: 40_000, seed: UInt64(i), name: "f\(i).mp3").absoluteString, title: "f\(i)",
-                                      destination: dir.file("out/f\(i).mp3"), folder: dir.file("out"))
+            _ = try context.store.add(
+                url: server.dataURL(size: 40_000, seed: UInt64(i), name: "f\(i).mp3").absoluteString, title: "f\(i)",
+                destination: dir.file("out/f\(i).mp3"), folder: dir.file("out"))
         }
         return context
     }
@@ -42,9 +43,10 @@ final class QueueSessionTests: XCTestCase {
     }
 
     private func frontEnd(_ seen: Seen, cleanup: QueueSession.CleanupTime = .never) -> QueueSession.FrontEnd {
-        QueueSession.FrontEnd(onEvent: { event in
-            if case .completed(let id, _, _, _, _) = event { seen.add("completed #\(id)") }
-        }, note: { seen.add("note: " + $0) }, cleanup: cleanup, closed: { seen.add("closed") })
+        QueueSession.FrontEnd(
+            onEvent: { event in
+                if case .completed(let id, _, _, _, _) = event { seen.add("completed #\(id)") }
+            }, note: { seen.add("note: " + $0) }, cleanup: cleanup, closed: { seen.add("closed") })
     }
 
     /// The run, then its end in the one order: every completion seen, the hook awaited (its line said
@@ -93,8 +95,9 @@ final class QueueSessionTests: XCTestCase {
     /// their partial files kept, and cleanup after the run still runs (no signal came).
     func testStoppingKeepsThePartialsAndTheAdjustableRateHasALimiter() async throws {
         let context = try context(count: 1)
-        _ = try context.store.add(url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "200000"]).absoluteString,
-                                  title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
+        _ = try context.store.add(
+            url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "200000"]).absoluteString,
+            title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         var end = frontEnd(Seen())
         end.adjustableRate = true
         let summary = try await QueueSession.with(context: context, frontEnd: end) { session in
@@ -116,8 +119,9 @@ final class QueueSessionTests: XCTestCase {
     /// answers the line to say; a command refused for some rows says which and why.
     func testCommandsAnswerTheirLine() async throws {
         let context = try context(count: 1)
-        _ = try context.store.add(url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "100000"]).absoluteString,
-                                  title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
+        _ = try context.store.add(
+            url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "100000"]).absoluteString,
+            title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         let lines = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { session in
             let run = Task { try await session.run(untilStopped: true) }
             var lines: [String?] = []

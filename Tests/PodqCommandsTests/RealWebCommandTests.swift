@@ -20,7 +20,8 @@ final class RealWebCommandTests: CLITestCase {
     }
 
     private func rss(_ items: String, channel: String = "", attributes: String = "") -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0"?>
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:atom="http://www.w3.org/2005/Atom" \
             xmlns:media="http://search.yahoo.com/mrss/"\(attributes)><channel><title>Show</title>\(channel)
@@ -42,8 +43,9 @@ final class RealWebCommandTests: CLITestCase {
         let (exit, _, err) = try await cli.run(["download", "--download-dir", dir.file("out"), published])
         XCTAssertEqual(exit.code, 0, err)
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep.mp3")), PatternSource(seed: 3, length: 40_000).sha256)
-        XCTAssertEqual(server.log.requests.first?.path, "/prefix/e/127.0.0.2:\(server.port)/track/ABC123/\(host)/data/ep.mp3",
-                       "the published URL is fetched first: the publisher's analytics count it")
+        XCTAssertEqual(
+            server.log.requests.first?.path, "/prefix/e/127.0.0.2:\(server.port)/track/ABC123/\(host)/data/ep.mp3",
+            "the published URL is fetched first: the publisher's analytics count it")
         let log = try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)
         XCTAssertTrue(log.contains("a hop of the chain failed; going on from the URL inside it"), log)
         XCTAssertTrue(log.contains("127.0.0.2"), log)
@@ -53,9 +55,9 @@ final class RealWebCommandTests: CLITestCase {
         let inner = "\(host)/data/x.mp3?size=3000&seed=4"
         let encoded = "http://\(inner)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let published = [
-            "http://\(host)/status/503/\(inner)",                 // a 5xx at a podtrac-shaped hop
-            "http://\(host)/status/502?url=\(encoded)",         // the inner URL percent-encoded in the query
-            "http://\(host)/status/500/e/http://\(inner)",      // a whole URL written in the path
+            "http://\(host)/status/503/\(inner)",  // a 5xx at a podtrac-shaped hop
+            "http://\(host)/status/502?url=\(encoded)",  // the inner URL percent-encoded in the query
+            "http://\(host)/status/500/e/http://\(inner)",  // a whole URL written in the path
         ]
         for (i, url) in published.enumerated() {
             let (exit, _, err) = try await cli.run(["download", "--download-dir", dir.file("out\(i)"), url])
@@ -95,8 +97,9 @@ final class RealWebCommandTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, err)
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: dir.file("out/b.mp3"))[.size] as? Int, 6000)
         let agents = server.log.requests.map { $0.header("User-Agent") ?? "" }
-        XCTAssertEqual(agents, [AsyncHTTPTransport.defaultUserAgent, AsyncHTTPTransport.browserUserAgent, AsyncHTTPTransport.browserUserAgent],
-                       "one refusal, one retry, then the host's agent is remembered")
+        XCTAssertEqual(
+            agents, [AsyncHTTPTransport.defaultUserAgent, AsyncHTTPTransport.browserUserAgent, AsyncHTTPTransport.browserUserAgent],
+            "one refusal, one retry, then the host's agent is remembered")
         XCTAssertTrue(AsyncHTTPTransport.defaultUserAgent.hasPrefix("podq/\(PodqVersion.current) (+http"))
         XCTAssertEqual(AsyncHTTPTransport.browserUserAgent, "Mozilla/5.0 (compatible; podq/\(PodqVersion.current))")
         let log = try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)
@@ -214,9 +217,11 @@ final class RealWebCommandTests: CLITestCase {
         let (moved, _, movedErr) = try await cli.run(["add", server.url("/redirect/1?to=/static/dir/feed.xml").absoluteString])
         XCTAssertEqual(moved.code, 0, movedErr)
         let urls = try await episodeURLs()
-        XCTAssertEqual(Set(urls), [
-            "http://\(host)/media/ep/a.mp3", "http://\(host)/data/b.mp3", "http://127.0.0.3/c.mp3", "http://\(host)/static/dir/d.mp3",
-        ])
+        XCTAssertEqual(
+            Set(urls),
+            [
+                "http://\(host)/media/ep/a.mp3", "http://\(host)/data/b.mp3", "http://127.0.0.3/c.mp3", "http://\(host)/static/dir/d.mp3",
+            ])
     }
 
     // MARK: 6. Paged feeds
@@ -306,8 +311,9 @@ final class RealWebCommandTests: CLITestCase {
     func testAnApplePodcastsLinkSubscribesToTheFeedAppleLists() async throws {
         server.serve(rss("<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"), as: "apple-feed.xml")
         let feedURL = server.url("/static/apple-feed.xml").absoluteString
-        server.serve(Array(#"{"resultCount":1,"results":[{"wrapperType":"track","kind":"podcast","collectionId":123456789,"feedUrl":"\#(feedURL)"}]}"#.utf8),
-                     as: "lookup", type: "text/javascript")
+        server.serve(
+            Array(#"{"resultCount":1,"results":[{"wrapperType":"track","kind":"podcast","collectionId":123456789,"feedUrl":"\#(feedURL)"}]}"#.utf8),
+            as: "lookup", type: "text/javascript")
         server.serve(Array(#"{"resultCount":0,"results":[]}"#.utf8), as: "empty-lookup", type: "text/javascript")
         // Apple's lookup is the in-process server's: the Apple page itself is never fetched.
         let lookup = ["PODQ_APPLE_LOOKUP": server.url("/static/lookup").absoluteString]
@@ -318,8 +324,9 @@ final class RealWebCommandTests: CLITestCase {
         let (_, feeds, _) = try await cli.run(["feeds"])
         XCTAssertTrue(feeds.contains(feedURL), feeds)
 
-        let (none, _, noneErr) = try await cli.run(["add", "https://podcasts.apple.com/us/podcast/exclusive/id987"],
-                                                   environment: ["PODQ_APPLE_LOOKUP": server.url("/static/empty-lookup").absoluteString])
+        let (none, _, noneErr) = try await cli.run(
+            ["add", "https://podcasts.apple.com/us/podcast/exclusive/id987"],
+            environment: ["PODQ_APPLE_LOOKUP": server.url("/static/empty-lookup").absoluteString])
         XCTAssertNotEqual(none.code, 0)
         XCTAssertTrue(noneErr.contains("Apple lists no public feed"), noneErr)
     }
@@ -350,7 +357,8 @@ final class RealWebCommandTests: CLITestCase {
         // The library keeps every file of the item, in document order.
         let listed = try await json(["episodes", "--json"])
         let stored = try XCTUnwrap(listed as? [[String: Any]]).map { ($0["enclosures"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String } }
-        XCTAssertEqual(Set(stored), [["http://\(host)/data/v1.mp4", "http://\(host)/data/a1.mp3"], ["http://\(host)/data/v2.mp4", "http://\(host)/data/a2.m4a"]])
+        XCTAssertEqual(
+            Set(stored), [["http://\(host)/data/v1.mp4", "http://\(host)/data/a1.mp3"], ["http://\(host)/data/v2.mp4", "http://\(host)/data/a2.m4a"]])
         let value = try await json(["parse", "--json", server.url("/static/multi.xml").absoluteString])
         let parsed = try XCTUnwrap(value as? [String: Any])
         let episodes = try XCTUnwrap(parsed["episodes"] as? [[String: Any]])

@@ -67,8 +67,9 @@ final class SegmentedDownloadTests: CLITestCase {
         let (exit, out, err) = try await cli.run(["download"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
         XCTAssertTrue(out.contains("resumed"), out)
-        XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/kill.mp3")), PatternSource(seed: 42, length: size).sha256,
-                       "the resumed file is the server's, byte for byte")
+        XCTAssertEqual(
+            FileHash.sha256(path: dir.file("home/downloads/kill.mp3")), PatternSource(seed: 42, length: size).sha256,
+            "the resumed file is the server's, byte for byte")
         XCTAssertEqual(try storedRow()?.verifiedBy, "repr-digest", "the Repr-Digest saved by the killed run checks the resumed file")
         let asked = ranges("/data/kill.mp3", in: server.log.requests)
         XCTAssertFalse(asked.isEmpty)
@@ -85,8 +86,9 @@ final class SegmentedDownloadTests: CLITestCase {
         for segment in map.segments where !segment.isComplete {
             XCTAssertTrue(asked.contains { $0.start == max(0, segment.position - lead) }, "segment \(segment) resumed at its saved position")
         }
-        XCTAssertLessThanOrEqual(server.log.totalBytesSent, size - map.downloaded + size / 8,
-                                 "\(map.text) asked \(asked) sent \(server.log.outcomes.sorted { $0.key < $1.key }.map(\.value.bytesSent))")
+        XCTAssertLessThanOrEqual(
+            server.log.totalBytesSent, size - map.downloaded + size / 8,
+            "\(map.text) asked \(asked) sent \(server.log.outcomes.sorted { $0.key < $1.key }.map(\.value.bytesSent))")
     }
 
     /// Kill -9, the file changes on the server, restart: every segment's If-Range fails, and the
@@ -136,13 +138,15 @@ final class SegmentedDownloadTests: CLITestCase {
     }
 
     func testAFileOneConnectionBringsQuicklyIsNotSplit() async throws {
-        try await assertOneRequest(server.dataURL(size: size, seed: 47, name: "fast.mp3"), name: "fast.mp3", seed: 47,
-                                   "16 MiB over loopback takes well under 2 s: one plain request, read to the end")
+        try await assertOneRequest(
+            server.dataURL(size: size, seed: 47, name: "fast.mp3"), name: "fast.mp3", seed: 47,
+            "16 MiB over loopback takes well under 2 s: one plain request, read to the end")
     }
 
     func testAServerWithoutRangesGetsOneConnection() async throws {
-        try await assertOneRequest(server.dataURL(size: size, seed: 43, name: "plain.mp3", ["ranges": "ignore"]), name: "plain.mp3", seed: 43,
-                                   "no Accept-Ranges: no segments")
+        try await assertOneRequest(
+            server.dataURL(size: size, seed: 43, name: "plain.mp3", ["ranges": "ignore"]), name: "plain.mp3", seed: 43,
+            "no Accept-Ranges: no segments")
     }
 
     /// A damaged map (another tool, a disk error) cannot say where the holes are: the partial starts
@@ -205,8 +209,9 @@ final class SegmentedDownloadTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, out + err)
         let hash = FileHash.sha256(path: dir.file("home/downloads/ads.mp3"))
         let served = server.log.requests.filter { $0.path == "/data/ads.mp3" }.count
-        XCTAssertTrue((0..<served).contains { PatternSource(seed: 60 + UInt64($0), length: size).sha256 == hash },
-                      "the file is one version a request served, not a stitch of several")
+        XCTAssertTrue(
+            (0..<served).contains { PatternSource(seed: 60 + UInt64($0), length: size).sha256 == hash },
+            "the file is one version a request served, not a stitch of several")
         XCTAssertTrue(out.contains("note") && out.contains("one connection"), out)
         XCTAssertTrue(try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8).contains("one connection"))
         XCTAssertNil(server.log.requests.last?.header("Range"), "the last request fetched the whole file")
@@ -214,8 +219,9 @@ final class SegmentedDownloadTests: CLITestCase {
 
     /// A 206 with the right Content-Range but no ETag (the first answer had one) and other bytes.
     func testARangeAnswerWithoutTheFirstAnswersETagIsAnotherFile() async throws {
-        let url = server.dataURL(size: size, seed: 61, name: "noetag.mp3",
-                                 ["segmentLie": "noetag", "vary": "1", "etag": "fixed", "rate": "4000000", "rateFirst": "1"])
+        let url = server.dataURL(
+            size: size, seed: 61, name: "noetag.mp3",
+            ["segmentLie": "noetag", "vary": "1", "etag": "fixed", "rate": "4000000", "rateFirst": "1"])
         let (exit, out, err) = try await cli.run(["download", url.absoluteString], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
         let hash = FileHash.sha256(path: dir.file("home/downloads/noetag.mp3"))
@@ -230,8 +236,9 @@ final class SegmentedDownloadTests: CLITestCase {
         let lies = ["etag", "total", "start", "noetag"]
         for round in 0..<(ProcessInfo.processInfo.environment["PODQ_ROUNDS"].flatMap(Int.init) ?? 24) {
             let lie = lies[round % lies.count]
-            let url = server.dataURL(size: 6 << 20, seed: UInt64(200 + round), name: "r\(round).mp3",
-                                     ["segmentLie": lie, "rate": "2000000", "rateFirst": "1", "vary": "1", "etag": "fixed"])
+            let url = server.dataURL(
+                size: 6 << 20, seed: UInt64(200 + round), name: "r\(round).mp3",
+                ["segmentLie": lie, "rate": "2000000", "rateFirst": "1", "vary": "1", "etag": "fixed"])
             let (exit, out, err) = try await cli.run(["download", url.absoluteString], timeout: 60)
             XCTAssertEqual(exit.code, 0, "round \(round) (\(lie)): " + out + err)
         }

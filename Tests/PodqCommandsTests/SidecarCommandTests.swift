@@ -14,7 +14,8 @@ final class SidecarCommandTests: CLITestCase {
         server.serve(png, as: "art.png", type: "image/png")
         server.serve(Array("not json".utf8), as: "c2.json", type: "application/json")
         server.serve(Array("<html>no image</html>".utf8), as: "art2.png", type: "image/png")
-        let body = Array("""
+        let body = Array(
+            """
             <?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">
             <channel><title>Offline Show</title><itunes:image href="/static/art.png"/>
             <item><title>One</title><guid>1</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate><description>&lt;p&gt;Notes &amp;amp; more&lt;/p&gt;</description>
@@ -41,11 +42,17 @@ final class SidecarCommandTests: CLITestCase {
 
         let folder = dir.file("home/downloads/Offline Show")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        XCTAssertEqual(names, ["2026-11-19 Three.json", "2026-11-19 Three.mp3", "2026-11-19 Three.mp3.seen", "2026-11-20 Two.json", "2026-11-20 Two.mp3", "2026-11-20 Two.mp3.seen",
-                               "2026-11-21 One.chapters.json", "2026-11-21 One.json", "2026-11-21 One.mp3", "2026-11-21 One.mp3.seen",
-                               "2026-11-21 One.png", "2026-11-21 One.vtt"])
-        XCTAssertEqual(try String(contentsOfFile: folder + "/2026-11-21 One.vtt", encoding: .utf8), "WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n",
-                       "the preferred type, not the first listed")
+        XCTAssertEqual(
+            names,
+            [
+                "2026-11-19 Three.json", "2026-11-19 Three.mp3", "2026-11-19 Three.mp3.seen", "2026-11-20 Two.json", "2026-11-20 Two.mp3",
+                "2026-11-20 Two.mp3.seen",
+                "2026-11-21 One.chapters.json", "2026-11-21 One.json", "2026-11-21 One.mp3", "2026-11-21 One.mp3.seen",
+                "2026-11-21 One.png", "2026-11-21 One.vtt",
+            ])
+        XCTAssertEqual(
+            try String(contentsOfFile: folder + "/2026-11-21 One.vtt", encoding: .utf8), "WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n",
+            "the preferred type, not the first listed")
         XCTAssertEqual(try Array(Data(contentsOf: URL(fileURLWithPath: folder + "/2026-11-21 One.png"))), png, "the podcast's image for an episode without one")
         let seen = try String(contentsOfFile: folder + "/2026-11-21 One.mp3.seen", encoding: .utf8)
         XCTAssertTrue(seen.contains("2026-11-21 One.json") && seen.contains("2026-11-21 One.vtt"), "the hook ran after the sidecars: \(seen)")
@@ -75,10 +82,13 @@ final class SidecarCommandTests: CLITestCase {
         let head = Array("HTTP/1.1 200 OK\r\nContent-Type: text/vtt\r\nContent-Length: 1000\r\n\r\n".utf8)
         let body = Array(repeating: UInt8(ascii: "x"), count: 1000)
         // The head at once, then the body a byte every 2 s: never a stall of stall-timeout.
-        let trickle = try await ScriptedServer.start(ScriptedServer.Script([ScriptedServer.Piece(head)]
-            + body.map { ScriptedServer.Piece([$0], after: .seconds(2)) }))
+        let trickle = try await ScriptedServer.start(
+            ScriptedServer.Script(
+                [ScriptedServer.Piece(head)]
+                    + body.map { ScriptedServer.Piece([$0], after: .seconds(2)) }))
         defer { Task { await trickle.stop() } }
-        let feed = Array("""
+        let feed = Array(
+            """
             <?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Slow</title>
             <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=3000&amp;seed=1" type="audio/mpeg"/>
               <podcast:transcript url="\(trickle.url("/t.vtt"))" type="text/vtt"/></item></channel></rss>

@@ -11,7 +11,8 @@ final class SubscriptionCommandTests: CLITestCase {
             <enclosure url="/data/\(e.guid).mp3?size=20000&amp;seed=\(e.seed)&amp;tracking=1" type="audio/mpeg" length="20000"/></item>
             """
         }.joined(separator: "\n")
-        return Array("""
+        return Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>
             \(items)
@@ -25,15 +26,25 @@ final class SubscriptionCommandTests: CLITestCase {
     }
 
     func testAddQueueAnEpisodeAndDownloadItUnderItsProductName() async throws {
-        server.serve(feed(title: "Night/Shift: Talk", episodes: [("e2", "Two: the sequel?", "Sat, 21 Nov 2026 10:00:00 GMT", 2),
-                                                                 ("e1", "One", "Sat, 14 Nov 2026 10:00:00 GMT", 1)]), as: "show.xml")
+        server.serve(
+            feed(
+                title: "Night/Shift: Talk",
+                episodes: [
+                    ("e2", "Two: the sequel?", "Sat, 21 Nov 2026 10:00:00 GMT", 2),
+                    ("e1", "One", "Sat, 14 Nov 2026 10:00:00 GMT", 1),
+                ]), as: "show.xml")
         let (added, out, err) = try await cli.run(["add", server.url("/static/show.xml").absoluteString])
         XCTAssertEqual(added.code, 0, err)
         XCTAssertTrue(out.contains("Night/Shift: Talk: 2 episodes"), out)
 
         let episodes = try await json(["episodes", "--json"])
         XCTAssertEqual(episodes.map { $0["title"] as? String }, ["Two: the sequel?", "One"], "newest first")
-        XCTAssertEqual(Set(episodes[0].keys), ["id", "podcastId", "podcast", "title", "guid", "published", "duration", "url", "type", "length", "state", "enclosures", "played", "updatedUpstream"])
+        XCTAssertEqual(
+            Set(episodes[0].keys),
+            [
+                "id", "podcastId", "podcast", "title", "guid", "published", "duration", "url", "type", "length", "state", "enclosures", "played",
+                "updatedUpstream",
+            ])
         XCTAssertEqual(episodes[0]["state"] as? String, "new")
         XCTAssertEqual(episodes[0]["duration"] as? Int, 600)
         let id = try XCTUnwrap(episodes[0]["id"] as? Int)
@@ -54,7 +65,8 @@ final class SubscriptionCommandTests: CLITestCase {
     /// `file-name-template` places a feed episode's file; a title from the feed stays one safe name
     /// inside the folder, and a template with a mistake stops podq with its line and what to write.
     func testAFileNameTemplatePlacesEpisodesAndABadOneIsReported() async throws {
-        let body = Array("""
+        let body = Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>../Night Shift</title>
             <item><title>../../escape/now</title><guid>e9</guid><pubDate>Sat, 21 Nov 2026 10:00:00 GMT</pubDate>
@@ -81,23 +93,30 @@ final class SubscriptionCommandTests: CLITestCase {
         try "file-name-template = {podcast}/{episode:x}\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let (bad, _, badErr) = try await cli.run(["queue"])
         XCTAssertEqual(bad.code, 4, "a bad config has its own exit code")
-        XCTAssertTrue(badErr.contains("config:1: 'file-name-template' must be a template whose {episode:…} gives a width from 0 to 9, such as {episode:02} (read as \"{podcast}/{episode:x}\"; put the template in quotes when it has a #)."), badErr)
+        XCTAssertTrue(
+            badErr.contains(
+                "config:1: 'file-name-template' must be a template whose {episode:…} gives a width from 0 to 9, such as {episode:02} (read as \"{podcast}/{episode:x}\"; put the template in quotes when it has a #)."
+            ), badErr)
     }
 
     /// `podq episodes --search` finds a title, a podcast, or words of the show notes (not their markup).
     func testEpisodesSearchFindsTitlesPodcastsAndShowNotes() async throws {
-        server.serve(Array("""
-            <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Garden Hour</title>
-            <item><title>Roses</title><guid>r</guid><description><![CDATA[<p>On <b>pruning</b> &amp; feeding</p>]]></description>
-            <enclosure url="/data/r.mp3?size=10" type="audio/mpeg"/></item>
-            <item><title>Tulips</title><guid>t</guid><description>Bulbs, in the Café</description>
-            <enclosure url="/data/t.mp3?size=10" type="audio/mpeg"/></item>
-            </channel></rss>
-            """.utf8), as: "garden.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Garden Hour</title>
+                <item><title>Roses</title><guid>r</guid><description><![CDATA[<p>On <b>pruning</b> &amp; feeding</p>]]></description>
+                <enclosure url="/data/r.mp3?size=10" type="audio/mpeg"/></item>
+                <item><title>Tulips</title><guid>t</guid><description>Bulbs, in the Café</description>
+                <enclosure url="/data/t.mp3?size=10" type="audio/mpeg"/></item>
+                </channel></rss>
+                """.utf8), as: "garden.xml")
         let (added, _, err) = try await cli.run(["add", server.url("/static/garden.xml").absoluteString])
         XCTAssertEqual(added.code, 0, err)
-        for (query, titles) in [("prun", ["Roses"]), ("CAFE", ["Tulips"]), ("tulip", ["Tulips"]), ("garden h", ["Roses", "Tulips"]),
-                                ("amp", []), ("b", ["Tulips"]), ("\" OR *", [])] {
+        for (query, titles) in [
+            ("prun", ["Roses"]), ("CAFE", ["Tulips"]), ("tulip", ["Tulips"]), ("garden h", ["Roses", "Tulips"]),
+            ("amp", []), ("b", ["Tulips"]), ("\" OR *", []),
+        ] {
             let found = try await json(["episodes", "--search", query, "--json"])
             XCTAssertEqual(Set(found.compactMap { $0["title"] as? String }), Set(titles), query)
         }
@@ -118,8 +137,13 @@ final class SubscriptionCommandTests: CLITestCase {
         let queueBefore = try await json(["queue", "--json"])
         XCTAssertEqual(queueBefore.count, 0, "episodes present when subscribing are not queued")
 
-        server.serve(feed(title: "Auto", episodes: [("a2", "New", "Sat, 21 Nov 2026 10:00:00 GMT", 5),
-                                                    ("a1", "Old (title edited)", "Sat, 14 Nov 2026 10:00:00 GMT", 1)]), as: "auto.xml")
+        server.serve(
+            feed(
+                title: "Auto",
+                episodes: [
+                    ("a2", "New", "Sat, 21 Nov 2026 10:00:00 GMT", 5),
+                    ("a1", "Old (title edited)", "Sat, 14 Nov 2026 10:00:00 GMT", 1),
+                ]), as: "auto.xml")
         let (refreshed, out, err) = try await cli.run(["refresh", "Auto"])
         XCTAssertEqual(refreshed.code, 0, err)
         XCTAssertTrue(out.contains("Auto: 1 new, 1 queued"), out)
@@ -181,8 +205,10 @@ final class SubscriptionCommandTests: CLITestCase {
         server.serve(feed(title: "Linked", episodes: [("l1", "One", "Sat, 14 Nov 2026 10:00:00 GMT", 1)]), as: "linked.xml")
         let plain = server.url("/static/linked.xml").absoluteString
         let hostAndPath = String(plain.dropFirst("http://".count))
-        for link in ["feed://" + hostAndPath, "itpc://" + hostAndPath, "pcast://" + hostAndPath, "podcast://" + hostAndPath,
-                     "feed:" + plain, "PODCAST://" + plain] {
+        for link in [
+            "feed://" + hostAndPath, "itpc://" + hostAndPath, "pcast://" + hostAndPath, "podcast://" + hostAndPath,
+            "feed:" + plain, "PODCAST://" + plain,
+        ] {
             let (added, out, err) = try await cli.run(["add", link])
             XCTAssertEqual(added.code, 0, "\(link): \(err)")
             XCTAssertTrue(out.contains("Linked: 1 episodes"), "\(link): \(out)")

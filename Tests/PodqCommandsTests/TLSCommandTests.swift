@@ -15,10 +15,12 @@ final class TLSCommandTests: XCTestCase {
     private func serve(_ kind: TestCertificates.Kind) async throws -> (TestServer, TestCertificates) {
         let certificates = try TestCertificates.make(kind)
         let server = try await TestServer.start(tls: try certificates.serverContext())
-        server.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0"><channel><title>Private</title>
-            <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=5000&amp;seed=4"/></item></channel></rss>
-            """.utf8), as: "feed.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>Private</title>
+                <item><title>One</title><guid>1</guid><enclosure url="/data/one.mp3?size=5000&amp;seed=4"/></item></channel></rss>
+                """.utf8), as: "feed.xml")
         return (server, certificates)
     }
 
@@ -63,13 +65,15 @@ final class TLSCommandTests: XCTestCase {
         let caFile = dir.file("ca.pem")
         try expiredCertificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         let cli = PodqInvocation(home: dir.file("home"), directory: dir.path)
-        let (_, _, err) = try await cli.run(["parse", expired.url("/static/feed.xml").absoluteString], environment: ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
+        let (_, _, err) = try await cli.run(
+            ["parse", expired.url("/static/feed.xml").absoluteString], environment: ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
         XCTAssertTrue(err.contains("not trusted (it expired on "), err)
         await expired.stop()
 
         let (wrong, wrongCertificates) = try await serve(.wrongName)
         try wrongCertificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-        let (_, _, err2) = try await cli.run(["parse", wrong.url("/static/feed.xml").absoluteString], environment: ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
+        let (_, _, err2) = try await cli.run(
+            ["parse", wrong.url("/static/feed.xml").absoluteString], environment: ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
         XCTAssertTrue(err2.contains("not trusted (it was issued for another name than 127.0.0.1)"), err2)
         await wrong.stop()
     }
@@ -102,12 +106,15 @@ final class TLSCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(valid.log.requests.filter { $0.header("Range") != nil }.count, 1, "segments over TLS")
         await valid.stop()
 
-        for (kind, words) in [(TestCertificates.Kind.expired, "not trusted (it expired on "),
-                              (.wrongName, "not trusted (it was issued for another name than 127.0.0.1)")] {
+        for (kind, words) in [
+            (TestCertificates.Kind.expired, "not trusted (it expired on "),
+            (.wrongName, "not trusted (it was issued for another name than 127.0.0.1)"),
+        ] {
             let (server, made) = try await serve(kind)
             try made.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-            let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("bad"), server.url("/data/x.mp3?size=100").absoluteString],
-                                                     environment: trust)
+            let (exit, out, err) = try await cli.run(
+                ["download", "--download-dir", dir.file("bad"), server.url("/data/x.mp3?size=100").absoluteString],
+                environment: trust)
             XCTAssertEqual(exit.code, 1, out + err)
             XCTAssertTrue((out + err).contains(words), out + err)
             XCTAssertFalse((out + err).contains("BoringSSL"), out + err)

@@ -100,8 +100,9 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertTrue(limited.ok, limited.screen)
         let saved = try String(contentsOfFile: cli.home + "/config", encoding: .utf8)
         XCTAssertTrue(saved.hasPrefix(mine), "the user's lines are kept byte for byte:\n\(saved.debugDescription)")
-        let rate = try XCTUnwrap(saved.split(separator: "\r\n").first { $0.hasPrefix("rate-limit = ") }.flatMap { Int($0.dropFirst(13)) },
-                                 saved.debugDescription)
+        let rate = try XCTUnwrap(
+            saved.split(separator: "\r\n").first { $0.hasPrefix("rate-limit = ") }.flatMap { Int($0.dropFirst(13)) },
+            saved.debugDescription)
         XCTAssertLessThan(rate, 300_000, "below the speed it had")
         tui.send(">")
         let doubled = await tui.waitFor { _ in
@@ -189,14 +190,16 @@ final class TUICommandTerminalTests: TerminalTestCase {
     /// `podq demo` in tmux, its home and downloads in the test's folder, each episode sent at `rate`.
     private func openDemo(rate: Int) throws -> Tmux {
         tmux?.stop()
-        let command = [ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
-                       "--bytes-per-second", String(rate)].map { "'\($0)'" }.joined(separator: " ")
+        let command = [
+            ChildProcess.podqExecutable, "demo", "--home", cli.home, "--download-dir", dir.file("demo"),
+            "--bytes-per-second", String(rate),
+        ].map { "'\($0)'" }.joined(separator: " ")
         let tui = try Tmux(command: command, width: 120, height: 20)
         tmux = tui
         return tui
     }
 
-/// `q` in a demo that runs in a temporary folder: the folder goes with its partial files, and the
+    /// `q` in a demo that runs in a temporary folder: the folder goes with its partial files, and the
     /// TUI does not claim they resume next time.
     func testQuittingATemporaryDemoRemovesItAndDoesNotPromiseAResume() async throws {
         let tmp = dir.file("tmp")
@@ -215,7 +218,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "nothing left behind")
     }
 
-        func testDemoOpensTheTUIWithLiveDownloads() async throws {
+    func testDemoOpensTheTUIWithLiveDownloads() async throws {
         let tui = try openDemo(rate: 400_000)
         let live = await tui.waitFor { $0.contains("downloading") && $0.contains("The podq Demo Hour") && $0.contains("B/s") }
         XCTAssertTrue(live.ok, live.screen)
@@ -271,8 +274,9 @@ final class TUICommandTerminalTests: TerminalTestCase {
     func testAHungUpTerminalEndsTheTUIWithThePartialKept() async throws {
         _ = try await queue(1, size: 20_000_000, rate: 300_000)
         let terminal = try PseudoTerminal(width: 120, height: 30)
-        let tui = try ChildProcess(executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", cli.home, "--per-host", "8"],
-                                   environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"], directory: dir.path, terminal: terminal.device)
+        let tui = try ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", cli.home, "--per-host", "8"],
+            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"], directory: dir.path, terminal: terminal.device)
         let part = dir.file("out/ep1.mp3.part")
         let running = await waitUntil { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 100_000 }
         XCTAssertTrue(running, "the download runs")
@@ -291,7 +295,8 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {
             guard let pid = pid_t(entry), pid != getpid(),
-                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
             let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             guard args.first?.hasSuffix("/podq") == true else { continue }
             if parts.allSatisfy({ part in args.contains(part) }) { return pid }

@@ -1,3 +1,5 @@
+import PodqCore
+import PodqTestSupport
 import XCTest
 
 @testable import PodqCommands
@@ -5,16 +7,14 @@ import XCTest
 /// The detail pane's "Via": the hosts of an episode URL's tracking prefixes, read from the URL.
 final class TUIDetailReaderTests: XCTestCase {
     func testViaListsEachTrackingPrefixThenTheFilesHost() {
-        XCTAssertEqual(TUIDetailReader.via("https://dts.podtrac.com/redirect.mp3/chrt.fm/track/ABC/traffic.megaphone.fm/EP1.mp3?updated=1"),
-                       "dts.podtrac.com → chrt.fm → traffic.megaphone.fm (the file)")
+        XCTAssertEqual(
+            TUIDetailReader.via("https://dts.podtrac.com/redirect.mp3/chrt.fm/track/ABC/traffic.megaphone.fm/EP1.mp3?updated=1"),
+            "dts.podtrac.com → chrt.fm → traffic.megaphone.fm (the file)")
         XCTAssertEqual(TUIDetailReader.via("https://op3.dev/e/https://cdn.example.org/show/ep.mp3"), "op3.dev → cdn.example.org (the file)")
         XCTAssertEqual(TUIDetailReader.via("https://cdn.example.org/show/ep.mp3"), "", "no prefix: nothing to say")
         XCTAssertEqual(TUIDetailReader.via(nil), "")
     }
 }
-
-import PodqCore
-import PodqTestSupport
 
 /// What the detail pane shows of integrity and of a podcast's own settings, from a real store.
 final class TUIDetailReaderStoreTests: XCTestCase {
@@ -22,9 +22,13 @@ final class TUIDetailReaderStoreTests: XCTestCase {
         let dir = TemporaryDirectory("podq-detail")
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("queue.sqlite"))
-        let (podcast, episodes) = try store.addPodcast(url: "http://h/f.xml", feed: Feed(title: "Show", episodes: [
-            FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")]),
-        ]), etag: nil, lastModified: nil, autoQueue: false)
+        let (podcast, episodes) = try store.addPodcast(
+            url: "http://h/f.xml",
+            feed: Feed(
+                title: "Show",
+                episodes: [
+                    FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")])
+                ]), etag: nil, lastModified: nil, autoQueue: false)
         let row = try store.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
         _ = try await store.modify(id: row.id!) { r in
             var done = r

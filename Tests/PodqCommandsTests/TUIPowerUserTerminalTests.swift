@@ -23,12 +23,14 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
             <enclosure url="/data/n\(i).mp3?size=300000&amp;seed=\(i)&amp;rate=100000" type="audio/mpeg" length="300000"/></item>
             """
         }.joined(separator: "\n")
-        server.serve(Array("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>
-            \(items)
-            </channel></rss>
-            """.utf8), as: "notes.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>
+                \(items)
+                </channel></rss>
+                """.utf8), as: "notes.xml")
     }
 
     func testTheDetailPaneShowsTheNotesAsPlainTextAndScrolls() async throws {
@@ -119,7 +121,9 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("s")
         let sorted = await tui.waitFor { $0.contains("by title") }
         XCTAssertTrue(sorted.ok, sorted.screen)
-        let rows = sorted.screen.split(separator: "\n").filter { $0.contains("Episode ") }.map { String($0.split(separator: " ").suffix(2).joined(separator: " ")) }
+        let rows = sorted.screen.split(separator: "\n").filter { $0.contains("Episode ") }.map {
+            String($0.split(separator: " ").suffix(2).joined(separator: " "))
+        }
         XCTAssertEqual(Array(rows.prefix(5)), ["Episode 1", "Episode 10", "Episode 11", "Episode 12", "Episode 2"], sorted.screen)
         tui.send("S")
         let reversed = await tui.waitFor { $0.contains("by title, reversed") }
@@ -179,12 +183,14 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
     /// Accents written as a letter and a combining mark, and flags, reach the terminal whole (ncurses
     /// was handed only a cluster's first scalar).
     func testClustersAreDrawnWhole() async throws {
-        server.serve(Array("""
-            <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Cafe\u{301} 🇯🇵 Radio</title>
-            <item><title>Episode e\u{301}te\u{301} 🇫🇷 and 🇯🇵</title><guid>c1</guid><enclosure url="/data/c1.mp3?size=1000&amp;seed=1" type="audio/mpeg"/></item>
-            <item><title>Coder 👩\u{200D}💻 here</title><guid>c2</guid><enclosure url="/data/c2.mp3?size=1000&amp;seed=2" type="audio/mpeg"/></item>
-            </channel></rss>
-            """.utf8), as: "clusters.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Cafe\u{301} 🇯🇵 Radio</title>
+                <item><title>Episode e\u{301}te\u{301} 🇫🇷 and 🇯🇵</title><guid>c1</guid><enclosure url="/data/c1.mp3?size=1000&amp;seed=1" type="audio/mpeg"/></item>
+                <item><title>Coder 👩\u{200D}💻 here</title><guid>c2</guid><enclosure url="/data/c2.mp3?size=1000&amp;seed=2" type="audio/mpeg"/></item>
+                </channel></rss>
+                """.utf8), as: "clusters.xml")
         let added = try await cli.run(["add", server.url("/static/clusters.xml").absoluteString])
         XCTAssertEqual(added.exit.code, 0, added.out + added.err)
         let tui = try openTUI(width: 100, height: 10)
@@ -249,11 +255,13 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertEqual(refreshed.exit.code, 0, refreshed.out + refreshed.err)
         let more = await tui.waitFor(timeout: 20) { $0.contains("2 Episodes (5)") }
         XCTAssertTrue(more.ok, "a refresh by another process:\n\(more.screen)")
-        server.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0"><channel><title>Second Show</title>
-            <item><title>Only one</title><guid>s1</guid><enclosure url="/data/s1.mp3?size=1000" type="audio/mpeg"/></item>
-            </channel></rss>
-            """.utf8), as: "second.xml")
+        server.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>Second Show</title>
+                <item><title>Only one</title><guid>s1</guid><enclosure url="/data/s1.mp3?size=1000" type="audio/mpeg"/></item>
+                </channel></rss>
+                """.utf8), as: "second.xml")
         let added = try await cli.run(["add", server.url("/static/second.xml").absoluteString])
         XCTAssertEqual(added.exit.code, 0, added.out + added.err)
         let both = await tui.waitFor(timeout: 20) { $0.contains("3 Podcasts (2)") && $0.contains("2 Episodes (6)") }

@@ -28,25 +28,31 @@ final class TUISessionTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
         let episodes = (1...3).map { i in
-            FeedEpisode(guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i) * 86_400),
-                        enclosures: [Enclosure(url: server.dataURL(size: 120_000, seed: UInt64(i), name: "e\(i).mp3").absoluteString)])
+            FeedEpisode(
+                guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i) * 86_400),
+                enclosures: [Enclosure(url: server.dataURL(size: 120_000, seed: UInt64(i), name: "e\(i).mp3").absoluteString)])
         }
-        let (podcast, added) = try context.store.addPodcast(url: server.url("/static/show.xml").absoluteString,
-                                                            feed: Feed(title: "Loop Show", episodes: episodes), etag: nil, lastModified: nil,
-                                                            autoQueue: false)
-        _ = try context.store.add(added.prefix(2).map {
-            NewDownload(url: $0.url, title: "Loop Show — \($0.title)", podcast: podcast.title, destination: dir.file("out/\($0.title).mp3"),
-                        folder: dir.file("out"), episodeId: $0.id)
-        })
+        let (podcast, added) = try context.store.addPodcast(
+            url: server.url("/static/show.xml").absoluteString,
+            feed: Feed(title: "Loop Show", episodes: episodes), etag: nil, lastModified: nil,
+            autoQueue: false)
+        _ = try context.store.add(
+            added.prefix(2).map {
+                NewDownload(
+                    url: $0.url, title: "Loop Show — \($0.title)", podcast: podcast.title, destination: dir.file("out/\($0.title).mp3"),
+                    folder: dir.file("out"), episodeId: $0.id)
+            })
         return context
     }
 
     func testTheLoopDrawsTheQueueAndTheLibraryAndQuitsOnQ() async throws {
         let context = try context()
-        let screen = TestScreen(width: 110, height: 16, script: [
-            .type("2", after: "2 done"),
-            .type("q", after: "Episode 3"),
-        ])
+        let screen = TestScreen(
+            width: 110, height: 16,
+            script: [
+                .type("2", after: "2 done"),
+                .type("q", after: "Episode 3"),
+            ])
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.success)
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
@@ -62,11 +68,13 @@ final class TUISessionTests: XCTestCase {
     /// `x` on a completed row asks first; `y` removes it, and the message line says so.
     func testAKeysLineComesBackThroughTheWorker() async throws {
         let context = try context()
-        let screen = TestScreen(width: 110, height: 16, script: [
-            .type("x", after: "2 done"),
-            .type("y", after: "Remove"),
-            .type("q", after: "removed #"),
-        ])
+        let screen = TestScreen(
+            width: 110, height: 16,
+            script: [
+                .type("x", after: "2 done"),
+                .type("y", after: "Remove"),
+                .type("q", after: "removed #"),
+            ])
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.success)
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")

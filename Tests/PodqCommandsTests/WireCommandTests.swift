@@ -31,13 +31,17 @@ final class WireCommandTests: CLITestCase {
         // The first answer breaks off after 3000 bytes; the second (a resume: 206 from byte 3000) comes
         // one byte a write, its head included.
         let body = mp3(6000)
-        let first = Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\nAccept-Ranges: bytes\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        let first =
+            Array("HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\nAccept-Ranges: bytes\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
             + body.prefix(3000)
-        let second = Array(("HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\n"
-            + "Content-Range: bytes 3000-5999/6000\r\nContent-Length: 3000\r\n\r\n").utf8) + body.suffix(3000)
+        let second =
+            Array(
+                ("HTTP/1.1 206 Partial Content\r\nContent-Type: audio/mpeg\r\nETag: \"e1\"\r\n"
+                    + "Content-Range: bytes 3000-5999/6000\r\nContent-Length: 3000\r\n\r\n").utf8) + body.suffix(3000)
         let server = try await ScriptedServer.start { n in
-            n == 0 ? .cut(first, at: [40, 41, 900], pause: .milliseconds(3), closeAfter: true)
-                   : .cut(second, at: Array(1..<second.count))
+            n == 0
+                ? .cut(first, at: [40, 41, 900], pause: .milliseconds(3), closeAfter: true)
+                : .cut(second, at: Array(1..<second.count))
         }
         defer { Task { await server.stop() } }
         try config("max-attempts = 2\nretry-delay = 0.1\nresponse-timeout = 10\n")
@@ -62,8 +66,10 @@ final class WireCommandTests: CLITestCase {
     func testAFeedThatTricklesEndsAtFetchTimeoutInWords() async throws {
         let body = Array("<rss><channel><title>Slow</title></channel></rss>".utf8)
         let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
-        let server = try await ScriptedServer.start(ScriptedServer.Script([ScriptedServer.Piece(head)]
-            + body.map { ScriptedServer.Piece([$0], after: .seconds(1)) }))
+        let server = try await ScriptedServer.start(
+            ScriptedServer.Script(
+                [ScriptedServer.Piece(head)]
+                    + body.map { ScriptedServer.Piece([$0], after: .seconds(1)) }))
         defer { Task { await server.stop() } }
         try config("fetch-timeout = 2\n")
         let (exit, out, err) = try await cli.run(["add", server.url("/feed.xml")], timeout: 60)
@@ -88,10 +94,12 @@ final class WireCommandTests: CLITestCase {
         let http = try await TestServer.start()
         defer { Task { await http.stop() } }
         let items = (1...3).map { "<item><title>E\($0)</title><guid>\($0)</guid><enclosure url=\"/data/e\($0).mp3?size=1000\"/></item>" }.joined()
-        http.serve(Array("""
-            <?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>Paged</title>
-            <atom:link rel="next" href="/status/500"/>\(items)</channel></rss>
-            """.utf8), as: "paged.xml")
+        http.serve(
+            Array(
+                """
+                <?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>Paged</title>
+                <atom:link rel="next" href="/status/500"/>\(items)</channel></rss>
+                """.utf8), as: "paged.xml")
         let (added, out, err) = try await cli.run(["add", http.url("/static/paged.xml").absoluteString])
         XCTAssertEqual(added.code, 0, out + err)
         XCTAssertTrue(out.contains("3 episodes") && out.contains("page 2 of the paged feed could not be read"), out)

@@ -1,6 +1,7 @@
-@testable import PodqTerminal
 import PodqUI
 import XCTest
+
+@testable import PodqTerminal
 
 /// The style → attribute table (drawing itself is covered end to end in tmux).
 final class CursesScreenTests: XCTestCase {

@@ -11,9 +11,11 @@ final class DownloadsViewModelTests: XCTestCase {
         let transport = AsyncHTTPTransport()
         defer { dir.remove() }
         let ops = (1...2).map { i in
-            DownloadOperation(id: i, request: DownloadRequest(
-                url: server.dataURL(size: 600_000, seed: UInt64(i), name: "e\(i).mp3", ["rate": "400000"]),
-                destination: dir.file("e\(i).mp3"), title: "Show — \u{1B}[31mEpisode \(i)"), transport: transport)
+            DownloadOperation(
+                id: i,
+                request: DownloadRequest(
+                    url: server.dataURL(size: 600_000, seed: UInt64(i), name: "e\(i).mp3", ["rate": "400000"]),
+                    destination: dir.file("e\(i).mp3"), title: "Show — \u{1B}[31mEpisode \(i)"), transport: transport)
         }
         let model = DownloadsViewModel()
         ops.forEach { model.track($0) }
@@ -49,8 +51,10 @@ final class DownloadsViewModelTests: XCTestCase {
     /// Given the stored queue (the TUI), every stored row is shown in order, with the feed's length
     /// as an estimate and the reason of a failure or a pending retry.
     func testStoredRowsWithEstimatesAndReasons() {
-        func record(_ id: Int64, _ state: StoredState, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
-                    retryAt: Double? = nil) -> DownloadRecord {
+        func record(
+            _ id: Int64, _ state: StoredState, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
+            retryAt: Double? = nil
+        ) -> DownloadRecord {
             var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)\u{1B}[2J", destination: "/d/\(id)")
             r.id = id
             r.state = state
@@ -61,9 +65,12 @@ final class DownloadsViewModelTests: XCTestCase {
             return r
         }
         let model = DownloadsViewModel(clock: { 0 })
-        model.update(records: [record(1, .queued, error: "503: busy", retryAt: 5), record(2, .failed, received: 10, error: "404: gone"),
-                               record(3, .paused, received: 25, expected: 100), record(4, .completed, received: 7, expected: 7)],
-                     estimates: [1: 1_000, 3: 999])
+        model.update(
+            records: [
+                record(1, .queued, error: "503: busy", retryAt: 5), record(2, .failed, received: 10, error: "404: gone"),
+                record(3, .paused, received: 25, expected: 100), record(4, .completed, received: 7, expected: 7),
+            ],
+            estimates: [1: 1_000, 3: 999])
         let rows = model.snapshot()
         XCTAssertEqual(rows.map(\.id), [1, 2, 3, 4])
         XCTAssertEqual(rows.map(\.title), ["T1", "T2", "T3", "T4"], "titles are cleaned")
@@ -89,9 +96,11 @@ final class EpisodeStatesTests: XCTestCase {
             return r
         }
         let model = DownloadsViewModel()
-        model.update(records: [row(1, episode: 10, .completed), row(2, episode: 11, .cancelled), row(3, episode: 11, .queued),
-                               row(4, episode: 12, .failed), row(5, episode: nil, .downloading), row(6, episode: 13, .queued),
-                               row(7, episode: 13, .cancelled)])
+        model.update(records: [
+            row(1, episode: 10, .completed), row(2, episode: 11, .cancelled), row(3, episode: 11, .queued),
+            row(4, episode: 12, .failed), row(5, episode: nil, .downloading), row(6, episode: 13, .queued),
+            row(7, episode: 13, .cancelled),
+        ])
         XCTAssertEqual(model.episodeStates, [10: .completed, 11: .queued, 12: .failed, 13: .queued])
         model.update(records: [row(1, episode: 10, .completed)])
         XCTAssertEqual(model.episodeStates, [10: .completed], "a removed row's episode is new again")
@@ -118,8 +127,9 @@ final class EpisodeStatesTests: XCTestCase {
         }
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        let op = DownloadOperation(id: 1, request: DownloadRequest(url: URL(string: "http://h.example/f.mp3")!, destination: dir.file("f.mp3"), title: "f"),
-                                   transport: transport, observationCenter: ObservationCenter(scheduler: clock))
+        let op = DownloadOperation(
+            id: 1, request: DownloadRequest(url: URL(string: "http://h.example/f.mp3")!, destination: dir.file("f.mp3"), title: "f"),
+            transport: transport, observationCenter: ObservationCenter(scheduler: clock))
         box.append(op)
         model.track(op)
         await op.start()

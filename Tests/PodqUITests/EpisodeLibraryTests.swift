@@ -11,13 +11,15 @@ final class EpisodeLibraryTests: XCTestCase {
     ]
 
     private func library() -> EpisodeLibrary {
-        EpisodeLibrary(podcasts: podcasts, entries: [
-            .init(id: 30, podcastId: 1, title: "Swift on LINUX", published: 300, duration: 3723, length: 40_000_000),
-            .init(id: 7, podcastId: 2, title: "第一回 Ärger", published: 200, duration: nil, length: nil),
-            .init(id: 12, podcastId: 1, title: "ncurses \u{1B}[31min 2026", published: nil, duration: 0, length: 0),
-            .init(id: 5, podcastId: 2, title: "Linux 🐧 again", published: 100, duration: 60, length: 1),
-            .init(id: 99, podcastId: 1, title: "", published: 50, duration: nil, length: nil),
-        ])
+        EpisodeLibrary(
+            podcasts: podcasts,
+            entries: [
+                .init(id: 30, podcastId: 1, title: "Swift on LINUX", published: 300, duration: 3723, length: 40_000_000),
+                .init(id: 7, podcastId: 2, title: "第一回 Ärger", published: 200, duration: nil, length: nil),
+                .init(id: 12, podcastId: 1, title: "ncurses \u{1B}[31min 2026", published: nil, duration: 0, length: 0),
+                .init(id: 5, podcastId: 2, title: "Linux 🐧 again", published: 100, duration: 60, length: 1),
+                .init(id: 99, podcastId: 1, title: "", published: 50, duration: nil, length: nil),
+            ])
     }
 
     func testLookupsAndRowsKeepTheDisplayOrder() {
@@ -28,12 +30,16 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(lib.podcastId(of: 5), 2)
         XCTAssertEqual(lib.episodeCount(of: 1), 3)
         XCTAssertEqual(lib.episodeCount(of: 3), 0)
-        XCTAssertEqual(lib.row(at: 0, state: .queued),
-                       EpisodeRow(id: 30, podcastId: 1, podcast: "Tech Talk", title: "Swift on LINUX", published: 300, duration: 3723,
-                                  length: 40_000_000, state: .queued))
-        XCTAssertEqual(lib.row(at: 1, state: .new),
-                       EpisodeRow(id: 7, podcastId: 2, podcast: "日本語ラジオ", title: "第一回 Ärger", published: 200,
-                                  duration: nil, length: nil, state: .new), "nil stays nil: no duration, no length")
+        XCTAssertEqual(
+            lib.row(at: 0, state: .queued),
+            EpisodeRow(
+                id: 30, podcastId: 1, podcast: "Tech Talk", title: "Swift on LINUX", published: 300, duration: 3723,
+                length: 40_000_000, state: .queued))
+        XCTAssertEqual(
+            lib.row(at: 1, state: .new),
+            EpisodeRow(
+                id: 7, podcastId: 2, podcast: "日本語ラジオ", title: "第一回 Ärger", published: 200,
+                duration: nil, length: nil, state: .new), "nil stays nil: no duration, no length")
         let zeroes = lib.row(at: 2, state: .new)
         XCTAssertEqual(zeroes.duration, 0, "zero is not taken for nil")
         XCTAssertEqual(zeroes.length, 0)
@@ -89,8 +95,12 @@ final class EpisodeLibraryTests: XCTestCase {
     /// Search and the title order ignore case and accents, in every script.
     func testSearchAndTitleOrderIgnoreCaseWithTitlesStoredOnce() {
         let titles = ["beta", "Alpha", "ÄRGER", "ärger two", "第一回", "Zed", "ÉTÉ Beta"]
-        let lib = EpisodeLibrary(entries: titles.enumerated().map { .init(id: Int64($0.offset + 1), podcastId: 1, title: $0.element,
-                                                                          published: nil, duration: nil, length: nil) })
+        let lib = EpisodeLibrary(
+            entries: titles.enumerated().map {
+                .init(
+                    id: Int64($0.offset + 1), podcastId: 1, title: $0.element,
+                    published: nil, duration: nil, length: nil)
+            })
         func shown(_ positions: [Int32]) -> [String] { positions.map { lib.row(at: Int($0), state: .new).title } }
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "ÄR")), ["ÄRGER", "ärger two"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "är")), ["ÄRGER", "ärger two"])
@@ -102,8 +112,9 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "zE")), ["Zed"])
         XCTAssertEqual(shown(lib.positions(podcast: nil, matching: "alphab")), [])
         let all = lib.positions(podcast: nil, matching: "")
-        XCTAssertEqual(shown(lib.sorted(all, by: .title)), ["Alpha", "ÄRGER", "ärger two", "beta", "ÉTÉ Beta", "Zed", "第一回"],
-                       "accents and case are ignored in the order as in the search")
+        XCTAssertEqual(
+            shown(lib.sorted(all, by: .title)), ["Alpha", "ÄRGER", "ärger two", "beta", "ÉTÉ Beta", "Zed", "第一回"],
+            "accents and case are ignored in the order as in the search")
         XCTAssertTrue(lib.matcher("Ärg").matches(Int(lib.position(of: 4)!), in: lib), "the matcher agrees with the filter")
         XCTAssertFalse(lib.matcher("Ärg").matches(Int(lib.position(of: 2)!), in: lib))
     }
@@ -111,11 +122,15 @@ final class EpisodeLibraryTests: XCTestCase {
     /// What users type finds what they mean: Turkish İ (lower-cased alone it keeps a combining dot),
     /// ß, Greek accents, a decomposed é; and the podcast's title counts.
     func testSearchFoldsCaseAndAccentsBeyondLowerCasing() {
-        let lib = EpisodeLibrary(podcasts: [PodcastRow(id: 1, title: "Café Música", url: "http://a/1", episodes: 4, lastRefresh: nil, error: nil,
-                                                       autoQueue: false)],
-                                 entries: ["İstanbul ŞARKI", "Über straße", "ΣΟΦΊΑ", "e\u{301}te\u{301} long"].enumerated().map {
-                                     .init(id: Int64($0.offset + 1), podcastId: $0.offset == 0 ? 1 : 2, title: $0.element, published: nil, duration: nil, length: nil)
-                                 })
+        let lib = EpisodeLibrary(
+            podcasts: [
+                PodcastRow(
+                    id: 1, title: "Café Música", url: "http://a/1", episodes: 4, lastRefresh: nil, error: nil,
+                    autoQueue: false)
+            ],
+            entries: ["İstanbul ŞARKI", "Über straße", "ΣΟΦΊΑ", "e\u{301}te\u{301} long"].enumerated().map {
+                .init(id: Int64($0.offset + 1), podcastId: $0.offset == 0 ? 1 : 2, title: $0.element, published: nil, duration: nil, length: nil)
+            })
         func ids(_ needle: String) -> [Int64] { lib.positions(podcast: nil, matching: needle).map { lib.id(at: Int($0)) } }
         XCTAssertEqual(ids("ist"), [1])
         XCTAssertEqual(ids("sarki"), [1])

@@ -1,5 +1,6 @@
 import PodqServer
 import XCTest
+
 @testable import PodqUI
 
 /// The TUI loop's pacing, run against a simulated clock: the loop waits as ``FramePacer/wait(now:moving:changed:)``

@@ -15,8 +15,10 @@ final class TUIControllerTests: XCTestCase {
             EpisodeRow(id: 20, podcastId: 7, podcast: "Show", title: "Newest", published: 2, duration: nil, length: nil, state: .new),
             EpisodeRow(id: 21, podcastId: 8, podcast: "Other", title: "Older", published: 1, duration: nil, length: nil, state: .new),
         ],
-        podcasts: [PodcastRow(id: 7, title: "Show", url: "u", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false),
-                   PodcastRow(id: 8, title: "Other", url: "v", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false)])
+        podcasts: [
+            PodcastRow(id: 7, title: "Show", url: "u", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false),
+            PodcastRow(id: 8, title: "Other", url: "v", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false),
+        ])
 
     private func press(_ keys: Key..., state: inout TUIState, pageSize: Int = 2) -> [TUIAction] {
         keys.flatMap { TUIController.handle($0, state: &state, snapshot: snapshot, pageSize: pageSize) }

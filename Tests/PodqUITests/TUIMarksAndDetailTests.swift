@@ -140,10 +140,14 @@ final class TUIMarksAndDetailTests: XCTestCase {
         var state = TUIState()
         state.view = .episodes
         state.mode = .detail
-        state.detail = Detail(view: .episodes, id: 20, title: "Newest", fields: [.init("Podcast", "Show"), .init("Size", ""), .init("Link", "https://example.com/a/long/address")],
-                              notes: ["First paragraph of the notes, long enough to wrap.", "• a point", "Last."])
+        state.detail = Detail(
+            view: .episodes, id: 20, title: "Newest",
+            fields: [.init("Podcast", "Show"), .init("Size", ""), .init("Link", "https://example.com/a/long/address")],
+            notes: ["First paragraph of the notes, long enough to wrap.", "• a point", "Last."])
         let top = TUIRenderer().render(&state, snapshot, width: 40, height: 14).text
-        XCTAssertEqual(top, """
+        XCTAssertEqual(
+            top,
+            """
              1 Downloads (4)   2 Episodes (3)   3 Po
             ┌─ Episode ────────────────────────────┐
             │ Newest                               │
@@ -188,11 +192,13 @@ final class TUIMessageTests: XCTestCase {
         state.message = .init("refreshed 3 feeds: 4 new episodes · Tech Talk: 3 new · Night Shift: 1 new; the feed moved to https://new.example/feed")
         let text = TUIRenderer().render(&state, TUISnapshot(downloads: rows), width: 50, height: 16).text
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        XCTAssertEqual(Array(lines[12...14]), [
-            "refreshed 3 feeds: 4 new episodes · Tech Talk: 3",
-            "new · Night Shift: 1 new; the feed moved to",
-            "https://new.example/feed",
-        ], text)
+        XCTAssertEqual(
+            Array(lines[12...14]),
+            [
+                "refreshed 3 feeds: 4 new episodes · Tech Talk: 3",
+                "new · Night Shift: 1 new; the feed moved to",
+                "https://new.example/feed",
+            ], text)
         XCTAssertTrue(lines[11].hasPrefix(" 0/3 active"), "the status line moves up:\n\(text)")
         XCTAssertTrue(lines[10].contains("Episode 9") && !text.contains("Episode 10"), "the table gives up two rows:\n\(text)")
         XCTAssertEqual(lines.count, 16)
@@ -206,13 +212,18 @@ final class TUIMessageTests: XCTestCase {
 
 final class PlayedEpisodesTests: XCTestCase {
     private func library() -> EpisodeLibrary {
-        EpisodeLibrary(podcasts: [PodcastRow(id: 1, title: "A", url: "", episodes: 4, lastRefresh: nil, error: nil, autoQueue: false),
-                                  PodcastRow(id: 2, title: "B", url: "", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false)],
-                       entries: [.init(id: 10, podcastId: 1, title: "a", published: 4, duration: nil, length: nil, played: true),
-                                 .init(id: 11, podcastId: 1, title: "b", published: 3, duration: nil, length: nil),
-                                 .init(id: 12, podcastId: 1, title: "c", published: 2, duration: nil, length: nil, played: true),
-                                 .init(id: 13, podcastId: 1, title: "d", published: 1, duration: nil, length: nil),
-                                 .init(id: 20, podcastId: 2, title: "e", published: 1, duration: nil, length: nil)])
+        EpisodeLibrary(
+            podcasts: [
+                PodcastRow(id: 1, title: "A", url: "", episodes: 4, lastRefresh: nil, error: nil, autoQueue: false),
+                PodcastRow(id: 2, title: "B", url: "", episodes: 1, lastRefresh: nil, error: nil, autoQueue: false),
+            ],
+            entries: [
+                .init(id: 10, podcastId: 1, title: "a", published: 4, duration: nil, length: nil, played: true),
+                .init(id: 11, podcastId: 1, title: "b", published: 3, duration: nil, length: nil),
+                .init(id: 12, podcastId: 1, title: "c", published: 2, duration: nil, length: nil, played: true),
+                .init(id: 13, podcastId: 1, title: "d", published: 1, duration: nil, length: nil),
+                .init(id: 20, podcastId: 2, title: "e", published: 1, duration: nil, length: nil),
+            ])
     }
 
     /// NEW: neither queued nor played; DONE: downloaded. A played and downloaded episode counts once.
@@ -241,8 +252,9 @@ final class PlayedEpisodesTests: XCTestCase {
         state.view = .episodes
         XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [.setPlayed(ids: [10], played: false)])
         state.marked[.episodes] = [10, 11]
-        XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [.setPlayed(ids: [10, 11], played: true)],
-                       "not all played: mark them played")
+        XCTAssertEqual(
+            TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [.setPlayed(ids: [10, 11], played: true)],
+            "not all played: mark them played")
         XCTAssertNil(state.marked[.episodes])
         state.view = .downloads
         XCTAssertEqual(TUIController.handle(.character("m"), state: &state, snapshot: snapshot, pageSize: 2), [])

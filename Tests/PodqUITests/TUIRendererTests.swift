@@ -5,20 +5,25 @@ import XCTest
 /// Whole frames: state and snapshot in, text out, compared with the expected screen.
 final class TUIRendererTests: XCTestCase {
     static let downloads = [
-        DownloadRow(id: 1, title: "Show — Episode one", state: .downloading, fraction: 0.5, received: 5_000_000,
-                    expected: 10_000_000, speed: 1_250_000, eta: 4),
-        DownloadRow(id: 2, title: "Show — Live stream", state: .downloading, fraction: nil, received: 3_000_000, expected: nil,
-                    speed: 500_000, eta: nil, estimate: 40_000_000),
+        DownloadRow(
+            id: 1, title: "Show — Episode one", state: .downloading, fraction: 0.5, received: 5_000_000,
+            expected: 10_000_000, speed: 1_250_000, eta: 4),
+        DownloadRow(
+            id: 2, title: "Show — Live stream", state: .downloading, fraction: nil, received: 3_000_000, expected: nil,
+            speed: 500_000, eta: nil, estimate: 40_000_000),
         DownloadRow(id: 3, title: "ポッドキャスト 🎧 第一回", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
         DownloadRow(id: 4, title: "Paused one", state: .paused, fraction: 0.25, received: 250, expected: 1_000, speed: 0, eta: nil),
-        DownloadRow(id: 5, title: "Gone", state: .failed(reason: "404: The server has no file at http://x/y"), fraction: nil,
-                    received: 0, expected: nil, speed: 0, eta: nil, error: "404: The server has no file at http://x/y"),
+        DownloadRow(
+            id: 5, title: "Gone", state: .failed(reason: "404: The server has no file at http://x/y"), fraction: nil,
+            received: 0, expected: nil, speed: 0, eta: nil, error: "404: The server has no file at http://x/y"),
         DownloadRow(id: 6, title: "Changed my mind", state: .cancelled, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil),
         DownloadRow(id: 7, title: "Done", state: .completed, fraction: 1, received: 2_000, expected: 2_000, speed: 0, eta: nil),
     ]
 
-    private func frame(_ state: inout TUIState, _ snapshot: TUISnapshot = TUISnapshot(downloads: downloads), width: Int = 100,
-                       height: Int = 13) -> String {
+    private func frame(
+        _ state: inout TUIState, _ snapshot: TUISnapshot = TUISnapshot(downloads: downloads), width: Int = 100,
+        height: Int = 13
+    ) -> String {
         TUIRenderer().render(&state, snapshot, width: width, height: height).text
     }
 
@@ -40,7 +45,9 @@ final class TUIRendererTests: XCTestCase {
     func testDownloadsViewShowsEveryStateTheStatusAndTheSelectedFailure() {
         var state = TUIState()
         state.selectedID[.downloads] = 5
-        XCTAssertEqual(frame(&state), """
+        XCTAssertEqual(
+            frame(&state),
+            """
              1 Downloads (7)   2 Episodes (0)   3 Podcasts (0)
             STATE       TITLE                        PROGRESS            % RECEIVED / TOTAL    SPEED      ETA
             downloading Show — Episode one           ████████········  50% 5.0 MB / 10.0 MB    1.2 MB/s   4s
@@ -69,7 +76,8 @@ final class TUIRendererTests: XCTestCase {
     func testTheStatusLineEndsWithTheOverallGaugeWhereThereIsRoom() {
         var state = TUIState()
         let status = frame(&state, TUISnapshot(downloads: Self.downloads), width: 160).split(separator: "\n").first { $0.contains("active") }
-        XCTAssertEqual(status.map(String.init), " 2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
+        XCTAssertEqual(
+            status.map(String.init), " 2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
     }
 
     /// The speed's sparkline follows the speed where the parts left room: up to 30 seconds wide,
@@ -79,8 +87,10 @@ final class TUIRendererTests: XCTestCase {
         var snapshot = TUISnapshot(downloads: Self.downloads)
         snapshot.speedHistory = [0, 1, 2, 3, 4, 5, 6, 7, 8] + Array(repeating: 8, count: 40)
         let wide = frame(&state, snapshot, width: 200).split(separator: "\n").first { $0.contains("active") }.map(String.init) ?? ""
-        XCTAssertEqual(wide, " 2/3 active, 2 a host · 1.8 MB/s " + String(repeating: "█", count: 30)
-                       + " · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
+        XCTAssertEqual(
+            wide,
+            " 2/3 active, 2 a host · 1.8 MB/s " + String(repeating: "█", count: 30)
+                + " · 1 queued · 1 paused · 1 failed · 1 done · row 1/7 · ▕█▎      ▏ 16% of 50.0 MB")
         let fits = frame(&state, snapshot, width: 100).split(separator: "\n").first { $0.contains("active") }.map(String.init) ?? ""
         XCTAssertEqual(fits, " 2/3 active, 2 a host · 1.8 MB/s " + String(repeating: "█", count: 15) + " · 1 queued · 1 paused · 1 failed · 1 done · row 1/7")
         XCTAssertEqual(DisplayWidth.of(fits), 100, "the room the parts left, to the last cell")
@@ -91,7 +101,9 @@ final class TUIRendererTests: XCTestCase {
     func testAt40ColumnsColumnsDropOutAndWideTitlesStayAligned() {
         var state = TUIState()
         let text = frame(&state, width: 40, height: 9)
-        XCTAssertEqual(text, """
+        XCTAssertEqual(
+            text,
+            """
              1 Downloads (7)   2 Episodes (0)   3 Po
             STATE       TITLE        PROGRESS      %
             downloading Episode one  █████·····  50%
@@ -108,22 +120,29 @@ final class TUIRendererTests: XCTestCase {
     func testEpisodesViewWithAFilterAndThePodcastsView() {
         let snapshot = TUISnapshot(
             episodes: [
-                EpisodeRow(id: 10, podcastId: 1, podcast: "Tech Talk", title: "Swift on Linux", published: 1_763_596_800, duration: 3723,
-                           length: 52_000_000, state: .new),
-                EpisodeRow(id: 11, podcastId: 1, podcast: "Tech Talk", title: "ncurses in 2026", published: 1_763_000_000, duration: 95,
-                           length: nil, state: .completed),
-                EpisodeRow(id: 12, podcastId: 2, podcast: "日本語ラジオ", title: "第一回", published: nil, duration: nil, length: nil,
-                           state: .queued),
+                EpisodeRow(
+                    id: 10, podcastId: 1, podcast: "Tech Talk", title: "Swift on Linux", published: 1_763_596_800, duration: 3723,
+                    length: 52_000_000, state: .new),
+                EpisodeRow(
+                    id: 11, podcastId: 1, podcast: "Tech Talk", title: "ncurses in 2026", published: 1_763_000_000, duration: 95,
+                    length: nil, state: .completed),
+                EpisodeRow(
+                    id: 12, podcastId: 2, podcast: "日本語ラジオ", title: "第一回", published: nil, duration: nil, length: nil,
+                    state: .queued),
             ],
             podcasts: [
-                PodcastRow(id: 1, title: "Tech Talk", url: "https://example.org/feed", episodes: 2, lastRefresh: 1_763_596_800, error: nil,
-                           autoQueue: true, repairs: "repaired 1 control character"),
-                PodcastRow(id: 2, title: "日本語ラジオ", url: "https://example.jp/rss", episodes: 1, lastRefresh: nil,
-                           error: "404: The server has no file at https://example.jp/rss", autoQueue: false),
+                PodcastRow(
+                    id: 1, title: "Tech Talk", url: "https://example.org/feed", episodes: 2, lastRefresh: 1_763_596_800, error: nil,
+                    autoQueue: true, repairs: "repaired 1 control character"),
+                PodcastRow(
+                    id: 2, title: "日本語ラジオ", url: "https://example.jp/rss", episodes: 1, lastRefresh: nil,
+                    error: "404: The server has no file at https://example.jp/rss", autoQueue: false),
             ])
         var state = TUIState()
         state.view = .episodes
-        XCTAssertEqual(frame(&state, snapshot, width: 90, height: 8), """
+        XCTAssertEqual(
+            frame(&state, snapshot, width: 90, height: 8),
+            """
              1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
             STATE       DATE       LENGTH   SIZE      PODCAST              EPISODE
             new         2025-11-20 1:02:03  52.0 MB   Tech Talk            Swift on Linux
@@ -141,7 +160,9 @@ final class TUIRendererTests: XCTestCase {
 
         state.view = .podcasts
         state.selectedID[.podcasts] = 2
-        XCTAssertEqual(frame(&state, snapshot, width: 90, height: 7), """
+        XCTAssertEqual(
+            frame(&state, snapshot, width: 90, height: 7),
+            """
              1 Downloads (0)   2 Episodes (3)   3 Podcasts (2)
             EPISODES NEW   DONE  REFRESHED  AUTO FEED     PODCAST
             2        1     1     2025-11-20 auto repaired Tech Talk
@@ -176,8 +197,11 @@ final class TUIRendererTests: XCTestCase {
     }
 
     func testScrollingKeepsTheSelectionOnScreen() {
-        let rows = (1...50).map { DownloadRow(id: $0, title: "Episode \($0)", state: .queued, fraction: nil, received: 0, expected: nil,
-                                               speed: 0, eta: nil) }
+        let rows = (1...50).map {
+            DownloadRow(
+                id: $0, title: "Episode \($0)", state: .queued, fraction: nil, received: 0, expected: nil,
+                speed: 0, eta: nil)
+        }
         var state = TUIState()
         state.selectedID[.downloads] = 40
         let text = frame(&state, TUISnapshot(downloads: rows), width: 90, height: 10)
@@ -187,8 +211,9 @@ final class TUIRendererTests: XCTestCase {
     }
 
     func testRawControlCharactersNeverReachTheGrid() {
-        let evil = DownloadRow(id: 1, title: "\u{1B}]0;owned\u{07}Evil\u{1B}[2J\u{9B}31m", state: .failed(reason: "x"), fraction: nil,
-                               received: 0, expected: nil, speed: 0, eta: nil, error: "bad\u{1B}[31m\r\nline")
+        let evil = DownloadRow(
+            id: 1, title: "\u{1B}]0;owned\u{07}Evil\u{1B}[2J\u{9B}31m", state: .failed(reason: "x"), fraction: nil,
+            received: 0, expected: nil, speed: 0, eta: nil, error: "bad\u{1B}[31m\r\nline")
         var state = TUIState()
         let grid = TUIRenderer().render(&state, TUISnapshot(downloads: [evil]), width: 80, height: 8)
         XCTAssertFalse(grid.text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, grid.text)

@@ -17,8 +17,10 @@ final class TUISearchAndSortTests: XCTestCase {
             EpisodeRow(id: 12, podcastId: 2, podcast: "Zed Show", title: "cherry", published: 3, duration: 600, length: nil, state: .new),
             EpisodeRow(id: 13, podcastId: 1, podcast: "Aardvark", title: "apple crumble", published: 2, duration: 30, length: 200, state: .new),
         ],
-        podcasts: [PodcastRow(id: 1, title: "Aardvark", url: "u", episodes: 2, lastRefresh: 1, error: nil, autoQueue: false),
-                   PodcastRow(id: 2, title: "Zed Show", url: "v", episodes: 2, lastRefresh: 9, error: nil, autoQueue: false)])
+        podcasts: [
+            PodcastRow(id: 1, title: "Aardvark", url: "u", episodes: 2, lastRefresh: 1, error: nil, autoQueue: false),
+            PodcastRow(id: 2, title: "Zed Show", url: "v", episodes: 2, lastRefresh: 9, error: nil, autoQueue: false),
+        ])
 
     private func press(_ keys: Key..., state: inout TUIState) -> [TUIAction] {
         keys.flatMap { TUIController.handle($0, state: &state, snapshot: snapshot, pageSize: 2) }
@@ -182,9 +184,11 @@ final class TUISearchAndSortTests: XCTestCase {
         XCTAssertNil(state.stateFilter[.downloads])
 
         // Episodes: from the queue's states and the played marks, with and without the cache.
-        let library = EpisodeLibrary(podcasts: [], entries: (1...6).map {
-            .init(id: Int64($0), podcastId: 1, title: "e\($0)", published: Double(10 - $0), duration: nil, length: nil, played: $0 == 6)
-        }, podcastTitles: [1: "P"])
+        let library = EpisodeLibrary(
+            podcasts: [],
+            entries: (1...6).map {
+                .init(id: Int64($0), podcastId: 1, title: "e\($0)", published: Double(10 - $0), duration: nil, length: nil, played: $0 == 6)
+            }, podcastTitles: [1: "P"])
         let states: [Int64: EpisodeState] = [1: .queued, 2: .downloading, 3: .completed, 4: .failed]
         let plain = TUISnapshot(library: library, episodeStates: states)
         var cached = TUISnapshot(library: library, episodeStates: states, rowLists: RowListCache())
@@ -205,9 +209,10 @@ final class TUISearchAndSortTests: XCTestCase {
 }
 
 final class TUIMouseTests: XCTestCase {
-    private let snapshot = TUISnapshot(downloads: (1...30).map {
-        DownloadRow(id: $0, title: "Row \($0)", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil)
-    })
+    private let snapshot = TUISnapshot(
+        downloads: (1...30).map {
+            DownloadRow(id: $0, title: "Row \($0)", state: .queued, fraction: nil, received: 0, expected: nil, speed: 0, eta: nil)
+        })
 
     func testAClickSelectsTheRowOrTheViewAndTheWheelScrolls() {
         var state = TUIState()

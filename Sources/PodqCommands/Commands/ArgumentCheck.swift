@@ -55,9 +55,13 @@ enum ArgumentCheck {
 
     /// The long options of `command` (its help screen's OPTIONS), and whether each takes a value.
     static func longOptions(of command: ParsableCommand.Type) -> [String: Bool] {
-        var options: [String: Bool] = ["--help": false, "--version": false, "--experimental-dump-help": false,
-                                       "--generate-completion-script": true]
-        let help = command == Podq.self ? Podq.helpMessage(includeHidden: true, columns: 10_000)
+        var options: [String: Bool] = [
+            "--help": false, "--version": false, "--experimental-dump-help": false,
+            "--generate-completion-script": true,
+        ]
+        let help =
+            command == Podq.self
+            ? Podq.helpMessage(includeHidden: true, columns: 10_000)
             : Podq.helpMessage(for: command, includeHidden: true, columns: 10_000)
         for line in help.split(separator: "\n") {
             let trimmed = line.drop { $0 == " " }

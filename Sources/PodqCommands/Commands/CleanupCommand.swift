@@ -57,15 +57,17 @@ struct CleanupRun {
                 changed = true
                 dryRun = true
             }
-            report = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder,
-                                     policy: context.settings.cleanup, dryRun: dryRun)
+            report = try Cleanup.run(
+                store: context.store, downloadFolder: context.paths.downloadFolder,
+                policy: context.settings.cleanup, dryRun: dryRun)
             if !(listing && dryRun) || changed { try? signature.write(toFile: appliedPath, atomically: true, encoding: .utf8) }
         } catch {
             throw CommandError(error)
         }
         if changed {
             if !report.removed.isEmpty {
-                let line = "cleanup: the rules changed (the config's cleanup-days, keep-episodes or a podcast's keep, size-budget): "
+                let line =
+                    "cleanup: the rules changed (the config's cleanup-days, keep-episodes or a podcast's keep, size-budget): "
                     + "they would delete \(report.removed.count) played episode file\(report.removed.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))). "
                     + "Nothing was deleted this time: `podq cleanup --dry-run` lists them, `podq cleanup` deletes them now, or the next run will."
                 context.log.notice("cleanup rules changed; nothing deleted this time", metadata: ["would-delete": "\(report.removed.count)"])
@@ -85,7 +87,8 @@ struct CleanupRun {
             for row in report.removed { Console.out("\(dryRun ? "would delete" : "deleted") #\(row.id ?? 0) \(row.destination)") }
         }
         for path in report.keptNotPodqs {
-            Console.error("kept \(SafeText.clean(path)): it is not the file podq downloaded there (replaced or changed since); delete it yourself if you want it gone")
+            Console.error(
+                "kept \(SafeText.clean(path)): it is not the file podq downloaded there (replaced or changed since); delete it yourself if you want it gone")
         }
         for path in report.keptOutside {
             Console.error("kept \(path): it is outside the download folder \(context.paths.downloadFolder)")

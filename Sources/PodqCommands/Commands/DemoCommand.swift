@@ -8,7 +8,8 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Serve a bundled demo podcast on 127.0.0.1 and download its episodes in the TUI (no internet needed).",
-        discussion: "Uses a fresh temporary home and folder, removed at the end, unless --home or --download-dir is given. Without a terminal (or with --headless) it downloads like `podq download`."
+        discussion:
+            "Uses a fresh temporary home and folder, removed at the end, unless --home or --download-dir is given. Without a terminal (or with --headless) it downloads like `podq download`."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -58,7 +59,8 @@ struct DemoCommand: AsyncParsableCommand {
                 Console.out("The demo's episodes are in \(folder)/\(podcast.title)" + (global.home != nil ? " (home: \(home))." : "."))
             } else if code == ExitCodes.interrupted {
                 // The runner's line says the partial files are kept: here they go with the folder.
-                Console.out("The demo ran in a temporary folder, now removed with its partial files; give --home DIR and --download-dir DIR to resume a demo later.")
+                Console.out(
+                    "The demo ran in a temporary folder, now removed with its partial files; give --home DIR and --download-dir DIR to resume a demo later.")
             } else {
                 Console.out("The demo ran in a temporary folder, now removed; give --download-dir DIR (and --home DIR) to keep what it downloads.")
             }

@@ -20,16 +20,26 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once (1-64; default: the config's simultaneous-downloads, 3).")
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
+    @Option(
+        name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
     var perHost: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How many connections one large download may use when its server takes ranges (1-16; 1: one each; default: the config's connections-per-download, 4).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How many connections one large download may use when its server takes ranges (1-16; 1: one each; default: the config's connections-per-download, 4).",
+            valueName: "n"))
     var connections: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The speed limit all downloads share: bytes a second, or with K or M (500K, 2M); 0 for none (default: the config's rate-limit).", valueName: "rate"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The speed limit all downloads share: bytes a second, or with K or M (500K, 2M); 0 for none (default: the config's rate-limit).", valueName: "rate")
+    )
     var limitRate: String?
 
-    @Option(name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
+    @Option(
+        name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
     var downloadDir: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt is abandoned (default: the config's, 30).", valueName: "seconds"))
@@ -52,8 +62,10 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(global, downloadDir: downloadDir)
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
-        let code = try await DownloadRunner(context: context, jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout,
-                                            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }).run(adding: items)
+        let code = try await DownloadRunner(
+            context: context, jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout,
+            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }
+        ).run(adding: items)
         if code != ExitCodes.success { throw ExitCode(code) }
     }
 }

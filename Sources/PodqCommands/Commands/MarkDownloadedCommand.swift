@@ -41,8 +41,9 @@ struct MarkDownloadedCommand: ParsableCommand {
             }
             let added = try context.store.markDownloaded(episodeIds: ids)
             let already = ids.count - added
-            Console.out("marked \(added) episode\(added == 1 ? "" : "s") as downloaded"
-                        + (already > 0 ? " (\(already) already in the ledger)" : "") + ": auto-queue will not fetch them")
+            Console.out(
+                "marked \(added) episode\(added == 1 ? "" : "s") as downloaded"
+                    + (already > 0 ? " (\(already) already in the ledger)" : "") + ": auto-queue will not fetch them")
             context.log.info("marked downloaded", metadata: ["episodes": "\(added)"])
         } catch {
             throw CommandError(error)

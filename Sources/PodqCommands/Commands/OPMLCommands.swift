@@ -4,7 +4,8 @@ import PodqCore
 
 /// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).
 struct ImportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "import", abstract: "Subscribe to the feeds of an OPML file.",
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Subscribe to the feeds of an OPML file.",
         discussion: "A feed that cannot be fetched is still subscribed (with the error shown by `podq feeds`), so nothing is lost.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "An OPML file.") var file: String

@@ -50,18 +50,20 @@ enum FeedJSON {
             "link": .optional(feed.link),
             "description": .optional(feed.description),
             "repairs": .optional(feed.repairs.isEmpty ? nil : feed.repairs.summary),
-            "episodes": .array(feed.episodes.map { e in
-                .object([
-                    "guid": .optional(e.guid),
-                    "title": .string(e.title),
-                    "link": .optional(e.link),
-                    "published": .optional(e.published.map { Int64($0.timeIntervalSince1970.rounded(.down)) }),
-                    "duration": .optional(e.duration),
-                    "enclosures": .array(e.enclosures.map {
-                        .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)])
-                    }),
-                ])
-            }),
+            "episodes": .array(
+                feed.episodes.map { e in
+                    .object([
+                        "guid": .optional(e.guid),
+                        "title": .string(e.title),
+                        "link": .optional(e.link),
+                        "published": .optional(e.published.map { Int64($0.timeIntervalSince1970.rounded(.down)) }),
+                        "duration": .optional(e.duration),
+                        "enclosures": .array(
+                            e.enclosures.map {
+                                .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)])
+                            }),
+                    ])
+                }),
         ]).text
     }
 

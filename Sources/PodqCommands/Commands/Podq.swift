@@ -9,7 +9,11 @@ public struct Podq: AsyncParsableCommand {
         discussion: "Queues downloads, runs several at once, and resumes every partial file after a quit, a crash or kill -9.\n\n"
             + ExitCodes.summary,
         version: PodqVersion.current,
-        subcommands: [TUICommand.self, AddCommand.self, LoginCommand.self, FeedsCommand.self, RefreshCommand.self, EpisodesCommand.self, RemoveCommand.self, DownloadCommand.self, QueueCommand.self, PlayCommand.self, CleanupCommand.self, VerifyCommand.self, MarkDownloadedCommand.self, SetCommand.self, ParseCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self],
+        subcommands: [
+            TUICommand.self, AddCommand.self, LoginCommand.self, FeedsCommand.self, RefreshCommand.self, EpisodesCommand.self, RemoveCommand.self,
+            DownloadCommand.self, QueueCommand.self, PlayCommand.self, CleanupCommand.self, VerifyCommand.self, MarkDownloadedCommand.self, SetCommand.self,
+            ParseCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self,
+        ],
         defaultSubcommand: TUICommand.self
     )
 

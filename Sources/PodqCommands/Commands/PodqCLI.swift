@@ -17,7 +17,7 @@ public enum PodqCLI {
             exit(ExitCodes.success)
         } catch let code as ExitCode {
             exit(code.rawValue)
-        } catch where ExitCodes.code(for: error) != nil {
+        } catch  where ExitCodes.code(for: error) != nil {
             // podq's own errors: their message, and their code from the one table.
             let failure = CommandError(error)
             CommandLog.current?.error("command failed", metadata: ["reason": "\(failure.message)", "exit": "\(failure.code)"])

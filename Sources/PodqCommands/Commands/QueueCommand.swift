@@ -9,8 +9,10 @@ struct QueueCommand: AsyncParsableCommand {
         commandName: "queue",
         abstract: "Show or change the download queue.",
         discussion: "Changes are saved at once; a running `podq download` picks them up within a second.",
-        subcommands: [QueueListCommand.self, QueueAddCommand.self, QueueStateCommand.Cancel.self, QueueStateCommand.Pause.self,
-                      QueueStateCommand.Resume.self, QueueStateCommand.Retry.self, QueueRemoveCommand.self],
+        subcommands: [
+            QueueListCommand.self, QueueAddCommand.self, QueueStateCommand.Cancel.self, QueueStateCommand.Pause.self,
+            QueueStateCommand.Resume.self, QueueStateCommand.Retry.self, QueueRemoveCommand.self,
+        ],
         defaultSubcommand: QueueListCommand.self
     )
 }
@@ -51,7 +53,9 @@ struct QueueListCommand: ParsableCommand {
 enum QueueJSON {
     struct Item: Encodable {
         let row: DownloadRecord
-        enum Keys: String, CodingKey { case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error, checksum, sha256, verifiedBy, unverified }
+        enum Keys: String, CodingKey {
+            case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error, checksum, sha256, verifiedBy, unverified
+        }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(row.id ?? 0, forKey: .id)
@@ -81,7 +85,8 @@ enum QueueJSON {
 
 /// `podq queue add <url|episode-id>... [--title T]`, `podq queue add --latest N <podcast>`.
 struct QueueAddCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Put URLs or episodes on the queue.",
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Put URLs or episodes on the queue.",
         discussion: "An episode (an id from `podq episodes`) is saved as <download folder>/<podcast>/<YYYY-MM-DD> <title>.<ext>.")
 
     @OptionGroup var global: GlobalOptions
@@ -117,7 +122,8 @@ struct QueueAddCommand: ParsableCommand {
 
     /// The line for an item not added again: where it already is.
     static func alreadyThere(_ row: DownloadRecord) -> String {
-        row.state == .completed ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
+        row.state == .completed
+            ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
             : "already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
     }
 
@@ -149,7 +155,8 @@ struct QueueAddCommand: ParsableCommand {
 
 /// `podq queue remove <id>... [--delete-file]`.
 struct QueueRemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove downloads from the queue.",
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove downloads from the queue.",
         discussion: "An unfinished download's partial file is deleted; a completed file is kept unless --delete-file.")
 
     @OptionGroup var global: GlobalOptions

@@ -6,7 +6,8 @@ import PodqCore
 /// `podq download` applies them to its transfers within a second.
 enum QueueStateCommand {
     struct Cancel: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "cancel",
+        static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Stop downloads and delete their partial files.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64]
@@ -14,7 +15,8 @@ enum QueueStateCommand {
     }
 
     struct Pause: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "pause",
+        static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Stop downloads and keep their partial files (all when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64] = []
@@ -22,7 +24,8 @@ enum QueueStateCommand {
     }
 
     struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "resume",
+        static let configuration = CommandConfiguration(
+            commandName: "resume",
             abstract: "Put paused downloads back in line (all paused ones when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64] = []
@@ -30,7 +33,8 @@ enum QueueStateCommand {
     }
 
     struct Retry: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "retry",
+        static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Queue failed or cancelled downloads again, with a fresh count of attempts.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Download ids.") var ids: [Int64]

@@ -5,7 +5,8 @@ import PodqCore
 /// `podq refresh [<podcast>]`: re-fetch feeds with conditional GET, add new episodes, queue them for
 /// podcasts set to auto.
 struct RefreshCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "refresh", abstract: "Re-fetch feeds and add their new episodes.",
+    static let configuration = CommandConfiguration(
+        commandName: "refresh", abstract: "Re-fetch feeds and add their new episodes.",
         discussion: "A 304 changes nothing; a permanent redirect updates the stored URL. Exit code 1 when a feed failed.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
@@ -31,8 +32,9 @@ struct RefreshCommand: AsyncParsableCommand {
                 }
                 if checkFiles {
                     let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(p)
-                    Console.out("\(p.title): \(checked) downloaded file\(checked == 1 ? "" : "s") checked with the server, \(changed) changed upstream"
-                                + (changed > 0 ? " (podq episodes --updated)" : ""))
+                    Console.out(
+                        "\(p.title): \(checked) downloaded file\(checked == 1 ? "" : "s") checked with the server, \(changed) changed upstream"
+                            + (changed > 0 ? " (podq episodes --updated)" : ""))
                 }
             }
             return failed

@@ -60,17 +60,20 @@ struct SetCommand: ParsableCommand {
             context.log.info("podcast settings changed", metadata: ["podcast": "\(id)", "settings": "\(record.settings ?? "none")"])
         }
         let own = record.settingPairs
-        Console.out("#\(id) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
-                    + (own.isEmpty ? "; everything else as the config says" : ""))
+        Console.out(
+            "#\(id) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
+                + (own.isEmpty ? "; everything else as the config says" : ""))
         for (key, value) in own where key != "auto-queue" { Console.out("  \(key) = \(value)") }
         // A rule that deletes files says what it would delete, before any run does.
         if !keys.isDisjoint(with: ["keep", "size-budget", "serial", "cleanup-unplayed"]) {
             let preview: Cleanup.Report
             do {
-                preview = try Cleanup.run(store: context.store, downloadFolder: context.paths.downloadFolder, policy: context.settings.cleanup,
-                                          dryRun: true, podcast: id)
+                preview = try Cleanup.run(
+                    store: context.store, downloadFolder: context.paths.downloadFolder, policy: context.settings.cleanup,
+                    dryRun: true, podcast: id)
             } catch { throw CommandError(error) }
-            var line = "  cleanup by these rules: \(preview.removed.count) played episode file\(preview.removed.count == 1 ? "" : "s") "
+            var line =
+                "  cleanup by these rules: \(preview.removed.count) played episode file\(preview.removed.count == 1 ? "" : "s") "
                 + "(\(Format.bytes(preview.bytes))) would be deleted"
             if preview.keptUnplayed > 0 {
                 line += "; \(preview.keptUnplayed) not yet played \(preview.keptUnplayed == 1 ? "is" : "are") kept (cleanup-unplayed=on deletes them too)"

@@ -5,7 +5,8 @@ import PodqUI
 
 /// `podq add <feed-url|file> [--auto]`: subscribe.
 struct AddCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Subscribe to a feed; its episodes are listed, none queued.",
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Subscribe to a feed; its episodes are listed, none queued.",
         discussion: "With --auto, each refresh queues the episodes it has not seen before (`podq refresh && podq download` from cron).")
 
     @OptionGroup var global: GlobalOptions
@@ -36,8 +37,11 @@ struct AddCommand: AsyncParsableCommand {
 
 /// `podq login <podcast> --user NAME [--password-command CMD]`, `podq login <podcast> --remove`.
 struct LoginCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "login", abstract: "Set or remove a private feed's login.",
-        discussion: "The password is asked for (or read from standard input) unless --password-command names a command that prints it. It is sent to the feed's host (its scheme, host and port as the feed's URL is now) only, for the feed and for episodes on that host, and never printed. A feed that moves to another host keeps no login there until podq login gives it again.")
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Set or remove a private feed's login.",
+        discussion:
+            "The password is asked for (or read from standard input) unless --password-command names a command that prints it. It is sent to the feed's host (its scheme, host and port as the feed's URL is now) only, for the feed and for episodes on that host, and never printed. A feed that moves to another host keeps no login there until podq login gives it again."
+    )
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: "The user name.") var user: String?
     @Option(name: .long, help: "A command that prints the password (run by sh when needed), instead of storing it.") var passwordCommand: String?
@@ -81,14 +85,19 @@ struct FeedsCommand: ParsableCommand {
         let (podcasts, counts): ([PodcastRecord], [Int64: Int])
         do { (podcasts, counts) = (try context.store.podcasts(), try context.store.episodeCounts()) } catch { throw CommandError(error) }
         if json {
-            Console.out(JSONValue.array(podcasts.map { p in
-                .object(["id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
-                         "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error),
-                         "repairs": .optional(p.repairs),
-                         "autoQueue": .bool(p.autoQueues(config: context.settings.autoQueue)),
-                         // Its own rules (`podq set`), as `podq set` names them; {} when it follows the config.
-                         "settings": .object(Dictionary(uniqueKeysWithValues: p.settingPairs.map { ($0.key, .string($0.value)) }))])
-            }).text)
+            Console.out(
+                JSONValue.array(
+                    podcasts.map { p in
+                        .object([
+                            "id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
+                            "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error),
+                            "repairs": .optional(p.repairs),
+                            "autoQueue": .bool(p.autoQueues(config: context.settings.autoQueue)),
+                            // Its own rules (`podq set`), as `podq set` names them; {} when it follows the config.
+                            "settings": .object(Dictionary(uniqueKeysWithValues: p.settingPairs.map { ($0.key, .string($0.value)) })),
+                        ])
+                    }
+                ).text)
             return
         }
         if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`.") }
@@ -111,7 +120,11 @@ struct EpisodesCommand: ParsableCommand {
     @Flag(name: .long, help: "Only new episodes: never queued, never downloaded (the ledger: podq mark-downloaded), not marked played.") var new = false
     @Flag(name: .long, help: "Only downloaded episodes whose file changed upstream (podq queue add --again or --replace fetches them anew).")
     var updated = false
-    @Option(name: .long, help: ArgumentHelp("Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).", valueName: "text"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).",
+            valueName: "text"))
     var search: String?
     @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
 
@@ -156,12 +169,14 @@ struct EpisodesCommand: ParsableCommand {
     /// One episode as `--json` gives it (docs/COMMANDS.md).
     static func json(_ r: QueueStore.EpisodeListing, state: String) -> JSONValue {
         let e = r.episode
-        return .object(["id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
-                        "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
-                        "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
-                        "length": .optional(e.length), "state": .string(state), "played": .bool(e.playedAt != nil),
-                        "updatedUpstream": .optional(e.upstreamChange),
-                        "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) })])
+        return .object([
+            "id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
+            "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
+            "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
+            "length": .optional(e.length), "state": .string(state), "played": .bool(e.playedAt != nil),
+            "updatedUpstream": .optional(e.upstreamChange),
+            "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) }),
+        ])
     }
 
     /// One episode as the plain listing gives it.

@@ -6,7 +6,8 @@ struct TUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui",
         abstract: "The terminal UI (what `podq` with no command opens).",
-        discussion: "Downloads, Episodes and Podcasts views with live progress; ? lists the keys. The queue runs while it is open; q stops the downloads with their partial files kept, and they resume on the next start."
+        discussion:
+            "Downloads, Episodes and Podcasts views with live progress; ? lists the keys. The queue runs while it is open; q stops the downloads with their partial files kept, and they resume on the next start."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -14,10 +15,15 @@ struct TUICommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once (default: the config's simultaneous-downloads, else 3).")
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
+    @Option(
+        name: .long, help: ArgumentHelp("How many downloads from one host run at once (1-64; default: the config's per-host-downloads, 2).", valueName: "n"))
     var perHost: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How many connections one large download may use when its server takes ranges (1-16; 1: one each; default: the config's connections-per-download, 4).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How many connections one large download may use when its server takes ranges (1-16; 1: one each; default: the config's connections-per-download, 4).",
+            valueName: "n"))
     var connections: Int?
 
     func validate() throws {

@@ -31,15 +31,20 @@ struct VerifyCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         let rows = try select(context.store)
         var results: [(DownloadRecord, FileCheck)] = []
-        let progress = VerifyProgress(files: rows.count, bytes: rows.reduce(0) { $0 + max(0, $1.bytesReceived) },
-                                      live: !json && isatty(STDERR_FILENO) == 1)
+        let progress = VerifyProgress(
+            files: rows.count, bytes: rows.reduce(0) { $0 + max(0, $1.bytesReceived) },
+            live: !json && isatty(STDERR_FILENO) == 1)
         var folders: [String: DownloadFolder?] = [:]
         for row in rows {
             let check: FileCheck
             if !FileManager.default.fileExists(atPath: row.folderPath) {
                 // An unmounted share: its files are missing, and podq does not create the folder.
                 check = row.checksum == nil ? .notRecorded : .missing
-            } else if let folder = folders[row.folderPath] ?? { let f = try? DownloadFolder(path: row.folderPath); folders[row.folderPath] = f; return f }() {
+            } else if let folder = folders[row.folderPath]
+                ?? {
+                    let f = try? DownloadFolder(path: row.folderPath); folders[row.folderPath] = f; return f
+                }()
+            {
                 check = FileCheck.check(row, in: folder) { progress.add(bytes: $0) }
             } else {
                 check = .unreadable("the download folder \(row.folderPath) cannot be opened")
@@ -161,7 +166,8 @@ final class VerifyProgress {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        Console.rawError("\r\u{1B}[2Kverifying \(doneFiles)/\(files) files, \(Format.bytes(doneBytes)) of \(Format.bytes(bytes)) [\(bar)] \(Int(fraction * 100))%")
+        Console.rawError(
+            "\r\u{1B}[2Kverifying \(doneFiles)/\(files) files, \(Format.bytes(doneBytes)) of \(Format.bytes(bytes)) [\(bar)] \(Int(fraction * 100))%")
         drawn = true
     }
 

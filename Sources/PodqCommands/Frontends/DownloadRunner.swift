@@ -1,9 +1,9 @@
 import CPodqSystem
 import Dispatch
 import Foundation
-import Synchronization
 import PodqCore
 import PodqUI
+import Synchronization
 
 /// The front end of `podq download`: a ``QueueSession`` shown by a ``DownloadReporter``. Adds the
 /// URLs, runs the queue until nothing is runnable, says the summary, and returns the exit code.

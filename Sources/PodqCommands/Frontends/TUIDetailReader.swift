@@ -98,16 +98,17 @@ struct TUIDetailReader {
 
     private func podcast(_ id: Int64) throws -> Detail {
         let p = try store.podcast(matching: String(id))
-        let fields: [Detail.Field] = [
-            .init("Feed", Self.text(p.url)),
-            .init("Website", Self.text(p.link)),
-            .init("Author", Self.text(p.author)),
-            .init("Refreshed", Self.time(p.lastRefresh)),
-            .init("Auto-queue", p.autoQueues(config: configAutoQueue) ? "on" : "off"),
-            .init("Login", p.loginUser.map { "as " + Self.text($0) } ?? ""),
-            .init("Last refresh", p.error.map { "failed: " + Self.text($0) } ?? ""),
-            .init("Repairs", Self.text(p.repairs)),
-        ] + p.settingPairs.filter { $0.key != "auto-queue" }.map { .init($0.key, Self.text($0.value)) }
+        let fields: [Detail.Field] =
+            [
+                .init("Feed", Self.text(p.url)),
+                .init("Website", Self.text(p.link)),
+                .init("Author", Self.text(p.author)),
+                .init("Refreshed", Self.time(p.lastRefresh)),
+                .init("Auto-queue", p.autoQueues(config: configAutoQueue) ? "on" : "off"),
+                .init("Login", p.loginUser.map { "as " + Self.text($0) } ?? ""),
+                .init("Last refresh", p.error.map { "failed: " + Self.text($0) } ?? ""),
+                .init("Repairs", Self.text(p.repairs)),
+            ] + p.settingPairs.filter { $0.key != "auto-queue" }.map { .init($0.key, Self.text($0.value)) }
         return Detail(view: .podcasts, id: id, title: Self.text(p.title), fields: fields, notes: ShowNotes.paragraphs(p.description ?? ""))
     }
 }

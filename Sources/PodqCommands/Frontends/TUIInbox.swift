@@ -1,6 +1,6 @@
 import PodqCore
-import Synchronization
 import PodqUI
+import Synchronization
 
 /// What other threads hand the main loop: a quit request from a signal handler, messages from
 /// background work (the keys' work, adding a feed), and the disk-full notice.

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import PodqCore
 import PodqUI
+import Synchronization
 
 /// The Episodes and Podcasts views' library, read from the store in the background and handed to the
 /// TUI's loop as an immutable ``EpisodeLibrary``: the loop takes the newest one without waiting and
@@ -149,15 +149,19 @@ final class TUILibrary: Sendable {
         do {
             let (podcasts, counts) = try await store.podcastsWithCounts()
             // Each row straight into the library's arrays (no array of every summary, then of every entry).
-            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0, titleBytes: $1), [Int64: Int64]()) }) { built, e in
+            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0, titleBytes: $1), [Int64: Int64]()) }) {
+                built, e in
                 if let download = e.downloadId, let length = e.length, length > 0 { built.1[download] = length }
-                built.0.append(.init(id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
-                                     length: e.length, played: e.played))
+                built.0.append(
+                    .init(
+                        id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
+                        length: e.length, played: e.played))
             }
             let rows = podcasts.map { p in
-                PodcastRow(id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
-                           lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
-                           repairs: p.repairs.map(SafeText.clean))
+                PodcastRow(
+                    id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
+                    lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
+                    repairs: p.repairs.map(SafeText.clean))
             }
             let library = EpisodeLibrary(builder, podcasts: rows)
             let stamps = podcasts.map(QueueStore.PodcastStamp.init).sorted { $0.id < $1.id }

@@ -129,10 +129,11 @@ extension TUISession {
         let inbox = self.inbox, session = self.session, bulkWork = self.bulkWork
         commands.yield {
             inbox.post(starting)
-            bulkWork.add(Task.detached {
-                await Self.run(command, on: session, inbox: inbox)
-                then?()
-            })
+            bulkWork.add(
+                Task.detached {
+                    await Self.run(command, on: session, inbox: inbox)
+                    then?()
+                })
         }
     }
 
@@ -209,7 +210,8 @@ extension TUISession {
             let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
             context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
             let status = try screen.handOver { try Player.run(argv) }
-            say(status == 0 ? "played #\(id) with \(argv[0])" : PlayerError.failed(command: argv[0], status: status).localizedDescription,
+            say(
+                status == 0 ? "played #\(id) with \(argv[0])" : PlayerError.failed(command: argv[0], status: status).localizedDescription,
                 isError: status != 0)
         } catch {
             say((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)

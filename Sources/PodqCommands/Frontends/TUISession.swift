@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 import PodqCore
 import PodqTerminal
 import PodqUI
+import Synchronization
 
 /// The TUI's front end: a ``QueueSession`` (the same run of the queue as `podq download`) shown on the
 /// main actor: wait for a key, apply it, and draw a frame when the ``FramePacer`` says: at once after a
@@ -48,8 +48,10 @@ final class TUISession {
     ///   - keepsPartials: false when the caller removes the home afterwards (`podq demo` in a temporary
     ///     folder), so the TUI does not say the unfinished downloads resume next time.
     ///   - screen: the terminal; ncurses' (``CursesScreen``) unless a test gives its own (`TestScreen`).
-    static func run(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true,
-                    screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil) async throws -> Int32 {
+    static func run(
+        context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true,
+        screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil
+    ) async throws -> Int32 {
         let model = DownloadsViewModel()
         let library = TUILibrary(store: context.store)
         let inbox = TUIInbox()
@@ -71,10 +73,12 @@ final class TUISession {
             adjustableRate: true,
             cleanup: .atStart(report: { cleaned in
                 if cleaned.heldBack > 0 {
-                    inbox.post("cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
-                               + "nothing deleted now (podq cleanup --dry-run lists them)")
+                    inbox.post(
+                        "cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
+                            + "nothing deleted now (podq cleanup --dry-run lists them)")
                 } else if !cleaned.removed.isEmpty {
-                    inbox.post("cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+                    inbox.post(
+                        "cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
                 }
             }))
         let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)
@@ -104,8 +108,10 @@ final class TUISession {
 
     /// Runs until `q`, SIGINT, SIGTERM, SIGHUP or the terminal hanging up; returns the exit code. The
     /// terminal is restored on every path; `restored` is called once it is.
-    private func run(keepsPartials: Bool, screen makeScreen: (@MainActor (Settings) throws -> any TerminalScreen)?,
-                     restored: () -> Void) async throws -> Int32 {
+    private func run(
+        keepsPartials: Bool, screen makeScreen: (@MainActor (Settings) throws -> any TerminalScreen)?,
+        restored: () -> Void
+    ) async throws -> Int32 {
         trace?.started()
         // The queue now, so the first frame shows it; the library is read in the background and
         // appears when it is ready (a big one takes a moment; the loop does not wait for it).
@@ -153,7 +159,9 @@ final class TUISession {
         if let failure { throw CommandError(failure) }
         let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
         if stopped > 0, keepsPartials {
-            Console.out("podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start.")
+            Console.out(
+                "podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start."
+            )
         }
         return inbox.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
     }
@@ -231,9 +239,10 @@ final class TUISession {
 
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
-        var snapshot = TUISnapshot(downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
-                    limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
-                    waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
+        var snapshot = TUISnapshot(
+            downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
+            limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
+            waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
         snapshot.playedChanges = library.playedChanges
         snapshot.libraryLoading = !library.isLoaded
         snapshot.statesVersion = model.episodeStatesVersion << 24 ^ library.playedVersion

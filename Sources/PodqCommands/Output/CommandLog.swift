@@ -29,9 +29,11 @@ enum CommandLog {
         var logger = Logger(label: "podq") { _ in PodqLogHandler(file: file, level: level, echo: echoLine) }
         logger.logLevel = level
         lock.withLock { _current = logger }
-        logger.debug("podq \(PodqVersion.current) started", metadata: [
-            "args": "\(CommandLine.arguments.dropFirst().joined(separator: " "))",
-        ])
+        logger.debug(
+            "podq \(PodqVersion.current) started",
+            metadata: [
+                "args": "\(CommandLine.arguments.dropFirst().joined(separator: " "))"
+            ])
         return logger
     }
 }

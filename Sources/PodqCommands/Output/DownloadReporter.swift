@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import PodqCore
-import Synchronization
 import PodqUI
+import Synchronization
 
 /// What `podq download` prints.
 ///

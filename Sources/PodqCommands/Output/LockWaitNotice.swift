@@ -18,7 +18,9 @@ final class LockWaitNotice: Sendable {
                 defer { announced = true }
                 return !announced
             }
-            return first ? "waiting: another program holds the queue database's lock (a backup, sqlite3?); podq waits for it, at most \(Int(LockWait.patience / 60)) minutes" : nil
+            return first
+                ? "waiting: another program holds the queue database's lock (a backup, sqlite3?); podq waits for it, at most \(Int(LockWait.patience / 60)) minutes"
+                : nil
         }
         let ended = wait.takeEnded()
         let was = announced.withLock { announced in

@@ -5,9 +5,9 @@ import Subprocess
 import Synchronization
 
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// The config's `on-complete` command, run for every finished download (issue 18, point 7): directly,
@@ -103,14 +103,16 @@ final class CompletionHooks: Sendable {
                     // the first 16 KB (a pipe with a limit would end a chatty hook as an error).
                     let capture = try Self.captureFile()
                     defer { try? capture.close() }
-                    let result = try await Subprocess.run(executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
-                                                          environment: .inherit.updating(environment), platformOptions: options,
-                                                          output: .fileDescriptor(capture, closeAfterSpawningProcess: false),
-                                                          error: .fileDescriptor(capture, closeAfterSpawningProcess: false))
+                    let result = try await Subprocess.run(
+                        executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
+                        environment: .inherit.updating(environment), platformOptions: options,
+                        output: .fileDescriptor(capture, closeAfterSpawningProcess: false),
+                        error: .fileDescriptor(capture, closeAfterSpawningProcess: false))
                     var said = [UInt8](repeating: 0, count: Self.keptOutput)
                     let count = said.withUnsafeMutableBytes { pread(capture.rawValue, $0.baseAddress, $0.count, 0) }
-                    return Finished(status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess,
-                                    said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
+                    return Finished(
+                        status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess,
+                        said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
@@ -133,7 +135,8 @@ final class CompletionHooks: Sendable {
                 context.log.error("hook failed", metadata: metadata)
             }
         } catch {
-            context.log.error("hook could not run", metadata: ["download": "\(id)", "hook": "\(shown)", "reason": "\(SafeText.clean(String(describing: error)))"])
+            context.log.error(
+                "hook could not run", metadata: ["download": "\(id)", "hook": "\(shown)", "reason": "\(SafeText.clean(String(describing: error)))"])
         }
     }
 

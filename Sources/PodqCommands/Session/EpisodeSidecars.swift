@@ -47,9 +47,9 @@ final class EpisodeSidecars: Sendable {
 
     private func write(id: Int64, path: String) async {
         guard let row = try? context.store.download(id: id), let episodeId = row.episodeId,
-              let (episode, podcast) = try? context.store.episode(id: episodeId),
-              podcast.rules.sidecars ?? context.settings.sidecars,
-              let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: path)
+            let (episode, podcast) = try? context.store.episode(id: episodeId),
+            podcast.rules.sidecars ?? context.settings.sidecars,
+            let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: path)
         else { return }
         let base = (relative as NSString).deletingPathExtension
         let access = await logins.access(for: row)
@@ -62,7 +62,8 @@ final class EpisodeSidecars: Sendable {
             }
         }
         if let transcript = Self.preferred(episode.allTranscripts, order: context.settings.transcriptTypes),
-           let bytes = await fetch(transcript.url, kind: "transcript", id: id, access: access) {
+            let bytes = await fetch(transcript.url, kind: "transcript", id: id, access: access)
+        {
             await keep("transcript", base + "." + Self.fileExtension(transcriptType: transcript.type), bytes)
         }
         if let url = episode.chaptersURL, let bytes = await fetch(url, kind: "chapters", id: id, access: access) {
@@ -76,7 +77,8 @@ final class EpisodeSidecars: Sendable {
             if let ext = Self.imageExtension(bytes) {
                 await keep("image", base + "." + ext, bytes)
             } else {
-                context.log.error("sidecar not written", metadata: ["download": "\(id)", "kind": "image", "reason": "it is not a JPEG, PNG, WebP or GIF image"])
+                context.log.error(
+                    "sidecar not written", metadata: ["download": "\(id)", "kind": "image", "reason": "it is not a JPEG, PNG, WebP or GIF image"])
             }
         }
         await keep("metadata", base + ".json", Array(Self.metadata(row: row, episode: episode, podcast: podcast, path: path, files: written).utf8))
@@ -88,8 +90,12 @@ final class EpisodeSidecars: Sendable {
         do {
             return try await SmallFetch.get(parsed, transport: transport, access: access, limit: Self.limit).bytes
         } catch {
-            context.log.error("sidecar not fetched", metadata: ["download": "\(id)", "kind": "\(kind)", "url": "\(SafeText.redactingCredentials(url))",
-                                                                "reason": "\(error.localizedDescription)"])
+            context.log.error(
+                "sidecar not fetched",
+                metadata: [
+                    "download": "\(id)", "kind": "\(kind)", "url": "\(SafeText.redactingCredentials(url))",
+                    "reason": "\(error.localizedDescription)",
+                ])
             return nil
         }
     }

@@ -33,8 +33,10 @@ struct FeedRefresh {
     /// - Throws: ``CommandError`` (with its code from the table) when it cannot subscribe.
     ///   - login: the podcast's login and `User-Agent` (`podq add --user …`). A login written in the
     ///     URL (`https://user:pass@host/feed`) is taken out of it: the subscription's URL never holds it.
-    func subscribe(_ given: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false,
-                   login: Login = Login()) async throws -> Outcome {
+    func subscribe(
+        _ given: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false,
+        login: Login = Login()
+    ) async throws -> Outcome {
         var login = login
         var source = given
         if case .url(let text) = try? FeedSource.resolve(given), let url = URL(string: text) {
@@ -51,8 +53,11 @@ struct FeedRefresh {
         let chain = URLChain()
         let loaded: FeedSource.Loaded
         do {
-            guard let found = try await FeedSource.load(source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain,
-                                                        allPages: true, access: access) else {
+            guard
+                let found = try await FeedSource.load(
+                    source, transport: transport, sizeLimit: context.settings.feedSizeLimit, trace: chain,
+                    allPages: true, access: access)
+            else {
                 throw CommandError("the server answered 304 to a plain GET", code: ExitCodes.failure)
             }
             loaded = found
@@ -62,17 +67,21 @@ struct FeedRefresh {
             guard keepOnFailure else { throw advice.map { CommandError($0, code: ExitCodes.code(for: error) ?? ExitCodes.failure) } ?? CommandError(error) }
             let message = advice ?? CommandError(error).message
             do {
-                let (podcast, _) = try context.store.addPodcast(url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
-                                                                autoQueue: autoQueue)
-                try context.store.updatePodcast(id: podcast.id!) { $0.error = message; login.save(in: &$0) }
+                let (podcast, _) = try context.store.addPodcast(
+                    url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
+                    autoQueue: autoQueue)
+                try context.store.updatePodcast(id: podcast.id!) {
+                    $0.error = message; login.save(in: &$0)
+                }
             } catch {
                 throw CommandError(error)
             }
             return Outcome(line: "\(fallbackTitle.isEmpty ? source : fallbackTitle): subscribed, but: \(message)", failed: true)
         }
         do {
-            var (podcast, episodes) = try context.store.addPodcast(url: loaded.location, feed: loaded.feed, etag: loaded.etag,
-                                                                   lastModified: loaded.lastModified, autoQueue: autoQueue)
+            var (podcast, episodes) = try context.store.addPodcast(
+                url: loaded.location, feed: loaded.feed, etag: loaded.etag,
+                lastModified: loaded.lastModified, autoQueue: autoQueue)
             if !login.isEmpty { podcast = try context.store.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
             var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
@@ -94,16 +103,22 @@ struct FeedRefresh {
         let chain = URLChain()
         do {
             let access = try await PodcastLogin.access(for: p, settings: context.settings)
-            guard let loaded = try await FeedSource.load(p.url, transport: transport, etag: p.etag, lastModified: p.lastModified,
-                                                            sizeLimit: context.settings.feedSizeLimit, trace: chain, access: access) else {
+            guard
+                let loaded = try await FeedSource.load(
+                    p.url, transport: transport, etag: p.etag, lastModified: p.lastModified,
+                    sizeLimit: context.settings.feedSizeLimit, trace: chain, access: access)
+            else {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
-                try context.store.updatePodcast(id: id) { $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil }
+                try context.store.updatePodcast(id: id) {
+                    $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil
+                }
                 // Serial mode moves on when episodes were played, whether or not the feed changed.
                 let queued = p.rules.serial == nil ? "" : try await autoQueue(p, new: [])
                 return Outcome(line: "\(p.title): not modified" + queued, failed: false)
             }
-            var new = try context.store.refreshPodcast(id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
-                                                       lastModified: loaded.lastModified)
+            var new = try context.store.refreshPodcast(
+                id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
+                lastModified: loaded.lastModified)
             // A paged feed: the next pages, until one adds nothing new.
             var notes = loaded.notes
             var (page, pageNew, pages, visited) = (loaded.feed, new, 1, Set<String>())
@@ -127,7 +142,9 @@ struct FeedRefresh {
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
             if loaded.location != p.url {
                 let stored = (try? context.store.podcast(matching: String(id)))?.url ?? p.url
-                line += stored == loaded.location ? "; the feed moved to \(loaded.location)"
+                line +=
+                    stored == loaded.location
+                    ? "; the feed moved to \(loaded.location)"
                     : "; the feed moved to \(loaded.location), which another subscription already has: kept \(stored)"
                 context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(loaded.location)"])
             }
@@ -136,7 +153,8 @@ struct FeedRefresh {
             line += try await autoQueue(p, new: new)
             let updated = try context.store.updatedUpstream(podcastId: id)
             if !updated.isEmpty {
-                line += "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
+                line +=
+                    "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
                     + " podq queue add --again or --replace <id>)"
                 for e in updated {
                     context.log.notice("episode updated upstream", metadata: ["episode": "\(e.id ?? 0)", "reason": "\(e.upstreamChange ?? "")"])
@@ -148,14 +166,16 @@ struct FeedRefresh {
             return Outcome(line: line, failed: false, newCount: new.count)
         } catch {
             logFailure("refresh failed", source: p.url, chain: chain, error: error, podcast: id)
-            let advice = PodcastLogin.advice(for: error, user: p.loginUser, origin: p.loginOrigin ?? URL(string: p.url).flatMap(Credentials.origin(of:)),
-                                             podcast: id)
+            let advice = PodcastLogin.advice(
+                for: error, user: p.loginUser, origin: p.loginOrigin ?? URL(string: p.url).flatMap(Credentials.origin(of:)),
+                podcast: id)
             var message = advice ?? CommandError(error).message
             // Moved for good (301/308) to where a login is wanted: the subscription follows, as on a
             // success, so that `podq login` gives the login for the new place, and the user sees it.
             var movedTo: String?
             if advice != nil, chain.movedPermanently, let last = chain.urls.last, last != p.url,
-               (try? context.store.podcast(matching: last)) == nil {
+                (try? context.store.podcast(matching: last)) == nil
+            {
                 movedTo = last
                 message = "the feed moved to \(SafeText.clean(last)); " + message
                 context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(last)"])
@@ -192,10 +212,15 @@ struct FeedRefresh {
         if rules.serial != nil { line += " (serial)" }
         if filtered > 0 && rules.serial == nil { line += " (\(filtered) left out by the podcast's include, exclude or min-duration)" }
         for (key, count) in filter.failures.sorted(by: { $0.key < $1.key }) {
-            line += " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, or no longer compiles; "
+            line +=
+                " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, or no longer compiles; "
                 + "they were not queued: check it with `podq set \(id) \(key)=…`)"
-            context.log.warning("a title pattern could not be matched", metadata: ["podcast": "\(id)", "key": "\(key)", "titles": "\(count)",
-                                                                               "pattern": "\((key == "include" ? rules.include : rules.exclude) ?? "")"])
+            context.log.warning(
+                "a title pattern could not be matched",
+                metadata: [
+                    "podcast": "\(id)", "key": "\(key)", "titles": "\(count)",
+                    "pattern": "\((key == "include" ? rules.include : rules.exclude) ?? "")",
+                ])
         }
         if fresh.count < candidates.count {
             line += " (\(candidates.count - fresh.count) downloaded before, not queued again)"

@@ -54,7 +54,7 @@ enum FeedSource {
         guard !text.contains("://"), !text.hasPrefix("/"), !text.hasPrefix("."), !text.hasPrefix("~") else { return nil }
         let host = text.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
         guard host.contains("."), !host.hasSuffix(".xml"), !host.hasSuffix(".rss"), !host.hasSuffix(".opml"),
-              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
+            host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) })
         else { return nil }
         return "https://" + text
     }
@@ -68,9 +68,11 @@ enum FeedSource {
     /// several, with a note); a feed that says it moved (`itunes:new-feed-url`) is read from its new
     /// URL, which becomes ``Loaded/location``; with `allPages`, a paged feed (`atom:link rel="next"`)
     /// is read to its last page, at most ``pageLimit``.
-    static func load(_ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
-                     sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil, allPages: Bool = false,
-                     access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> Loaded? {
+    static func load(
+        _ source: String, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
+        sizeLimit: Int64 = FeedParser.defaultSizeLimit, trace: URLChain? = nil, allPages: Bool = false,
+        access: PodcastAccess? = nil, keepNotes: Bool = true
+    ) async throws(FeedError) -> Loaded? {
         var address: String
         switch try resolve(source) {
         case .file(let absolute):
@@ -86,17 +88,26 @@ enum FeedSource {
             notes.append("Apple Podcasts lists its feed: \(feed.absoluteString)")
             (url, address) = (feed, feed.absoluteString)
         }
-        guard var page = try await fetch(url, transport: transport, etag: etag, lastModified: lastModified, sizeLimit: sizeLimit, trace: trace,
-                                         access: access, keepNotes: keepNotes) else {
+        guard
+            var page = try await fetch(
+                url, transport: transport, etag: etag, lastModified: lastModified, sizeLimit: sizeLimit, trace: trace,
+                access: access, keepNotes: keepNotes)
+        else {
             return nil
         }
         var location = page.moved ? page.url.absoluteString : address
         if case .webPage(let candidates) = page.content {
             guard let first = candidates.first, let feedURL = URL(string: first.url) else { throw .webPageWithoutFeed(url: page.url.absoluteString) }
-            notes.append(candidates.count == 1 ? "found the feed \(first.url) on the page"
-                : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(Self.listed(candidates.dropFirst().map(\.url))))")
-            guard let found = try await fetch(feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace, access: access,
-                                              keepNotes: keepNotes) else { return nil }
+            notes.append(
+                candidates.count == 1
+                    ? "found the feed \(first.url) on the page"
+                    : "the page links to \(candidates.count) feeds; took the first, \(first.url) (the others: \(Self.listed(candidates.dropFirst().map(\.url))))"
+            )
+            guard
+                let found = try await fetch(
+                    feedURL, transport: transport, sizeLimit: sizeLimit, trace: trace, access: access,
+                    keepNotes: keepNotes)
+            else { return nil }
             page = found
             location = page.moved ? page.url.absoluteString : first.url
         }
@@ -135,15 +146,17 @@ enum FeedSource {
         }
         defer { unlink(file) }
         guard let data = FileManager.default.contents(atPath: file), let feed = ApplePodcastsLink.feedURL(inLookup: data),
-              let url = URL(string: feed)
+            let url = URL(string: feed)
         else { throw .appleWithoutFeed(url: page.absoluteString) }
         return url
     }
 
     /// Appends the episodes of the pages after `feed` (RFC 5005), not those already in it; returns a
     /// note when the page cap stopped it.
-    static func readPages(of feed: inout Feed, transport: any HTTPTransport, sizeLimit: Int64,
-                          access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> [String] {
+    static func readPages(
+        of feed: inout Feed, transport: any HTTPTransport, sizeLimit: Int64,
+        access: PodcastAccess? = nil, keepNotes: Bool = true
+    ) async throws(FeedError) -> [String] {
         var seen = Set(feed.episodes.map { $0.guid ?? $0.preferredEnclosure?.url ?? "" })
         var visited: Set<String> = []
         var pages = 1
@@ -188,15 +201,20 @@ enum FeedSource {
     }
 
     /// Fetches `url` and reads what came: a feed, or a web page's feed links. Nil for a 304.
-    static func fetch(_ url: URL, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
-                      sizeLimit: Int64, trace: URLChain?, access: PodcastAccess? = nil, keepNotes: Bool = true) async throws(FeedError) -> Page? {
-        switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(url, etag: etag, lastModified: lastModified,
-                                                                                      access: access, trace: trace) {
+    static func fetch(
+        _ url: URL, transport: any HTTPTransport, etag: String? = nil, lastModified: String? = nil,
+        sizeLimit: Int64, trace: URLChain?, access: PodcastAccess? = nil, keepNotes: Bool = true
+    ) async throws(FeedError) -> Page? {
+        switch try await FeedFetcher(transport: transport, sizeLimit: sizeLimit).fetch(
+            url, etag: etag, lastModified: lastModified,
+            access: access, trace: trace)
+        {
         case .notModified:
             return nil
         case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved):
             defer { unlink(file) }
-            let content: Page.Content = WebPageFeeds.looksLikeHTML(file)
+            let content: Page.Content =
+                WebPageFeeds.looksLikeHTML(file)
                 ? .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
                 : .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit, keepNotes: keepNotes))
             return Page(content: content, url: finalURL, moved: moved, etag: newETag, lastModified: newLastModified)

@@ -14,14 +14,17 @@ enum HTTPSession {
     ///     `user-agent`, `proxy` (with the `*_proxy` variables, as curl reads them).
     ///   - logger: where the transport says what it changed (a User-Agent a web firewall refused).
     ///   - isolation: where `body` runs: the caller's actor (the TUI's main actor), or none.
-    static func with<T>(settings: Settings = Settings(), logger: Logger = .disabled,
-                        isolation: isolated (any Actor)? = #isolation,
-                        _ body: (AsyncHTTPTransport) async throws -> T) async throws -> T {
-        let transport = AsyncHTTPTransport(stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
-                                           responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)),
-                                           fetchTimeout: .milliseconds(Int(settings.fetchTimeout * 1000)),
-                                           userAgent: settings.userAgent, logger: logger,
-                                           proxies: Result { () throws(DownloadError) in try ProxySettings.from(configured: settings.proxy) })
+    static func with<T>(
+        settings: Settings = Settings(), logger: Logger = .disabled,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (AsyncHTTPTransport) async throws -> T
+    ) async throws -> T {
+        let transport = AsyncHTTPTransport(
+            stallTimeout: .milliseconds(Int(settings.stallTimeout * 1000)),
+            responseTimeout: .milliseconds(Int(settings.responseTimeout * 1000)),
+            fetchTimeout: .milliseconds(Int(settings.fetchTimeout * 1000)),
+            userAgent: settings.userAgent, logger: logger,
+            proxies: Result { () throws(DownloadError) in try ProxySettings.from(configured: settings.proxy) })
         let result: T
         do {
             result = try await body(transport)

@@ -36,8 +36,10 @@ enum Player {
 
     /// The argument vector that plays `file`: the config's words, with `%f` replaced by the file or the
     /// file added at the end; without a config, the first fallback found on `PATH`.
-    static func command(for file: String, configured: String?, configFile: String,
-                        path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") throws(PlayerError) -> [String] {
+    static func command(
+        for file: String, configured: String?, configFile: String,
+        path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    ) throws(PlayerError) -> [String] {
         let words: [String]
         if let configured {
             words = configured.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)

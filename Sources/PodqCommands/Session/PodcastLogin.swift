@@ -4,9 +4,9 @@ import Subprocess
 import Synchronization
 
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// A private feed's login: the user name and password given at `podq add` (or in the feed's URL),
@@ -39,14 +39,16 @@ enum PodcastLogin {
     static func run(_ command: String, user: String, host: String) async throws(CommandError) -> String {
         let expanded = expand(command, user: user, host: host)
         do {
-            let result = try await Subprocess.run(.path(FilePath("/bin/sh")), arguments: ["-c", expanded],
-                                                  output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
+            let result = try await Subprocess.run(
+                .path(FilePath("/bin/sh")), arguments: ["-c", expanded],
+                output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
             let line = result.standardOutput.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             guard result.terminationStatus.isSuccess, !line.isEmpty else {
                 let said = SafeText.clean(result.standardError)
-                throw CommandError("the password command `\(SafeText.clean(command))` \(result.terminationStatus.isSuccess ? "printed nothing" : "failed (\(result.terminationStatus))")"
-                                   + (said.isEmpty ? "" : ": \(said)") + ". Check it in a shell, or set the password with `podq login`.",
-                                   code: ExitCodes.failure)
+                throw CommandError(
+                    "the password command `\(SafeText.clean(command))` \(result.terminationStatus.isSuccess ? "printed nothing" : "failed (\(result.terminationStatus))")"
+                        + (said.isEmpty ? "" : ": \(said)") + ". Check it in a shell, or set the password with `podq login`.",
+                    code: ExitCodes.failure)
             }
             return line
         } catch let error as CommandError {
@@ -62,7 +64,8 @@ enum PodcastLogin {
     static func advice(for error: any Error, user: String?, origin: String?, podcast: Int64?) -> String? {
         let download = (error as? DownloadError) ?? { if case FeedError.fetch(let inner, _)? = error as? FeedError { inner } else { nil } }()
         guard let user, case .httpStatus(let code, let url, _)? = download, code == 401 || code == 403,
-              let target = URL(string: url) else { return nil }
+            let target = URL(string: url)
+        else { return nil }
         let shown = SafeText.clean(SafeText.redactingCredentials(Credentials.split(target).url.absoluteString))
         let name = SafeText.clean(user)
         if let origin, let there = Credentials.origin(of: target), there != origin {

@@ -34,8 +34,9 @@ struct QueueContext {
         removeOrphanTemporaryFiles(near: base.configFile)
         let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
         do {
-            return QueueContext(paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log,
-                                downloadDirGiven: downloadDir != nil)
+            return QueueContext(
+                paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log,
+                downloadDirGiven: downloadDir != nil)
         } catch {
             throw CommandError(error)
         }
@@ -49,8 +50,9 @@ struct QueueContext {
         do {
             if let holder = try lock.acquire() {
                 let who = holder.pid.map { "process \($0)" } ?? "another process"
-                Console.error("podq: \(who) (\(holder.command)) is running the queue in \(paths.home); "
-                    + "wait for it or quit it, or use `podq queue add` to give it more work.")
+                Console.error(
+                    "podq: \(who) (\(holder.command)) is running the queue in \(paths.home); "
+                        + "wait for it or quit it, or use `podq queue add` to give it more work.")
                 return nil
             }
             try store.reconcile()

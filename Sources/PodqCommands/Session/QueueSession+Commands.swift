@@ -52,10 +52,12 @@ extension QueueSession {
             return "\(event.verb) #\(id)" + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
         case .performMany(let event, let ids):
             let refused = try await runner.perform(event, ids: ids)
-            let line = "\(event.verb) \(Self.count(ids.count - refused.count, "download"))"
+            let line =
+                "\(event.verb) \(Self.count(ids.count - refused.count, "download"))"
                 + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
             guard refused.isEmpty else {
-                let failures = refused.prefix(5).map { "#\($0.id): \(CommandError($0.error).message)" }
+                let failures =
+                    refused.prefix(5).map { "#\($0.id): \(CommandError($0.error).message)" }
                     + (refused.count > 5 ? ["and \(refused.count - 5) more"] : [])
                 throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure)
             }
@@ -81,7 +83,8 @@ extension QueueSession {
             if ids.count == 1 {
                 guard let row = made.first else {
                     guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
-                    return existing.state == .completed ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
+                    return existing.state == .completed
+                        ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
                         : "already in the queue as #\(existing.id ?? 0) (\(existing.state.rawValue))"
                 }
                 return "queued #\(row.id ?? 0) \(row.title)"

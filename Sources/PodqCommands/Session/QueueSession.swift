@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PodqCore
+import Synchronization
 
 /// One run of the queue, whichever front end shows it (`podq tui`, `podq download`, `podq demo`; sync
 /// next): the one place the machine is assembled and taken down (issue 31).
@@ -100,15 +100,17 @@ final class QueueSession: Sendable {
         self.playlist = playlist
         self.logins = logins
         self.sidecars = sidecars
-        runner = QueueRunner(store: context.store, settings: settings, transport: transport, logger: context.log, observers: .init(
-            onOperation: frontEnd.onOperation,
-            onEvent: { event in
-                frontEnd.onEvent(event)
-                playlist?.handle(event)
-                // The sidecars first, so that a hook finds them beside the file.
-                if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
-            },
-            onSync: frontEnd.onSync),
+        runner = QueueRunner(
+            store: context.store, settings: settings, transport: transport, logger: context.log,
+            observers: .init(
+                onOperation: frontEnd.onOperation,
+                onEvent: { event in
+                    frontEnd.onEvent(event)
+                    playlist?.handle(event)
+                    // The sidecars first, so that a hook finds them beside the file.
+                    if let sidecars { sidecars.handle(event) { hooks?.handle(event) } } else { hooks?.handle(event) }
+                },
+                onSync: frontEnd.onSync),
             pacing: rateLimiter,
             access: { await logins.access(for: $0) })
     }
@@ -116,9 +118,11 @@ final class QueueSession: Sendable {
     /// Opens a session on `context`'s queue, runs `body` with it, and closes it (the type's comment
     /// says in which order); returns nil, having said so, when another podq holds the queue.
     /// - Parameter isolation: where `body` runs: the caller's actor (the TUI's main actor), or none.
-    static func with<T>(context: QueueContext, overrides: Overrides = Overrides(), frontEnd: FrontEnd,
-                        isolation: isolated (any Actor)? = #isolation,
-                        _ body: (QueueSession) async throws -> T) async throws -> T? {
+    static func with<T>(
+        context: QueueContext, overrides: Overrides = Overrides(), frontEnd: FrontEnd,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (QueueSession) async throws -> T
+    ) async throws -> T? {
         // Signals are caught from the start: a SIGTERM while the lock is taken or the store reconciled
         // still ends the run with nothing lost, once the runner exists to stop.
         let current = Mutex<QueueSession?>(nil)
@@ -131,10 +135,12 @@ final class QueueSession: Sendable {
         defer { lock.release() }
         let settings = overrides.applied(to: context.settings)
         let rateLimiter = settings.rateLimit != nil || frontEnd.adjustableRate ? RateLimiter(bytesPerSecond: settings.rateLimit) : nil
-        context.log.info("queue run started", metadata: [
-            "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
-            "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
-        ])
+        context.log.info(
+            "queue run started",
+            metadata: [
+                "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
+                "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
+            ])
         let result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { transport in
             let session = QueueSession(context: context, settings: settings, transport: transport, rateLimiter: rateLimiter, frontEnd: frontEnd)
             current.withLock { $0 = session }

@@ -56,8 +56,10 @@ struct QueuePlanning {
                 let path = try DestinationPlanner.destination(for: item.url, fileName: item.fileName, in: folder, reserved: reserved)
                 reserved.insert(path)
                 let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
-                new.append(NewDownload(url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path,
-                                       folder: Self.folder(of: path, in: folder)))
+                new.append(
+                    NewDownload(
+                        url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path,
+                        folder: Self.folder(of: path, in: folder)))
             }
             return (new, skipped)
         } catch {
@@ -94,12 +96,15 @@ struct QueuePlanning {
                 let rules = podcast.rules
                 let folder = (context.downloadDirGiven ? nil : rules.downloadFolder) ?? context.paths.downloadFolder
                 let template = rules.fileNameTemplate.flatMap { try? FileNameTemplate($0) } ?? context.settings.fileNameTemplate
-                let path = try DestinationPlanner.destination(forEpisode: episode, podcastTitle: podcast.title, in: folder,
-                                                              template: template, reserved: reserved)
+                let path = try DestinationPlanner.destination(
+                    forEpisode: episode, podcastTitle: podcast.title, in: folder,
+                    template: template, reserved: reserved)
                 reserved.insert(path)
-                new.append(NewDownload(url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
-                                       destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,
-                                       bytesExpected: episode.length, replaces: replaces))
+                new.append(
+                    NewDownload(
+                        url: episode.url, title: "\(podcast.title) — \(episode.title)", podcast: podcast.title,
+                        destination: path, folder: Self.folder(of: path, in: folder), episodeId: id,
+                        bytesExpected: episode.length, replaces: replaces))
             }
             return (new, skipped)
         } catch {

@@ -18,7 +18,8 @@ struct UpstreamCheck {
         var checked = 0, changed = 0
         for listing in listings where listing.downloadState == StoredState.completed.rawValue && listing.episode.upstreamChange == nil {
             guard let downloadId = listing.episode.downloadId, let row = try? context.store.download(id: downloadId),
-                  let url = URL(string: row.url) else { continue }
+                let url = URL(string: row.url)
+            else { continue }
             checked += 1
             guard let reason = await probe(url, row: row, access: access) else { continue }
             if (try? context.store.markUpdatedUpstream(episodeId: listing.episode.id ?? 0, reason: reason)) != nil {
@@ -39,12 +40,14 @@ struct UpstreamCheck {
         // The byte is not needed; a server that ignores ranges sends the whole file, and leaving after
         // its first piece ends the request.
         _ = try? await { for try await _ in response.body { break } }()
-        let total: Int64? = switch response.status {
-        case 206: response.headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
-        case 200: response.headers.first(name: "Content-Length").flatMap(Int64.init)
-        default: nil
-        }
-        return UpstreamChange.detect(stored: row.validators, size: row.commitSize ?? row.bytesReceived, total: total,
-                                     lastModified: response.headers.first(name: "Last-Modified"))
+        let total: Int64? =
+            switch response.status {
+            case 206: response.headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
+            case 200: response.headers.first(name: "Content-Length").flatMap(Int64.init)
+            default: nil
+            }
+        return UpstreamChange.detect(
+            stored: row.validators, size: row.commitSize ?? row.bytesReceived, total: total,
+            lastModified: response.headers.first(name: "Last-Modified"))
     }
 }

@@ -28,13 +28,17 @@ final class ChunkSink: Sendable {
     private let digest: FileDigest?
     private let state: Mutex<State>
 
-    init(operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64,
-         firstBytes: FirstBytes? = nil, emptyFirst: PartialFile? = nil) {
+    init(
+        operation: DownloadOperation, writer: sending PartialFileWriter, expected: Int64?, overlapTail: [UInt8], written: Int64,
+        firstBytes: FirstBytes? = nil, emptyFirst: PartialFile? = nil
+    ) {
         self.operation = operation
         self.expected = expected
         self.digest = operation.currentDigest
-        self.state = Mutex(State(writer: writer, toCompare: overlapTail, written: written, firstBytes: FirstBytesHold(firstBytes),
-                                 emptyFirst: emptyFirst))
+        self.state = Mutex(
+            State(
+                writer: writer, toCompare: overlapTail, written: written, firstBytes: FirstBytesHold(firstBytes),
+                emptyFirst: emptyFirst))
     }
 
     /// What the first bytes of a body must show: the sniffing that tells a web page (a login page, a

@@ -85,10 +85,13 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     public var isRetryable: Bool {
         switch self {
         case .httpStatus(let code, _, _): code >= 500 || code == 408 || code == 429
-        case .connectionFailed, .connectionRefused, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange, .partialChanged: true
+        case .connectionFailed, .connectionRefused, .connectionLost, .stalled, .noResponse, .tooSlow, .shortBody, .network, .diskFull, .badRange,
+            .partialChanged:
+            true
         case .invalidURL, .unsupportedScheme, .tooManyRedirects, .redirectLoop, .badRedirect,
             .redirectToUnsupportedScheme, .bodyTooLong, .fileSystem, .outsideDownloadFolder, .symlinkRefused, .notPodqs,
-            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .undecodableEncoding, .proxyLogin, .encodedBody, .badProxy, .refusedBehindFirewall:
+            .untrustedCertificate, .tlsRefused, .badTrustStore, .webPage, .headTooLarge, .undecodableEncoding, .proxyLogin, .encodedBody, .badProxy,
+            .refusedBehindFirewall:
             false
         }
     }
@@ -217,9 +220,11 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         let where_ = SafeText.clean(url)
         switch status {
         case 404, 410: return "The server has no file at \(where_) (HTTP \(status)); the episode may have been removed."
-        case 401: return "The server wants a login for \(where_) (HTTP 401). For a private feed: `podq add <url> --user NAME` "
-            + "(or https://user:password@host/… in the URL); for one already added, `podq login <podcast> --user NAME`."
-        case 403: return "The server refuses access to \(where_) (HTTP 403); the feed may need a login (`podq login <podcast> --user NAME`), or the link has expired."
+        case 401:
+            return "The server wants a login for \(where_) (HTTP 401). For a private feed: `podq add <url> --user NAME` "
+                + "(or https://user:password@host/… in the URL); for one already added, `podq login <podcast> --user NAME`."
+        case 403:
+            return "The server refuses access to \(where_) (HTTP 403); the feed may need a login (`podq login <podcast> --user NAME`), or the link has expired."
         case 429, 503:
             let wait = retryAfter.map { " and asks to wait \(format($0)) s" } ?? ""
             return "The server is busy (HTTP \(status))\(wait)."

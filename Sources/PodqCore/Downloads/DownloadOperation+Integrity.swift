@@ -34,9 +34,10 @@ extension DownloadOperation {
         let digest = digestPass.digest ?? beginDigest(validators: validators)
         let (_, expected, earlier) = digestPass
         let digests = try digest.finish(file, length: length)
-        let verdict = IntegrityVerdict.decide(digests: digests, expected: expected,
-                                              lengthKnown: expectedLength != nil, checksumAlgorithm: configuration.checksum,
-                                              earlierMismatch: earlier)
+        let verdict = IntegrityVerdict.decide(
+            digests: digests, expected: expected,
+            lengthKnown: expectedLength != nil, checksumAlgorithm: configuration.checksum,
+            earlierMismatch: earlier)
         let integrity: Integrity
         switch verdict {
         case .verified(let result):

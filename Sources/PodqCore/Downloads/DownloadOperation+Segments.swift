@@ -29,10 +29,10 @@ extension DownloadOperation {
     /// The segments to split a fresh body of `total` bytes into; nil to stream it on one connection.
     func segmentation(_ headers: HTTPHeaders, total: Int64?, validators: ResourceValidators, host: String) -> SegmentMap? {
         guard let hosts = configuration.connections, hosts.perDownload > 1, !segmentsRefused, let total,
-              total >= 2 * configuration.minimumSegment,
-              headers.first(name: "Accept-Ranges")?.lowercased().contains("bytes") == true,
-              validators.strongETag != nil || validators.lastModified != nil,
-              !hosts.isPolite(host)
+            total >= 2 * configuration.minimumSegment,
+            headers.first(name: "Accept-Ranges")?.lowercased().contains("bytes") == true,
+            validators.strongETag != nil || validators.lastModified != nil,
+            !hosts.isPolite(host)
         else { return nil }
         // One segment to begin with: the first connection reads on to the end unless others come
         // and cut what it has left (``SegmentTable/takeBySplitting(minimum:)``).
@@ -42,8 +42,10 @@ extension DownloadOperation {
     /// Fetches the segments of `table` into `file` over up to `connections.perDownload` connections
     /// and commits the file. `first` is the body of a fresh 200 (segment 0 from byte 0, its first bytes
     /// checked with `firstBytes` before anything else is written); nil resumes a saved map.
-    func transferSegments(_ table: SegmentTable, into file: PartialFile, first: ResponseBody?, firstBytes: ChunkSink.FirstBytes?,
-                          url: URL, validators: ResourceValidators) async throws {
+    func transferSegments(
+        _ table: SegmentTable, into file: PartialFile, first: ResponseBody?, firstBytes: ChunkSink.FirstBytes?,
+        url: URL, validators: ResourceValidators
+    ) async throws {
         let host = url.host?.lowercased() ?? ""
         let hosts = configuration.connections ?? HostConnections(perDownload: 1, perHost: 1)
         let run = SegmentRun(table: table, file: file, url: url, validators: validators, host: host)
@@ -93,11 +95,13 @@ extension DownloadOperation {
         } catch let disagreement as SegmentsDisagree {
             // The host answers each request with other bytes: one connection from now on, said so.
             hosts.learnOneConnection(host)
-            configuration.logger.notice("segments disagree; one connection for this host",
-                                        metadata: ["host": "\(host)", "reason": "\(disagreement.reason)"])
-            throw RestartFromZero(withoutSegments: true,
-                                  notice: "\(host) answered the parts of this file with different bytes (\(disagreement.reason)); "
-                                      + "it may insert ads per request: downloading it again from the start over one connection, as every file from \(host) in this run")
+            configuration.logger.notice(
+                "segments disagree; one connection for this host",
+                metadata: ["host": "\(host)", "reason": "\(disagreement.reason)"])
+            throw RestartFromZero(
+                withoutSegments: true,
+                notice: "\(host) answered the parts of this file with different bytes (\(disagreement.reason)); "
+                    + "it may insert ads per request: downloading it again from the start over one connection, as every file from \(host) in this run")
         } catch {
             if !(error is RestartFromZero), run.mapSaved { await saveSegments(run) }
             throw error
@@ -135,9 +139,13 @@ extension DownloadOperation {
         var fresh = first
         while !Task.isCancelled {
             let slot: Int
-            if fresh != nil { slot = 0 } else if let next = run.table.take() ?? run.table.takeBySplitting(minimum: configuration.minimumSegment) {
+            if fresh != nil {
+                slot = 0
+            } else if let next = run.table.take() ?? run.table.takeBySplitting(minimum: configuration.minimumSegment) {
                 slot = next
-            } else { return }
+            } else {
+                return
+            }
             defer { run.table.release(slot) }
             do {
                 if let body = fresh {
@@ -172,8 +180,9 @@ extension DownloadOperation {
             headers.add(name: "If-Range", value: date)
         }
         headers.add(name: "Accept-Encoding", value: "identity")
-        let follower = RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: configuration.logger,
-                                        pacing: configuration.pacing)
+        let follower = RedirectFollower(
+            transport: transport, maxRedirects: configuration.maxRedirects, logger: configuration.logger,
+            pacing: configuration.pacing)
         var result = try await follower.send(url: run.url, headers: headers, access: request.access)
         if [401, 403, 404, 410].contains(result.response.status), run.url != request.url {
             // A resumed map's saved URL (a CDN's signed link) may have expired: the episode's own URL
@@ -200,8 +209,9 @@ extension DownloadOperation {
             let same = Self.carriesValidator(response.headers, of: run.validators)
             // A server that ignores ranges gets one connection a download for the rest of the run.
             if same { configuration.connections?.learnOneConnection(run.host) }
-            configuration.logger.debug(same ? "restart on one connection: the server ignores ranges" : "restart: the file changed",
-                                       metadata: ["url": "\(url)"])
+            configuration.logger.debug(
+                same ? "restart on one connection: the server ignores ranges" : "restart: the file changed",
+                metadata: ["url": "\(url)"])
             throw RestartFromZero(withoutSegments: same)
         case 416:
             throw SegmentsDisagree(reason: "a range inside the file was refused as beyond its end")
@@ -236,12 +246,15 @@ extension DownloadOperation {
     /// Writes `body` into segment `slot` through its own `OutputStream` (positional writes) until the
     /// body ends or the segment does (it may have been cut meanwhile).
     /// `lead`: the body's first bytes are those before the segment's position, to compare, not write.
-    private func stream(_ body: ResponseBody, slot: Int, run: SegmentRun, requestedEnd: Int64, lead: Int, check: ChunkSink.FirstBytes?,
-                        gate: AsyncStream<Void>.Continuation?) async throws {
+    private func stream(
+        _ body: ResponseBody, slot: Int, run: SegmentRun, requestedEnd: Int64, lead: Int, check: ChunkSink.FirstBytes?,
+        gate: AsyncStream<Void>.Continuation?
+    ) async throws {
         let start = run.table.segment(slot).position
         let writer = PartialFileWriter(stream: run.file.makeOutputStream(at: start), path: run.file.path)
-        let sink = SegmentSink(operation: self, run: run, slot: slot, writer: writer, requestedEnd: requestedEnd,
-                               lead: lead, check: check, gate: gate)
+        let sink = SegmentSink(
+            operation: self, run: run, slot: slot, writer: writer, requestedEnd: requestedEnd,
+            lead: lead, check: check, gate: gate)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
             try sink.finish()

@@ -97,8 +97,10 @@ extension DownloadOperation {
             let total = contentLength
             if existing > 0 {
                 let changed = known.map { !Self.carriesValidator(response.headers, of: $0) } ?? false
-                await say(changed ? "the file changed on the server since its first \(existing) bytes were downloaded: it starts again from zero"
-                                  : "the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero")
+                await say(
+                    changed
+                        ? "the file changed on the server since its first \(existing) bytes were downloaded: it starts again from zero"
+                        : "the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero")
             }
             // The partial is emptied by the sink once the first bytes passed (``ChunkSink/FirstBytes``).
             setProgress(downloaded: 0, expected: .some(total))
@@ -136,8 +138,9 @@ extension DownloadOperation {
             // The resumed prefix is hashed once, now; the body's bytes as they are written.
             try beginDigest(validators: validators).catchUp(file, to: existing)
             // The file's first bytes are looked at only when they are in this body.
-            let written = try await stream(response.body, into: file, expected: total, overlapTail: tail,
-                                           firstBytes: requestedStart == 0 ? firstBytes : nil)
+            let written = try await stream(
+                response.body, into: file, expected: total, overlapTail: tail,
+                firstBytes: requestedStart == 0 ? firstBytes : nil)
             try await commit(file, length: written)
 
         case 416 where existing > 0:
@@ -148,7 +151,9 @@ extension DownloadOperation {
             }
             setProgress(downloaded: existing, expected: .some(total))
             if known == nil {
-                await record(validators: ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL), resumedAt: existing)
+                await record(
+                    validators: ResourceValidators(headers: response.headers, status: Int(response.status), totalLength: total, finalURL: finalURL),
+                    resumedAt: existing)
             }
             beginDigest(validators: validators)
             try await commit(file, length: existing)
@@ -165,8 +170,8 @@ extension DownloadOperation {
         headers.add(name: "Range", value: "bytes=0-\(count - 1)")
         let (response, _) = try await fetch(headers: headers)
         guard response.status == 206, let header = response.headers.first(name: "Content-Range"),
-              ContentRange(header)?.range?.lowerBound == 0,
-              known?.weakETagChanged(to: response.headers.first(name: "ETag")) != true
+            ContentRange(header)?.range?.lowerBound == 0,
+            known?.weakETagChanged(to: response.headers.first(name: "ETag")) != true
         else { throw RestartFromZero() }
         var received: [UInt8] = []
         for try await chunk in response.body {
@@ -187,11 +192,14 @@ extension DownloadOperation {
     /// The chunks are written by ``ResponseBody/forEach(_:)`` on the thread that read them: one
     /// `write(2)` per read, no hop between threads, and the next read waits for the write (a slow disk
     /// slows the connection instead of filling memory).
-    private func stream(_ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?,
-                        firstBytes: ChunkSink.FirstBytes? = nil, emptyFirst: Bool = false) async throws -> Int64 {
-        let sink = ChunkSink(operation: self, writer: PartialFileWriter(file: file), expected: expected,
-                             overlapTail: overlapTail ?? [], written: downloadedLength, firstBytes: firstBytes,
-                             emptyFirst: emptyFirst ? file : nil)
+    private func stream(
+        _ body: ResponseBody, into file: PartialFile, expected: Int64?, overlapTail: [UInt8]?,
+        firstBytes: ChunkSink.FirstBytes? = nil, emptyFirst: Bool = false
+    ) async throws -> Int64 {
+        let sink = ChunkSink(
+            operation: self, writer: PartialFileWriter(file: file), expected: expected,
+            overlapTail: overlapTail ?? [], written: downloadedLength, firstBytes: firstBytes,
+            emptyFirst: emptyFirst ? file : nil)
         do {
             try await body.forEach { chunk in try sink.take(&chunk) }
         } catch is ChunkSink.OverlapMismatch {
@@ -260,18 +268,26 @@ extension DownloadOperation {
         let chain = URLChain()
         record(redirectChain: chain)
         let log = configuration.logger
-        log.debug("request", metadata: ["url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
-                                        "if-range": "\(headers.first(name: "If-Range") ?? "none")"])
-        let result = try await RedirectFollower(transport: transport, maxRedirects: configuration.maxRedirects, logger: log,
-                                                  pacing: configuration.pacing)
-            .send(url: request.url, headers: headers, access: request.access, trace: chain)
+        log.debug(
+            "request",
+            metadata: [
+                "url": "\(request.url.absoluteString)", "range": "\(headers.first(name: "Range") ?? "none")",
+                "if-range": "\(headers.first(name: "If-Range") ?? "none")",
+            ])
+        let result = try await RedirectFollower(
+            transport: transport, maxRedirects: configuration.maxRedirects, logger: log,
+            pacing: configuration.pacing
+        )
+        .send(url: request.url, headers: headers, access: request.access, trace: chain)
         let answer = result.response.headers
-        log.debug("response", metadata: [
-            "status": "\(result.response.status)", "chain": "\(chain.description)",
-            "content-length": "\(answer.first(name: "Content-Length") ?? "none")",
-            "content-range": "\(answer.first(name: "Content-Range") ?? "none")",
-            "etag": "\(answer.first(name: "ETag") ?? "none")",
-        ])
+        log.debug(
+            "response",
+            metadata: [
+                "status": "\(result.response.status)", "chain": "\(chain.description)",
+                "content-length": "\(answer.first(name: "Content-Length") ?? "none")",
+                "content-range": "\(answer.first(name: "Content-Range") ?? "none")",
+                "etag": "\(answer.first(name: "ETag") ?? "none")",
+            ])
         return (result.response, result.finalURL.absoluteString)
     }
 

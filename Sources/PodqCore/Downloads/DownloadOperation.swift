@@ -83,9 +83,11 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     ///   - folder: the download folder, opened once by the owner; nil opens `request.folderPath`.
     ///   - hooks: what the owner saves; nothing by default.
     ///   - observationCenter: the observer registry (inject one with a manual clock in tests).
-    public init(id: Int, request: DownloadRequest, transport: any HTTPTransport, folder: DownloadFolder? = nil,
-                configuration: DownloadConfiguration = DownloadConfiguration(), hooks: DownloadHooks = DownloadHooks(),
-                observationCenter: ObservationCenter = ObservationCenter()) {
+    public init(
+        id: Int, request: DownloadRequest, transport: any HTTPTransport, folder: DownloadFolder? = nil,
+        configuration: DownloadConfiguration = DownloadConfiguration(), hooks: DownloadHooks = DownloadHooks(),
+        observationCenter: ObservationCenter = ObservationCenter()
+    ) {
         self.id = id
         self.request = request
         self.transport = transport
@@ -93,8 +95,10 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         self.configuration = configuration
         self.hooks = hooks
         self.observationCenter = observationCenter
-        self.fields = Mutex(Fields(validators: request.validators, destination: request.destination, segments: request.segments,
-                                   segmentsUnreadable: request.segmentsUnreadable))
+        self.fields = Mutex(
+            Fields(
+                validators: request.validators, destination: request.destination, segments: request.segments,
+                segmentsUnreadable: request.segmentsUnreadable))
     }
 
     /// The current state.

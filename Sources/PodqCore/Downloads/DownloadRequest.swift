@@ -24,8 +24,10 @@ public struct DownloadRequest: Sendable, Equatable {
     /// partial may have holes, so it starts again from 0 rather than resume.
     public var segmentsUnreadable = false
 
-    public init(url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil,
-                access: PodcastAccess? = nil, segments: SegmentMap? = nil) {
+    public init(
+        url: URL, destination: String, title: String, validators: ResourceValidators? = nil, folder: String? = nil,
+        access: PodcastAccess? = nil, segments: SegmentMap? = nil
+    ) {
         self.segments = segments
         self.url = url
         self.destination = destination
@@ -52,8 +54,10 @@ public struct DownloadHooks: Sendable {
     /// to get, so that the row can tell this file from another one at that path after a crash.
     public var willCommit: @Sendable (FileIdentity, String) async -> Void
 
-    public init(save: @escaping @Sendable (DownloadOperation.Event) async -> Void = { _ in },
-                willCommit: @escaping @Sendable (FileIdentity, String) async -> Void = { _, _ in }) {
+    public init(
+        save: @escaping @Sendable (DownloadOperation.Event) async -> Void = { _ in },
+        willCommit: @escaping @Sendable (FileIdentity, String) async -> Void = { _, _ in }
+    ) {
         self.save = save
         self.willCommit = willCommit
     }
@@ -95,8 +99,10 @@ public struct DownloadConfiguration: Sendable {
     /// lengths); writes nothing by default.
     public var logger: Logger = .disabled
 
-    public init(maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, restartWithoutValidatorBelow: Int64 = 1 << 20,
-                logger: Logger = .disabled, connections: HostConnections? = nil) {
+    public init(
+        maxRedirects: Int = 10, overlapWindow: Int64 = 64 * 1024, restartWithoutValidatorBelow: Int64 = 1 << 20,
+        logger: Logger = .disabled, connections: HostConnections? = nil
+    ) {
         self.connections = connections
         self.maxRedirects = maxRedirects
         self.overlapWindow = overlapWindow

@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 
 /// What the first response said about the resource, used to check that a resume continues the same
@@ -18,8 +19,10 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     /// `x-goog-hash`), in ``PublishedDigest/stored(_:)`` form: a resumed file is checked against them.
     public var serverDigests: String?
 
-    public init(strongETag: String? = nil, weakETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil,
-                finalURL: String? = nil, serverDigests: String? = nil) {
+    public init(
+        strongETag: String? = nil, weakETag: String? = nil, lastModified: String? = nil, totalLength: Int64? = nil,
+        finalURL: String? = nil, serverDigests: String? = nil
+    ) {
         self.serverDigests = serverDigests
         self.strongETag = strongETag
         self.weakETag = weakETag
@@ -47,5 +50,3 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
         return opaque(weakETag) != opaque(tag)
     }
 }
-
-import Foundation

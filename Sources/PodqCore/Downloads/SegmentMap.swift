@@ -77,7 +77,8 @@ public struct SegmentMap: Sendable, Equatable {
         var expected: Int64 = 0
         for segment in segments {
             guard segment.start == expected, segment.end > segment.start, segment.done >= 0,
-                  segment.done <= segment.end - segment.start else { return nil }
+                segment.done <= segment.end - segment.start
+            else { return nil }
             expected = segment.end
         }
         guard !segments.isEmpty, expected == total else { return nil }

@@ -33,8 +33,10 @@ final class SegmentSink: Sendable {
     ///     the partial is emptied and `gate` finished, so the other connections start.
     ///   - lead: how many of the body's first bytes lie before the segment's position (its lead): they
     ///     are handed to ``SegmentRun/addLead(_:at:)``, which compares them with the file.
-    init(operation: DownloadOperation, run: SegmentRun, slot: Int, writer: sending PartialFileWriter, requestedEnd: Int64,
-         lead: Int, check: ChunkSink.FirstBytes?, gate: AsyncStream<Void>.Continuation?) {
+    init(
+        operation: DownloadOperation, run: SegmentRun, slot: Int, writer: sending PartialFileWriter, requestedEnd: Int64,
+        lead: Int, check: ChunkSink.FirstBytes?, gate: AsyncStream<Void>.Continuation?
+    ) {
         self.operation = operation
         self.run = run
         self.slot = slot

@@ -27,10 +27,14 @@ public enum ApplePodcastsLink {
     /// The feed URL in a lookup answer (JSON, `results[].feedUrl`); nil when there is none.
     public static func feedURL(inLookup data: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let results = object["results"] as? [[String: Any]] else { return nil }
+            let results = object["results"] as? [[String: Any]]
+        else { return nil }
         for result in results {
             if let feed = result["feedUrl"] as? String, let url = URL(string: feed),
-               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" { return feed }
+                let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            {
+                return feed
+            }
         }
         return nil
     }

@@ -18,8 +18,10 @@ public struct Feed: Sendable, Equatable {
     /// The next page of a paged feed (RFC 5005: `atom:link rel="next"`), resolved; nil on the last page.
     public var nextPage: String?
 
-    public init(title: String = "", link: String? = nil, description: String? = nil, author: String? = nil,
-                imageURL: String? = nil, episodes: [FeedEpisode] = [], itemsWithoutEnclosure: Int = 0) {
+    public init(
+        title: String = "", link: String? = nil, description: String? = nil, author: String? = nil,
+        imageURL: String? = nil, episodes: [FeedEpisode] = [], itemsWithoutEnclosure: Int = 0
+    ) {
         self.title = title
         self.link = link
         self.description = description
@@ -57,9 +59,11 @@ public struct FeedEpisode: Sendable, Equatable {
         enclosures.first(where: \.isAudio) ?? enclosures.first
     }
 
-    public init(guid: String? = nil, title: String = "", link: String? = nil, description: String? = nil,
-                published: Date? = nil, duration: Int? = nil, episodeNumber: Int? = nil, season: Int? = nil,
-                author: String? = nil, imageURL: String? = nil, enclosures: [Enclosure] = []) {
+    public init(
+        guid: String? = nil, title: String = "", link: String? = nil, description: String? = nil,
+        published: Date? = nil, duration: Int? = nil, episodeNumber: Int? = nil, season: Int? = nil,
+        author: String? = nil, imageURL: String? = nil, enclosures: [Enclosure] = []
+    ) {
         self.guid = guid
         self.title = title
         self.link = link

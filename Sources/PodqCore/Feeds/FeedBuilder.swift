@@ -54,15 +54,18 @@ final class FeedBuilder: FeedXMLHandler {
         if !sawRoot {
             sawRoot = true
             rootName = name
-            isFeed = (ns.isEmpty && name == "rss") || (ns == FeedNamespace.atom && name == "feed") || (ns == FeedNamespace.rdf && name == "RDF")
+            isFeed =
+                (ns.isEmpty && name == "rss") || (ns == FeedNamespace.atom && name == "feed") || (ns == FeedNamespace.rdf && name == "RDF")
                 || (ns.isEmpty && name == "feed")
             if name == "feed" { sawChannel = true }
         }
         if name == "channel" && (ns.isEmpty || ns == FeedNamespace.rss1) { sawChannel = true }
         stack.append((ns, name))
         if let base = attributes["base", namespace: FeedNamespace.xml] {
-            bases.append(URL(string: base.trimmingASCIIWhitespace.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? base,
-                             relativeTo: currentBase)?.absoluteURL ?? currentBase)
+            bases.append(
+                URL(
+                    string: base.trimmingASCIIWhitespace.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? base,
+                    relativeTo: currentBase)?.absoluteURL ?? currentBase)
         } else {
             bases.append(currentBase)
         }
@@ -150,7 +153,9 @@ final class FeedBuilder: FeedXMLHandler {
         let isAtom = ns == FeedNamespace.atom
         // Items, entries and the channel are read field by field: their whole text is never needed.
         let isContainer = parent && ((isRSS && (name == "item" || name == "channel" || name == "rss")) || (isAtom && (name == "entry" || name == "feed")))
-        let value = isContainer || start == text.count ? ""
+        let value =
+            isContainer || start == text.count
+            ? ""
             : text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start...]), as: UTF8.self) }.trimmingASCIIWhitespace
         if parent { text.removeSubrange(start...) }
 

@@ -24,8 +24,10 @@ public struct FeedFetcher: Sendable {
     /// - Parameter trace: receives the URLs visited (redirects included), for the log of a failure.
     /// - Throws: ``FeedError``.
     /// - Parameter access: the podcast's login and `User-Agent` (``PodcastAccess``).
-    public func fetch(_ url: URL, etag: String? = nil, lastModified: String? = nil, access: PodcastAccess? = nil,
-                      trace: URLChain? = nil) async throws(FeedError) -> Outcome {
+    public func fetch(
+        _ url: URL, etag: String? = nil, lastModified: String? = nil, access: PodcastAccess? = nil,
+        trace: URLChain? = nil
+    ) async throws(FeedError) -> Outcome {
         var headers = HTTPHeaders()
         headers.add(name: "Accept", value: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5")
         // Feeds are text and compress ten times; a body encoded unasked is decoded all the same.
@@ -65,8 +67,9 @@ public struct FeedFetcher: Sendable {
                 try chunk.withUnsafeReadableBytes { bytes throws(DownloadError) in try writer.write(bytes) }
             }
             writer.close()
-            return .fetched(file: path, finalURL: result.finalURL, etag: response.headers.first(name: "ETag"),
-                            lastModified: response.headers.first(name: "Last-Modified"), movedPermanently: result.movedPermanently)
+            return .fetched(
+                file: path, finalURL: result.finalURL, etag: response.headers.first(name: "ETag"),
+                lastModified: response.headers.first(name: "Last-Modified"), movedPermanently: result.movedPermanently)
         } catch let error as FeedError {
             unlink(path)
             throw error

@@ -20,15 +20,19 @@ public enum FeedParser {
     ///   - sizeLimit: the file's size cap (`feed-size-limit`); the other caps come from `limits`.
     ///   - keepNotes: false to skip episode descriptions (saves memory when they are not shown).
     /// - Throws: ``FeedError``.
-    public static func parse(file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit,
-                             limits: FeedLimits = .standard, keepNotes: Bool = true) throws(FeedError) -> Feed {
+    public static func parse(
+        file path: String, baseURL: URL? = nil, sizeLimit: Int64 = defaultSizeLimit,
+        limits: FeedLimits = .standard, keepNotes: Bool = true
+    ) throws(FeedError) -> Feed {
         try parse(file: path, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes, gunzipLevels: 2)
     }
 
     /// `gunzipLevels`: how many gzip layers may still be taken off (a gzip quine, which holds itself,
     /// would otherwise never end).
-    private static func parse(file path: String, baseURL: URL?, sizeLimit: Int64, limits: FeedLimits, keepNotes: Bool,
-                              gunzipLevels: Int) throws(FeedError) -> Feed {
+    private static func parse(
+        file path: String, baseURL: URL?, sizeLimit: Int64, limits: FeedLimits, keepNotes: Bool,
+        gunzipLevels: Int
+    ) throws(FeedError) -> Feed {
         var limits = limits
         limits.fileSize = sizeLimit
         var info = stat()
@@ -38,17 +42,19 @@ public enum FeedParser {
         // Still gzip (compressed twice on the way, or a .xml.gz as it is): read what it holds.
         if gunzipLevels > 0, let unzipped = try gunzipped(path, limit: limits.fileSize) {
             defer { unlink(unzipped) }
-            return try parse(file: unzipped, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes,
-                             gunzipLevels: gunzipLevels - 1)
+            return try parse(
+                file: unzipped, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes,
+                gunzipLevels: gunzipLevels - 1)
         }
         if let kind = sniffNotXML(path) { throw .notXML(kind: kind) }
         let context = Context(baseURL: baseURL, limits: limits, fileSize: Int64(info.st_size), keepNotes: keepNotes)
-        return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in try parseOnce(path: path, context, recover: recover) }
-            update: { feed, repairs in
-                var all = repairs
-                all.add(feed.repairs)
-                feed.repairs = all
-            }
+        return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in
+            try parseOnce(path: path, context, recover: recover)
+        } update: { feed, repairs in
+            var all = repairs
+            all.add(feed.repairs)
+            feed.repairs = all
+        }
     }
 
     /// Reads an XML document the way feed readers do: as it is; if libxml2 refuses it, from a
@@ -56,8 +62,10 @@ public enum FeedParser {
     /// pass (the path, and whether to recover); it throws ``FeedError/malformed(line:column:reason:)``
     /// for a document it cannot use, and the first such error is what the caller sees. `update`
     /// records what was mended in the result.
-    static func readRepairing<T>(_ path: String, parse: (String, Bool) throws(FeedError) -> T,
-                                 update: (inout T, FeedRepairs) -> Void) throws(FeedError) -> T {
+    static func readRepairing<T>(
+        _ path: String, parse: (String, Bool) throws(FeedError) -> T,
+        update: (inout T, FeedRepairs) -> Void
+    ) throws(FeedError) -> T {
         // A UTF-8 file goes to libxml2 as it is; only a file it refuses is repaired.
         let input = try FeedInput.prepare(path, checkUTF8: false)
         defer { if input.isCopy { unlink(input.path) } }
@@ -101,8 +109,9 @@ public enum FeedParser {
     }
 
     private static func parseOnce(path: String, _ context: Context, recover: Bool) throws(FeedError) -> Feed {
-        let builder = FeedBuilder(baseURL: context.baseURL, keepNotes: context.keepNotes, limits: context.limits,
-                                  textBudget: context.fileSize + context.limits.expansion)
+        let builder = FeedBuilder(
+            baseURL: context.baseURL, keepNotes: context.keepNotes, limits: context.limits,
+            textBudget: context.fileSize + context.limits.expansion)
         let outcome = try FeedXMLReader.parse(path: path, handler: builder, recover: recover)
         builder.finish()
         switch outcome {
@@ -163,7 +172,9 @@ public enum FeedParser {
 
     /// What the first bytes of a file (16 are enough) say it is, when not XML: an audio file, an image…
     static func sniffNotXML(bytes head: [UInt8]) -> String? {
-        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool { head.count >= offset + bytes.count && Array(head[offset..<(offset + bytes.count)]) == bytes }
+        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + bytes.count && Array(head[offset..<(offset + bytes.count)]) == bytes
+        }
         if starts(Array("ID3".utf8)) || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] != 0xFE) { return "an audio file (MP3)" }
         if starts(Array("ftyp".utf8), at: 4) { return "an audio or video file (MP4/M4A)" }
         if starts(Array("OggS".utf8)) { return "an audio file (Ogg)" }

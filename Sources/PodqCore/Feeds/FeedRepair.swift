@@ -147,7 +147,8 @@ struct FeedRepair {
         while j < bytes.count, j - i <= 8, Self.isNameByte(bytes[j]) { j += 1 }
         if j == bytes.count && !final { return nil }
         let name = String(decoding: bytes[(i + 1)..<j], as: UTF8.self).lowercased()
-        guard Self.voidElements.contains(name), j < bytes.count, bytes[j] == UInt8(ascii: ">") || bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A else {
+        guard Self.voidElements.contains(name), j < bytes.count, bytes[j] == UInt8(ascii: ">") || bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A
+        else {
             return 1
         }
         // Find the tag's end, outside quoted attribute values.

@@ -16,8 +16,10 @@ public struct FeedRepairs: Sendable, Equatable {
     /// Enclosures whose URL is not http(s) (`file:`, a bare path): dropped, never downloaded.
     public var droppedEnclosures: Int
 
-    public init(invalidBytes: Int = 0, controlCharacters: Int = 0, entities: Int = 0, openTags: Int = 0, recoveredErrors: Int = 0,
-                firstRecoveredError: String? = nil, droppedEnclosures: Int = 0) {
+    public init(
+        invalidBytes: Int = 0, controlCharacters: Int = 0, entities: Int = 0, openTags: Int = 0, recoveredErrors: Int = 0,
+        firstRecoveredError: String? = nil, droppedEnclosures: Int = 0
+    ) {
         self.invalidBytes = invalidBytes
         self.controlCharacters = controlCharacters
         self.entities = entities

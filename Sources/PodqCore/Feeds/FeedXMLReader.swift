@@ -28,8 +28,8 @@ struct FeedXMLAttributes {
             for i in 0..<count {
                 let record = records + i * 5
                 guard let local = record[0],
-                      strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0,
-                      let start = record[3], let end = record[4]
+                    strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0,
+                    let start = record[3], let end = record[4]
                 else { continue }
                 if let namespace {
                     guard let uri = record[2], String(cString: uri) == namespace else { continue }
@@ -73,8 +73,9 @@ struct FeedXMLReader {
             context: Unmanaged.passUnretained(box).toOpaque(),
             start: { context, localname, uri, attributes, count in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
-                box.handler.start(ns: box.string(uri), name: box.string(localname),
-                                  attributes: FeedXMLAttributes(records: attributes, count: Int(count)))
+                box.handler.start(
+                    ns: box.string(uri), name: box.string(localname),
+                    attributes: FeedXMLAttributes(records: attributes, count: Int(count)))
                 return box.handler.stopRequested ? 1 : 0
             },
             end: { context, localname, uri in

@@ -81,7 +81,7 @@ public enum OPML {
             }
         }
         guard let url = URL(string: encoded), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false
+            url.host?.isEmpty == false
         else { return nil }
         return encoded
     }

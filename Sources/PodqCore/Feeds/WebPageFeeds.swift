@@ -55,9 +55,11 @@ public enum WebPageFeeds {
         _ = podq_html_links(fd, encoding, box) { context, element, rel, type, href, title in
             guard let context, let element, let href else { return }
             let links = Unmanaged<Links>.fromOpaque(context).takeUnretainedValue()
-            links.all.append(Link(element: String(cString: element).lowercased(), rel: rel.map { String(cString: $0).lowercased() } ?? "",
-                                  type: type.map { String(cString: $0).lowercased() } ?? "", href: String(cString: href),
-                                  title: title.map { String(cString: $0) } ?? ""))
+            links.all.append(
+                Link(
+                    element: String(cString: element).lowercased(), rel: rel.map { String(cString: $0).lowercased() } ?? "",
+                    type: type.map { String(cString: $0).lowercased() } ?? "", href: String(cString: href),
+                    title: title.map { String(cString: $0) } ?? ""))
         }
         var base = pageURL
         if let tag = links.all.first(where: { $0.element == "base" }), let url = URL(string: tag.href.trimmingASCIIWhitespace, relativeTo: pageURL) {
@@ -68,14 +70,16 @@ public enum WebPageFeeds {
             // A "subscribe" button's `itpc://`, `podcast://`, `feed://` link names the feed.
             let href = PodcastLink.resolve(link.href.trimmingASCIIWhitespace)
             guard let url = URL(string: href, relativeTo: base)?.absoluteURL,
-                  let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
-                  seen.insert(url.absoluteString).inserted
+                let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
+                seen.insert(url.absoluteString).inserted
             else { return nil }
             return Candidate(url: url.absoluteString, title: SafeText.clean(link.title))
         }
-        let advertised = links.all.filter { ($0.element == "link" || $0.element == "a") && feedTypes.contains($0.type)
-                                            && ($0.element == "a" || $0.rel.split(separator: " ").contains("alternate")) }
-            .compactMap(candidate)
+        let advertised = links.all.filter {
+            ($0.element == "link" || $0.element == "a") && feedTypes.contains($0.type)
+                && ($0.element == "a" || $0.rel.split(separator: " ").contains("alternate"))
+        }
+        .compactMap(candidate)
         if !advertised.isEmpty { return advertised }
         let buttons = links.all.filter { $0.element == "a" && PodcastLink.isPodcastLink($0.href.trimmingASCIIWhitespace) }
         return (buttons + links.all.filter { $0.element == "a" && looksLikeFeed($0.href) }).compactMap(candidate)

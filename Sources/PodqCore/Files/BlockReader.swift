@@ -8,8 +8,10 @@ enum BlockReader {
 
     /// Hands `body` every block of `[start, end)`; stops early when `body` returns false. Throws when
     /// the file is shorter than `end` or cannot be read.
-    static func read(descriptor: Int32, from start: Int64, to end: Int64, path: String,
-                     _ body: (UnsafeRawBufferPointer) -> Bool) throws(DownloadError) {
+    static func read(
+        descriptor: Int32, from start: Int64, to end: Int64, path: String,
+        _ body: (UnsafeRawBufferPointer) -> Bool
+    ) throws(DownloadError) {
         guard end > start else { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -31,6 +33,8 @@ enum BlockReader {
 extension PartialFile {
     /// Hands `body` the file's bytes in `[start, end)`, block by block (``BlockReader``).
     func readBlocks(from start: Int64, to end: Int64, _ body: (UnsafeRawBufferPointer) -> Void) throws(DownloadError) {
-        try BlockReader.read(descriptor: descriptor, from: start, to: end, path: path) { body($0); return true }
+        try BlockReader.read(descriptor: descriptor, from: start, to: end, path: path) {
+            body($0); return true
+        }
     }
 }

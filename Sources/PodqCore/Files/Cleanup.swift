@@ -51,8 +51,10 @@ public enum Cleanup {
     /// recently downloaded of their podcast (its own `keep` first); the oldest beyond its own
     /// `size-budget`; and in serial mode, the played ones. Of those, only the played ones unless
     /// `cleanup-unplayed` (the podcast's, else the config's) says otherwise.
-    public static func select(_ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
-                              now: Double) -> [CleanupCandidate] {
+    public static func select(
+        _ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
+        now: Double
+    ) -> [CleanupCandidate] {
         var chosen: [Int64: CleanupCandidate] = [:]
         if let days = policy.olderThanDays {
             let cutoff = now - Double(days) * 86_400
@@ -85,16 +87,20 @@ public enum Cleanup {
     /// cleanup compares it with the last one it applied: rules that changed are said before they delete.
     public static func signature(policy: CleanupPolicy, rules: [Int64: PodcastSettings]) -> String {
         var parts = ["days=\(policy.olderThanDays ?? 0)", "keep=\(policy.keepNewest ?? 0)", "unplayed=\(policy.unplayedToo)"]
-        for (id, own) in rules.sorted(by: { $0.key < $1.key }) where own.keep != nil || own.sizeBudget != nil || own.serial != nil || own.cleanupUnplayed != nil {
-            parts.append("\(id):keep=\(own.keep ?? 0),budget=\(own.sizeBudget ?? 0),serial=\(own.serial ?? 0),unplayed=\(own.cleanupUnplayed.map(String.init) ?? "-")")
+        for (id, own) in rules.sorted(by: { $0.key < $1.key }) where own.keep != nil || own.sizeBudget != nil || own.serial != nil || own.cleanupUnplayed != nil
+        {
+            parts.append(
+                "\(id):keep=\(own.keep ?? 0),budget=\(own.sizeBudget ?? 0),serial=\(own.serial ?? 0),unplayed=\(own.cleanupUnplayed.map(String.init) ?? "-")")
         }
         return parts.joined(separator: " ")
     }
 
     /// How many completed episodes the rules would delete if they were played (those kept only because
     /// nobody played them yet): what `podq set` and a dry run say beside what goes.
-    public static func keptUnplayed(_ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
-                                    now: Double) -> Int {
+    public static func keptUnplayed(
+        _ candidates: [CleanupCandidate], policy: CleanupPolicy, rules: [Int64: PodcastSettings] = [:],
+        now: Double
+    ) -> Int {
         var everything = policy
         everything.unplayedToo = true
         var opened = rules
@@ -108,8 +114,10 @@ public enum Cleanup {
     /// through the ``DownloadFolder``: only what lies inside it, reached without a link (a podcast
     /// folder swapped for a link cannot lead a deletion outside).
     /// - Parameter podcast: only this podcast's episodes (what `podq set` previews); nil for all.
-    public static func run(store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
-                           dryRun: Bool = false, podcast: Int64? = nil) throws(StoreError) -> Report {
+    public static func run(
+        store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
+        dryRun: Bool = false, podcast: Int64? = nil
+    ) throws(StoreError) -> Report {
         var report = Report()
         let rules = try store.podcastRules()
         guard policy.isActive(with: rules), let main = try? DownloadFolder(path: downloadFolder) else { return report }
@@ -121,7 +129,8 @@ public enum Cleanup {
             // The download folder, or the podcast's own (`podq set <podcast> download-folder=`).
             var folder = main
             if (try? main.relativePath(of: path)) == nil, let ownPath = rules[c.podcastId]?.downloadFolder,
-               let opened = own[ownPath] ?? (try? DownloadFolder(path: ownPath)) {
+                let opened = own[ownPath] ?? (try? DownloadFolder(path: ownPath))
+            {
                 own[ownPath] = opened
                 folder = opened
             }

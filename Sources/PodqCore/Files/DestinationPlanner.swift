@@ -4,8 +4,10 @@ import Foundation
 public enum DestinationPlanner {
     /// The path for a bare URL (its last path segment) or `fileName` when given, not colliding with
     /// `reserved` (destinations already queued) nor with files on disk.
-    public static func destination(for url: URL, fileName: String? = nil, in folder: String,
-                                   reserved: Set<String>) throws(DownloadError) -> String {
+    public static func destination(
+        for url: URL, fileName: String? = nil, in folder: String,
+        reserved: Set<String>
+    ) throws(DownloadError) -> String {
         let name = fileName.map { FileNamer.safeName($0) } ?? FileNamer.name(forURL: url)
         return try FileNamer.uniquePath(in: folder, name: name.isEmpty ? "download" : name, reserved: reserved)
     }
@@ -13,14 +15,19 @@ public enum DestinationPlanner {
     /// The path for a feed episode, as `template` places it (by default
     /// `<folder>/<podcast title>/<YYYY-MM-DD> <episode title>.<ext>`), the extension from the URL's
     /// path, else from the enclosure's type (else the download's Content-Type).
-    public static func destination(forEpisode episode: EpisodeRecord, podcastTitle: String, in folder: String,
-                                   template: FileNameTemplate = .standard,
-                                   reserved: Set<String>) throws(DownloadError) -> String {
+    public static func destination(
+        forEpisode episode: EpisodeRecord, podcastTitle: String, in folder: String,
+        template: FileNameTemplate = .standard,
+        reserved: Set<String>
+    ) throws(DownloadError) -> String {
         let urlExt = URL(string: episode.url).map { ($0.path as NSString).pathExtension.lowercased() } ?? ""
-        let ext = (!urlExt.isEmpty && urlExt.count <= 5 && urlExt.allSatisfy { $0.isLetter || $0.isNumber }) ? urlExt
+        let ext =
+            (!urlExt.isEmpty && urlExt.count <= 5 && urlExt.allSatisfy { $0.isLetter || $0.isNumber })
+            ? urlExt
             : episode.type.flatMap(FileNamer.fileExtension(forContentType:)) ?? ""
-        let values = FileNameTemplate.Values(podcast: podcastTitle, title: episode.title, ext: ext, guid: episode.guid, id: episode.id,
-                                             season: episode.season, episode: episode.episodeNumber, published: episode.published)
+        let values = FileNameTemplate.Values(
+            podcast: podcastTitle, title: episode.title, ext: ext, guid: episode.guid, id: episode.id,
+            season: episode.season, episode: episode.episodeNumber, published: episode.published)
         return try FileNamer.uniquePath(in: folder, name: template.path(for: values), reserved: reserved)
     }
 }

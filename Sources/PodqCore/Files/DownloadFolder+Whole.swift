@@ -37,7 +37,8 @@ extension DownloadFolder {
     /// - Throws: ``DownloadError/symlinkRefused(path:)`` for a link on the way, or when it cannot be renamed.
     public func rename(_ relative: String, to target: String) throws(DownloadError) -> Bool {
         guard case let (from, name)? = try openParent(of: relative, create: false),
-              case let (to, newName)? = try openParent(of: target, create: true) else { return false }
+            case let (to, newName)? = try openParent(of: target, create: true)
+        else { return false }
         if podq_rename_noreplace(from.descriptor, name, to.descriptor, newName) == 0 { return true }
         if errno == EEXIST { return false }
         guard errno == EINVAL || errno == ENOSYS else { throw Self.error(errno, path: absolute(target)) }

@@ -44,8 +44,10 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
         /// Seconds since 1970.
         public var published: Double?
 
-        public init(podcast: String, title: String, ext: String, guid: String? = nil, id: Int64? = nil,
-                    season: Int? = nil, episode: Int? = nil, published: Double? = nil) {
+        public init(
+            podcast: String, title: String, ext: String, guid: String? = nil, id: Int64? = nil,
+            season: Int? = nil, episode: Int? = nil, published: Double? = nil
+        ) {
             self.podcast = podcast
             self.title = title
             self.ext = ext
@@ -68,7 +70,9 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``Invalid`` naming what is wrong.
     public init(_ text: String) throws(Invalid) {
         description = text
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw Invalid(description: "a template such as \"{podcast}/{title}.{ext}\", not empty") }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw Invalid(description: "a template such as \"{podcast}/{title}.{ext}\", not empty")
+        }
         guard !text.hasPrefix("/") else { throw Invalid(description: "a path inside the download folder: it starts with /") }
         guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw Invalid(description: "printable text: it has a control character")

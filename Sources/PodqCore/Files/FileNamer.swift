@@ -29,21 +29,22 @@ public enum FileNamer {
     public static var knownExtensions: Set<String> { Set(extensions.values) }
 
     private static let extensions: [String: String] = [
-            "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a",
-            "audio/aac": "aac", "audio/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav",
-            "audio/wave": "wav", "audio/flac": "flac", "audio/x-flac": "flac", "video/mp4": "mp4", "video/x-m4v": "m4v",
-            "video/quicktime": "mov", "video/webm": "webm", "audio/webm": "weba", "application/pdf": "pdf",
-        ]
+        "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a",
+        "audio/aac": "aac", "audio/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav",
+        "audio/wave": "wav", "audio/flac": "flac", "audio/x-flac": "flac", "video/mp4": "mp4", "video/x-m4v": "m4v",
+        "video/quicktime": "mov", "video/webm": "webm", "audio/webm": "weba", "application/pdf": "pdf",
+    ]
 
     /// `raw` made safe as a single file name (see the type's rules); may be empty.
     public static func safeName(_ raw: String, maxBytes: Int = maxNameBytes - reservedBytes) -> String {
         var text = SafeText.clean(raw)
-        text = String(text.unicodeScalars.map { scalar -> Character in
-            switch scalar {
-            case "/", "\\", "<", ">", ":", "\"", "|", "?", "*": "_"
-            default: Character(scalar)
-            }
-        })
+        text = String(
+            text.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "/", "\\", "<", ">", ":", "\"", "|", "?", "*": "_"
+                default: Character(scalar)
+                }
+            })
         while let first = text.first, first == "." || first == " " { text.removeFirst() }
         while let last = text.last, last == "." || last == " " { text.removeLast() }
         return truncate(text, maxBytes: maxBytes)
@@ -67,8 +68,10 @@ public enum FileNamer {
     /// When only `<name>.part` exists (an interrupted download of the same name), `name` is reused
     /// so the download resumes into it, unless `resumePartials` is false.
     /// - Throws: ``DownloadError/outsideDownloadFolder(path:)`` when the result would leave `folder`.
-    public static func uniquePath(in folder: String, name: String, reserved: Set<String> = [],
-                                  resumePartials: Bool = true) throws(DownloadError) -> String {
+    public static func uniquePath(
+        in folder: String, name: String, reserved: Set<String> = [],
+        resumePartials: Bool = true
+    ) throws(DownloadError) -> String {
         let fm = FileManager.default
         for candidate in numberedNames(name) {
             let path = try contained(candidate, in: folder)
@@ -92,7 +95,9 @@ public enum FileNamer {
         let dotExt = ext.isEmpty ? "" : "." + ext
         return (1...10_000).lazy.map { n in
             // With `.part` and the number, the name must still fit: the stem gives way.
-            let numbered = n == 1 && last.utf8.count + partSuffixBytes <= maxNameBytes ? last
+            let numbered =
+                n == 1 && last.utf8.count + partSuffixBytes <= maxNameBytes
+                ? last
                 : fitted(stem, suffix: (n == 1 ? "" : " (\(n))") + dotExt)
             return folder.isEmpty ? numbered : folder + "/" + numbered
         }

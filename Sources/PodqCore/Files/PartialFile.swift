@@ -86,8 +86,10 @@ public final class PartialFile: Sendable {
     /// - Throws: ``DownloadError/partialChanged(path:reason:)`` when the file is not what podq wrote (it
     ///   is emptied then, so nothing of it is resumed), ``DownloadError/diskFull(path:)``, or
     ///   ``DownloadError/fileSystem(path:reason:)``.
-    public func commit(length: Int64, names: some Sequence<String>,
-                       record: (FileIdentity, String) async -> Void) async throws(DownloadError) -> (path: String, identity: FileIdentity) {
+    public func commit(
+        length: Int64, names: some Sequence<String>,
+        record: (FileIdentity, String) async -> Void
+    ) async throws(DownloadError) -> (path: String, identity: FileIdentity) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw DownloadFolder.error(errno, path: path) }
         guard Int64(info.st_size) == length else {

@@ -58,9 +58,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
     ///   - logger: where a change of agent is said.
     ///   - proxies: the proxies (``ProxySettings/from(environment:configured:)``), or the error that
     ///     makes them unusable; none by default.
-    public init(connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
-                fetchTimeout: Duration = .seconds(120), userAgent: String? = nil, logger: Logger = .disabled,
-                proxies: Result<ProxySettings, DownloadError> = .success(ProxySettings())) {
+    public init(
+        connectTimeout: Duration = .seconds(10), stallTimeout: Duration = .seconds(30), responseTimeout: Duration = .seconds(30),
+        fetchTimeout: Duration = .seconds(120), userAgent: String? = nil, logger: Logger = .disabled,
+        proxies: Result<ProxySettings, DownloadError> = .success(ProxySettings())
+    ) {
         switch proxies {
         case .success(let settings): (self.proxies, self.proxyError) = (settings, nil)
         case .failure(let error): (self.proxies, self.proxyError) = (ProxySettings(), error)
@@ -173,9 +175,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let retried = try await sendOnce(second)
         let worked = retried.status != 403
         if worked { browserHosts.withLock { _ = $0.insert(host) } }
-        logger.notice(worked ? "a web firewall refused podq's User-Agent; the browser-compatible one worked and is used for this host"
-                             : "a web firewall refused podq's User-Agent and the browser-compatible one",
-                      metadata: ["host": "\(host)", "firewall": "\(firewall)", "status": "\(retried.status)", "user-agent": "\(Self.browserUserAgent)"])
+        logger.notice(
+            worked
+                ? "a web firewall refused podq's User-Agent; the browser-compatible one worked and is used for this host"
+                : "a web firewall refused podq's User-Agent and the browser-compatible one",
+            metadata: ["host": "\(host)", "firewall": "\(firewall)", "status": "\(retried.status)", "user-agent": "\(Self.browserUserAgent)"])
         return retried
     }
 
@@ -184,7 +188,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let server = headers.first(name: "Server")?.lowercased() ?? ""
         if server.contains("cloudflare") || headers.contains(name: "CF-RAY") || headers.contains(name: "cf-mitigated") { return "Cloudflare" }
         if server.contains("cloudfront") || headers.contains(name: "X-Amz-Cf-Id")
-            || headers[canonicalForm: "X-Cache"].contains(where: { $0.lowercased().contains("cloudfront") }) { return "CloudFront" }
+            || headers[canonicalForm: "X-Cache"].contains(where: { $0.lowercased().contains("cloudfront") })
+        {
+            return "CloudFront"
+        }
         if server.contains("akamai") { return "Akamai" }
         if server.contains("sucuri") || headers.contains(name: "X-Sucuri-ID") { return "Sucuri" }
         if headers.contains(name: "X-Iinfo") || headers[canonicalForm: "X-CDN"].contains(where: { $0.lowercased().contains("imperva") }) { return "Imperva" }
@@ -193,7 +200,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     private func sendOnce(_ request: TransportRequest) async throws -> TransportResponse {
         let (stall, response) = (stallSeconds, responseSeconds)
-        let delegate = StreamingDelegate(rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: request.decompress ? fetchSeconds : nil) { error, duringBody in
+        let delegate = StreamingDelegate(rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: request.decompress ? fetchSeconds : nil) {
+            error, duringBody in
             Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }
         // The head has a deadline of its own, apart from the body's stall clock: a head that never
@@ -216,8 +224,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, on: eventLoop, connectTimeout: connectTimeout)
             } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
                 // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
-                head = try await delegate.start(forwarding: request.url, headers: request.headers, via: proxy, on: eventLoop, connectTimeout: connectTimeout,
-                                            decompress: request.decompress)
+                head = try await delegate.start(
+                    forwarding: request.url, headers: request.headers, via: proxy, on: eventLoop, connectTimeout: connectTimeout,
+                    decompress: request.decompress)
             } else {
                 let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
                 head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy), eventLoop: eventLoop)
@@ -229,9 +238,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 delegate.cancel()
                 throw DownloadError.proxyLogin(proxy: proxy.description, hadLogin: proxy.user != nil)
             }
-            return TransportResponse(status: Int(head.status.code), headers: head.headers,
-                                     body: ResponseBody(source: delegate))
-        } catch where timedOut.load(ordering: .relaxed) {
+            return TransportResponse(
+                status: Int(head.status.code), headers: head.headers,
+                body: ResponseBody(source: delegate))
+        } catch  where timedOut.load(ordering: .relaxed) {
             throw DownloadError.noResponse(seconds: responseSeconds)
         } catch {
             if let proxy = proxies.server(for: request.url), let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
@@ -270,10 +280,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
             case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
                 return DownloadError.connectionFailed("timed out")
             case .remoteConnectionClosed:
-                return duringBody ? DownloadError.connectionLost("closed by the server")
+                return duringBody
+                    ? DownloadError.connectionLost("closed by the server")
                     : DownloadError.connectionFailed("closed by the server")
             default:
-                return duringBody ? DownloadError.connectionLost(String(describing: client))
+                return duringBody
+                    ? DownloadError.connectionLost(String(describing: client))
                     : DownloadError.network(String(describing: client))
             }
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed `Content-Range` header: `bytes 100-199/1000`, `bytes 100-199/*` or `bytes */1000`.
 public struct ContentRange: Sendable, Equatable {
     /// The first and last byte sent, inclusive; nil for the unsatisfied form `bytes */N`.
@@ -37,5 +39,3 @@ public struct ContentRange: Sendable, Equatable {
         range = first...last
     }
 }
-
-import Foundation

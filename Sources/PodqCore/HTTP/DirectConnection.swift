@@ -11,7 +11,9 @@ import NIOSSL
 extension StreamingDelegate {
     /// Sends a GET for `url` with `headers` straight to its host and returns the response's head.
     /// - Parameter tls: the context for https URLs.
-    func start(direct url: URL, headers: HTTPHeaders, tls: NIOSSLContext?, on eventLoop: any EventLoop, connectTimeout: TimeAmount) async throws -> HTTPResponseHead {
+    func start(direct url: URL, headers: HTTPHeaders, tls: NIOSSLContext?, on eventLoop: any EventLoop, connectTimeout: TimeAmount) async throws
+        -> HTTPResponseHead
+    {
         guard let target = Self.target(url) else { throw DownloadError.network("the URL \(url.absoluteString) has no host") }
         var headers = headers
         if !headers.contains(name: "Host") { headers.add(name: "Host", value: target.hostHeader) }
@@ -20,8 +22,10 @@ extension StreamingDelegate {
         let security = target.secure ? tls.map { (context: $0, serverName: target.serverName) } : nil
         if target.secure && security == nil { throw DownloadError.network("no TLS context for \(url.absoluteString)") }
         let address = target.hostHeader.contains(":") ? target.hostHeader : "\(target.hostHeader):\(target.port)"
-        return try await open(host: target.host, port: target.port, tls: security, request: head, peer: "the server", on: eventLoop,
-                              connectTimeout: connectTimeout, decompress: false) { error in
+        return try await open(
+            host: target.host, port: target.port, tls: security, request: head, peer: "the server", on: eventLoop,
+            connectTimeout: connectTimeout, decompress: false
+        ) { error in
             Self.isRefused(error) ? DownloadError.connectionRefused(address: address) : error
         }
     }
@@ -48,8 +52,9 @@ extension StreamingDelegate {
         let bracketed = host.contains(":") ? "[\(host)]" : host
         var path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
         if let query = parts.percentEncodedQuery { path += "?" + query }
-        return Target(host: host, port: parts.port ?? (secure ? 443 : 80), secure: secure,
-                      hostHeader: parts.port.map { "\(bracketed):\($0)" } ?? bracketed, path: path,
-                      serverName: isAddress ? nil : host)
+        return Target(
+            host: host, port: parts.port ?? (secure ? 443 : 80), secure: secure,
+            hostHeader: parts.port.map { "\(bracketed):\($0)" } ?? bracketed, path: path,
+            serverName: isAddress ? nil : host)
     }
 }

@@ -47,7 +47,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
     /// `https://me:s%40cret@host/feed` → `https://host/feed` and me / s@cret.
     public static func split(_ url: URL) -> (url: URL, credentials: Credentials?) {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              components.percentEncodedUser != nil || components.percentEncodedPassword != nil
+            components.percentEncodedUser != nil || components.percentEncodedPassword != nil
         else { return (url, nil) }
         let user = components.user ?? ""
         let password = components.password ?? ""

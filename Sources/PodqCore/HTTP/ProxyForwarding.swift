@@ -15,8 +15,10 @@ import NIOSSL
 extension StreamingDelegate {
     /// Sends `url` through `proxy` with `headers` and returns the response's head.
     /// - Parameter decompress: decode a gzip or deflate body (a feed's), under AHC's own ratio limit.
-    func start(forwarding url: URL, headers: HTTPHeaders, via proxy: ProxySettings.Server, on eventLoop: any EventLoop,
-               connectTimeout: TimeAmount, decompress: Bool) async throws -> HTTPResponseHead {
+    func start(
+        forwarding url: URL, headers: HTTPHeaders, via proxy: ProxySettings.Server, on eventLoop: any EventLoop,
+        connectTimeout: TimeAmount, decompress: Bool
+    ) async throws -> HTTPResponseHead {
         var headers = headers
         if !headers.contains(name: "Host"), let host = url.host {
             headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
@@ -28,8 +30,10 @@ extension StreamingDelegate {
         var target = url.absoluteString
         if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: headers)
-        return try await open(host: proxy.host, port: proxy.port, tls: nil, request: head, peer: "the proxy", on: eventLoop,
-                              connectTimeout: connectTimeout, decompress: decompress) { error in
+        return try await open(
+            host: proxy.host, port: proxy.port, tls: nil, request: head, peer: "the proxy", on: eventLoop,
+            connectTimeout: connectTimeout, decompress: decompress
+        ) { error in
             DownloadError.connectionFailed("the proxy \(proxy.description): \(Self.reason(error))")
         }
     }
@@ -42,8 +46,10 @@ extension StreamingDelegate {
     ///     request's deadline and its connection take one turn of the group's round robin, not two (two
     ///     turns put every download on the same one of two loops).
     ///   - connectFailure: the error a failed connection is reported as.
-    func open(host: String, port: Int, tls: (context: NIOSSLContext, serverName: String?)?, request: HTTPRequestHead, peer: String,
-              on eventLoop: any EventLoop, connectTimeout: TimeAmount, decompress: Bool, connectFailure: @escaping @Sendable (any Error) -> any Error) async throws -> HTTPResponseHead {
+    func open(
+        host: String, port: Int, tls: (context: NIOSSLContext, serverName: String?)?, request: HTTPRequestHead, peer: String,
+        on eventLoop: any EventLoop, connectTimeout: TimeAmount, decompress: Bool, connectFailure: @escaping @Sendable (any Error) -> any Error
+    ) async throws -> HTTPResponseHead {
         startWholeDeadline(on: eventLoop)
         return try await start {
             let budget = ReceiveBudget.shared
@@ -51,8 +57,10 @@ extension StreamingDelegate {
             let connecting = ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(ChannelOptions.autoRead, value: false)
-                .channelOption(ChannelOptions.recvAllocator,
-                               value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: grant.readSize))
+                .channelOption(
+                    ChannelOptions.recvAllocator,
+                    value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: grant.readSize)
+                )
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations

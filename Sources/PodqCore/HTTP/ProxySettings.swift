@@ -39,8 +39,10 @@ public struct ProxySettings: Sendable, Equatable {
 
     /// The settings of `environment` (the process's by default) and the config's `proxy`.
     /// - Throws: ``DownloadError/badProxy(source:value:reason:)`` for a value podq cannot use.
-    public static func from(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            configured: String? = nil) throws(DownloadError) -> ProxySettings {
+    public static func from(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        configured: String? = nil
+    ) throws(DownloadError) -> ProxySettings {
         func value(_ name: String, upper: Bool = true) -> (String, String)? {
             if let v = environment[name], !v.isEmpty { return (name, v) }
             if upper, let v = environment[name.uppercased()], !v.isEmpty { return (name.uppercased(), v) }
@@ -87,7 +89,8 @@ public struct ProxySettings: Sendable, Equatable {
     private static func inRange(_ host: String, _ cidr: String) -> Bool {
         let parts = cidr.split(separator: "/")
         guard parts.count == 2, let bits = Int(parts[1]), (0...32).contains(bits),
-              let network = ipv4(String(parts[0])), let address = ipv4(host) else { return false }
+            let network = ipv4(String(parts[0])), let address = ipv4(host)
+        else { return false }
         let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - bits)
         return network & mask == address & mask
     }
@@ -111,11 +114,14 @@ public struct ProxySettings: Sendable, Equatable {
         case "http": kind = .http
         case "socks5", "socks5h", "socks": kind = .socks
         case "https":
-            throw .badProxy(source: source, value: trimmed, reason: "podq cannot speak TLS to a proxy; give it as http:// (https sites still go through it encrypted, by CONNECT)")
+            throw .badProxy(
+                source: source, value: trimmed,
+                reason: "podq cannot speak TLS to a proxy; give it as http:// (https sites still go through it encrypted, by CONNECT)")
         case let other:
             throw .badProxy(source: source, value: trimmed, reason: "podq speaks to HTTP and SOCKS5 proxies, not \(other)")
         }
-        return Server(kind: kind, host: host, port: url.port ?? 1080, user: url.user?.removingPercentEncoding ?? url.user,
-                      password: url.password?.removingPercentEncoding ?? url.password)
+        return Server(
+            kind: kind, host: host, port: url.port ?? 1080, user: url.user?.removingPercentEncoding ?? url.user,
+            password: url.password?.removingPercentEncoding ?? url.password)
     }
 }

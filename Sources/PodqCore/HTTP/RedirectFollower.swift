@@ -41,8 +41,10 @@ public struct RedirectFollower: Sendable {
     /// - Parameter access: a login, sent only to the hops it belongs to (``Credentials/applies(to:)``),
     ///   and a `User-Agent`. A login in the URL itself (`https://user:pass@host/…`) is taken out of it
     ///   and treated the same way.
-    public func send(url given: URL, headers: HTTPHeaders = [:], decompress: Bool = false, access: PodcastAccess? = nil,
-                     trace: URLChain? = nil) async throws -> Result {
+    public func send(
+        url given: URL, headers: HTTPHeaders = [:], decompress: Bool = false, access: PodcastAccess? = nil,
+        trace: URLChain? = nil
+    ) async throws -> Result {
         let (start, inURL) = Credentials.split(given)
         let credentials = inURL ?? access?.credentials
         var headers = headers
@@ -59,7 +61,8 @@ public struct RedirectFollower: Sendable {
         do {
             while true {
                 guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    throw chain.count == 1 ? DownloadError.unsupportedScheme(url.absoluteString)
+                    throw chain.count == 1
+                        ? DownloadError.unsupportedScheme(url.absoluteString)
                         : DownloadError.redirectToUnsupportedScheme(url.absoluteString)
                 }
                 let next: URL
@@ -74,8 +77,11 @@ public struct RedirectFollower: Sendable {
                     let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress, pacing: pacing))
                     if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
                         try await Self.drain(response.body)
-                        skipped = skipped ?? .httpStatus(code: response.status, url: url.absoluteString,
-                                                         retryAfter: response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter))
+                        skipped =
+                            skipped
+                            ?? .httpStatus(
+                                code: response.status, url: url.absoluteString,
+                                retryAfter: response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter))
                         permanent = false
                         next = inner
                     } else if [301, 302, 303, 307, 308].contains(response.status) {
@@ -120,8 +126,9 @@ public struct RedirectFollower: Sendable {
     /// logged. Nil when `url` carries none (the failure is then the chain's).
     private func innerHop(of url: URL, visited: Set<String>, reason: String, trace: URLChain?) -> URL? {
         guard let inner = TrackingPrefix.innerURL(of: url), !visited.contains(inner.absoluteString) else { return nil }
-        logger.warning("a hop of the chain failed; going on from the URL inside it",
-                       metadata: ["hop": "\(url.absoluteString)", "reason": "\(reason)", "next": "\(inner.absoluteString)"])
+        logger.warning(
+            "a hop of the chain failed; going on from the URL inside it",
+            metadata: ["hop": "\(url.absoluteString)", "reason": "\(reason)", "next": "\(inner.absoluteString)"])
         trace?.failLast(reason)
         trace?.append(inner.absoluteString)
         return inner

@@ -145,7 +145,8 @@ final class ResponseRelay: ChannelInboundHandler {
         guard let parser = error as? HTTPParserError else { return error }
         // NIO's own limit on a header list (80 KiB), when a read crosses it before the guard counts it.
         if parser == .headerOverflow && !sawHead { return DownloadError.headTooLarge(limit: ResponseHeadGuard.limit) }
-        return sawHead ? DownloadError.connectionLost("\(peer) closed the connection early")
-                       : DownloadError.connectionFailed("\(peer)'s answer is not HTTP")
+        return sawHead
+            ? DownloadError.connectionLost("\(peer) closed the connection early")
+            : DownloadError.connectionFailed("\(peer)'s answer is not HTTP")
     }
 }

@@ -13,8 +13,10 @@ public enum SmallFetch {
     /// The body of `url` and its `Content-Type`.
     /// - Throws: ``TooLarge`` for a body over `limit` bytes; ``DownloadError`` for a status other than
     ///   200, or the network's error.
-    public static func get(_ url: URL, transport: any HTTPTransport, access: PodcastAccess? = nil,
-                           limit: Int64) async throws -> (bytes: [UInt8], type: String?) {
+    public static func get(
+        _ url: URL, transport: any HTTPTransport, access: PodcastAccess? = nil,
+        limit: Int64
+    ) async throws -> (bytes: [UInt8], type: String?) {
         var headers = HTTPHeaders()
         headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         do {

@@ -23,8 +23,10 @@ import Synchronization
 final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {
     typealias Response = Void
     typealias Sink = @Sendable (inout ByteBuffer) throws -> Void
-    typealias Machine = StreamingStateMachine<CheckedContinuation<HTTPResponseHead, any Error>, CheckedContinuation<ByteBuffer?, any Error>,
-                                              CheckedContinuation<Void, any Error>, EventLoopPromise<Void>, ByteBuffer, Sink>
+    typealias Machine = StreamingStateMachine<
+        CheckedContinuation<HTTPResponseHead, any Error>, CheckedContinuation<ByteBuffer?, any Error>,
+        CheckedContinuation<Void, any Error>, EventLoopPromise<Void>, ByteBuffer, Sink
+    >
 
     private struct Shared {
         var machine = Machine()
@@ -52,8 +54,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     /// Set when the whole response's deadline ended the request: reported as ``DownloadError/tooSlow(seconds:)``.
     private let expired = Atomic<Bool>(false)
 
-    init(rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil,
-         mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
+    init(
+        rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil,
+        mapError: @escaping @Sendable (any Error, Bool) -> any Error
+    ) {
         self.rateLimiter = rateLimiter
         self.stallSeconds = stallSeconds
         self.wholeSeconds = wholeSeconds
@@ -245,9 +249,12 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         // podq's own that was closed on a cancel ends with whatever its closing caused (a body cut
         // short): that is the cancellation.
         let cancelled = shared.withLock { $0.machine.cancelRequested }
-        let error: any Error = expired.load(ordering: .relaxed) ? DownloadError.tooSlow(seconds: wholeSeconds ?? 0)
-            : stalled.load(ordering: .relaxed) ? DownloadError.stalled(seconds: stallSeconds ?? 0)
-            : cancelled && !(error is CancellationError) ? CancellationError() : error
+        let error: any Error =
+            expired.load(ordering: .relaxed)
+            ? DownloadError.tooSlow(seconds: wholeSeconds ?? 0)
+            : stalled.load(ordering: .relaxed)
+                ? DownloadError.stalled(seconds: stallSeconds ?? 0)
+                : cancelled && !(error is CancellationError) ? CancellationError() : error
         run(shared.withLock { $0.machine.end(.failure(error), map: map) })
     }
 
@@ -285,7 +292,11 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                     gate?.fail(error)
                 }
             case .resumeHead(let waiter):
-                guard let head = shared.withLock({ shared in defer { shared.head = nil }; return shared.head }) else { continue }
+                guard
+                    let head = shared.withLock({ shared in
+                        defer { shared.head = nil }; return shared.head
+                    })
+                else { continue }
                 waiter.resume(returning: head)
             case .failHead(let waiter, let error):
                 waiter.resume(throwing: error)

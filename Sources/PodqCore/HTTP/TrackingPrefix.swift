@@ -51,7 +51,7 @@ public enum TrackingPrefix {
             }
             if inQuery, !marker.contains("%"), let amp = candidate.firstIndex(of: "&") { candidate = String(candidate[..<amp]) }
             guard let url = URL(string: candidate), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  url.host?.isEmpty == false
+                url.host?.isEmpty == false
             else { continue }
             return url
         }
@@ -85,7 +85,7 @@ public enum TrackingPrefix {
         }
         for label in labels {
             guard !label.isEmpty, label.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-"),
-                  label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+                label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
             else { return false }
         }
         let tld = labels.last!

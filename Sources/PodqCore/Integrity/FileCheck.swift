@@ -36,7 +36,9 @@ public enum FileCheck: Sendable, Equatable {
     /// checksum and compares. `progress` hears each block's byte count.
     public static func check(_ row: DownloadRecord, in folder: DownloadFolder, progress: (Int) -> Void = { _ in }) -> FileCheck {
         guard let checksum = row.checksum, let (algorithm, expected) = Integrity.parse(checksum: checksum) else { return .notRecorded }
-        guard let digester = Digester(algorithm) else { return .unreadable("podq cannot compute \(algorithm.name) here: libcrypto (OpenSSL 3) is not installed") }
+        guard let digester = Digester(algorithm) else {
+            return .unreadable("podq cannot compute \(algorithm.name) here: libcrypto (OpenSSL 3) is not installed")
+        }
         do {
             let relative = try folder.relativePath(of: row.destination)
             let found = try folder.read(relative) { block in

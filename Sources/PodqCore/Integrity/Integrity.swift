@@ -25,7 +25,7 @@ public struct Integrity: Sendable, Equatable {
     /// The algorithm and digest of a stored ``checksum``; nil when it cannot be read.
     public static func parse(checksum: String) -> (DigestAlgorithm, [UInt8])? {
         guard let colon = checksum.firstIndex(of: ":"), let algorithm = DigestAlgorithm(name: String(checksum[..<colon])),
-              let bytes = [UInt8](hex: checksum[checksum.index(after: colon)...]), bytes.count == algorithm.length
+            let bytes = [UInt8](hex: checksum[checksum.index(after: colon)...]), bytes.count == algorithm.length
         else { return nil }
         return (algorithm, bytes)
     }
@@ -48,8 +48,10 @@ public enum IntegrityVerdict: Sendable, Equatable {
     ///   - lengthKnown: the server said how long the file is (and the length was checked).
     ///   - checksumAlgorithm: podq's own checksum's algorithm.
     ///   - earlierMismatch: the checksum of an earlier pass that did not match, if one did not.
-    public static func decide(digests: FileDigests, expected: PublishedDigest?, lengthKnown: Bool,
-                              checksumAlgorithm: DigestAlgorithm, earlierMismatch: String?) -> IntegrityVerdict {
+    public static func decide(
+        digests: FileDigests, expected: PublishedDigest?, lengthKnown: Bool,
+        checksumAlgorithm: DigestAlgorithm, earlierMismatch: String?
+    ) -> IntegrityVerdict {
         let checksum = digests.stored(checksumAlgorithm) ?? ""
         let sha256 = digests.values[.sha256]?.hex
         guard let expected else {
@@ -61,7 +63,8 @@ public enum IntegrityVerdict: Sendable, Equatable {
         let got = digests.values[expected.algorithm]?.hex ?? "?"
         let said = "the file's \(expected.algorithm.name) is \(got.prefix(16))…, \(describe(expected.source)) says \(expected.bytes.hex.prefix(16))…"
         guard let earlierMismatch else { return .refetch(checksum: checksum, reason: said) }
-        let why = earlierMismatch == checksum
+        let why =
+            earlierMismatch == checksum
             ? "it differed twice, with the same bytes both times: the published hash is wrong or out of date"
             : "it differed twice, with different bytes each time: the host changes the file on every request (ads inserted per download), so no published hash can match"
         return .unverified(Integrity(checksum: checksum, sha256: sha256, verifiedBy: "unverified", problem: "\(said); \(why)"))

@@ -66,7 +66,7 @@ public struct PublishedDigest: Sendable, Hashable {
         return stored.split(separator: ";").compactMap { entry in
             let parts = entry.split(separator: " ")
             guard parts.count == 3, let source = Source(rawValue: String(parts[0])), let algorithm = DigestAlgorithm(name: String(parts[1])),
-                  let bytes = [UInt8](hex: parts[2]), bytes.count == algorithm.length
+                let bytes = [UInt8](hex: parts[2]), bytes.count == algorithm.length
             else { return nil }
             return PublishedDigest(source: source, algorithm: algorithm, bytes: bytes)
         }
@@ -80,8 +80,8 @@ public struct PublishedDigest: Sendable, Hashable {
         value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).compactMap { token in
             let body = token.prefix { $0 != "?" }
             guard let dash = body.firstIndex(of: "-"),
-                  let algorithm = DigestAlgorithm(name: String(body[..<dash])), algorithm >= .sha256,
-                  let bytes = base64(body[body.index(after: dash)...]), bytes.count == algorithm.length
+                let algorithm = DigestAlgorithm(name: String(body[..<dash])), algorithm >= .sha256,
+                let bytes = base64(body[body.index(after: dash)...]), bytes.count == algorithm.length
             else { return nil }
             return PublishedDigest(source: .sri, algorithm: algorithm, bytes: bytes)
         }
@@ -90,7 +90,7 @@ public struct PublishedDigest: Sendable, Hashable {
     /// A Media RSS `<media:hash>`: `algo` is `md5` (the default) or `sha-1`, the value hexadecimal.
     public static func mediaHash(algo: String?, value: String) -> PublishedDigest? {
         guard let algorithm = DigestAlgorithm(name: algo?.trimmingASCIIWhitespace ?? "md5"), algorithm == .md5 || algorithm == .sha1,
-              let bytes = [UInt8](hex: value.trimmingASCIIWhitespace), bytes.count == algorithm.length
+            let bytes = [UInt8](hex: value.trimmingASCIIWhitespace), bytes.count == algorithm.length
         else { return nil }
         return PublishedDigest(source: .mediaHash, algorithm: algorithm, bytes: bytes)
     }
@@ -123,8 +123,8 @@ public struct PublishedDigest: Sendable, Hashable {
             // Parameters (`;a=b`) follow the byte sequence.
             if let semicolon = item.firstIndex(of: ";") { item = String(item[..<semicolon]).trimmingASCIIWhitespace }
             guard item.count >= 2, item.hasPrefix(":"), item.hasSuffix(":"),
-                  let algorithm = DigestAlgorithm(name: key), algorithm == .sha256 || algorithm == .sha512,
-                  let bytes = base64(item.dropFirst().dropLast()), bytes.count == algorithm.length
+                let algorithm = DigestAlgorithm(name: key), algorithm == .sha256 || algorithm == .sha512,
+                let bytes = base64(item.dropFirst().dropLast()), bytes.count == algorithm.length
             else { return nil }
             return PublishedDigest(source: source, algorithm: algorithm, bytes: bytes)
         }

@@ -43,8 +43,10 @@ private final class KeyPathEntry<Object: AnyObject & Sendable, Value: Equatable 
     private let handler: @Sendable (Object, ObservedChange<Value>) -> Void
     private let last: Mutex<Value>
 
-    init(object: Object, keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
-         handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void) {
+    init(
+        object: Object, keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
+        handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
+    ) {
         self.object = object
         self.keyPath = keyPath
         self.options = options
@@ -68,9 +70,11 @@ private final class KeyPathEntry<Object: AnyObject & Sendable, Value: Equatable 
             return last
         }
         guard let old else { return }
-        handler(object, ObservedChange(
-            oldValue: options.contains(.old) ? old : nil,
-            newValue: options.contains(.new) ? value : nil,
-            isInitial: false))
+        handler(
+            object,
+            ObservedChange(
+                oldValue: options.contains(.old) ? old : nil,
+                newValue: options.contains(.new) ? value : nil,
+                isInitial: false))
     }
 }

@@ -37,8 +37,10 @@ public enum OutcomeDecision {
         /// Unix time.
         public var now: Double
 
-        public init(row: DownloadRecord, ended: DownloadState, error: DownloadError?, progress: DownloadProgress,
-                    validators: ResourceValidators?, finalPath: String, maxAttempts: Int, hold: Hold, now: Double) {
+        public init(
+            row: DownloadRecord, ended: DownloadState, error: DownloadError?, progress: DownloadProgress,
+            validators: ResourceValidators?, finalPath: String, maxAttempts: Int, hold: Hold, now: Double
+        ) {
             self.row = row
             self.ended = ended
             self.error = error

@@ -23,9 +23,10 @@ extension QueueRunner {
         if running.isEmpty, let planned, planned.basis == basis, now < planned.due { return }
         let rows = try await store.loadDownloads()
         observers.onSync(rows)
-        let plan = QueuePlanner.plan(QueuePlanner.Input(
-            rows: rows, running: running.mapValues(\.host), limit: limit, perHost: perHost,
-            now: now, holding: hold != .none))
+        let plan = QueuePlanner.plan(
+            QueuePlanner.Input(
+                rows: rows, running: running.mapValues(\.host), limit: limit, perHost: perHost,
+                now: now, holding: hold != .none))
         lastPlan = plan
         planned = (basis, plan.nextDue.map { now + $0 } ?? .infinity)
         for (id, stop) in plan.stop {
@@ -86,9 +87,10 @@ extension QueueRunner {
             willCommit: { [weak self] identity, path in await self?.recordCommit(id: id, identity: identity, path: path) })
         var request = saved.request(url: url)
         if saved.episodeId != nil { request.access = await access(saved) }
-        let op = DownloadOperation(id: Int(id), request: request, transport: transport,
-                                   folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log, access: request.access),
-                                   hooks: hooks)
+        let op = DownloadOperation(
+            id: Int(id), request: request, transport: transport,
+            folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log, access: request.access),
+            hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
         let task = Task {
@@ -183,9 +185,10 @@ extension QueueRunner {
         let policy = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
         let jitter = Double.random(in: 0.5...1.5)
         let decided = try await store.modify(id: id) { row in
-            let decision = OutcomeDecision.decide(OutcomeDecision.Input(
-                row: row, ended: ended, error: error, progress: progress, validators: validators,
-                finalPath: path, maxAttempts: settings.maxAttempts, hold: holding, now: now)
+            let decision = OutcomeDecision.decide(
+                OutcomeDecision.Input(
+                    row: row, ended: ended, error: error, progress: progress, validators: validators,
+                    finalPath: path, maxAttempts: settings.maxAttempts, hold: holding, now: now)
             ) { attempt, retryAfter in policy.delay(afterAttempt: attempt, retryAfter: retryAfter, jitter: jitter) }
             return (decision.row, decision.outcome)
         }
@@ -244,8 +247,8 @@ extension QueueRunner {
     /// both files: nothing is lost.
     func replace(_ old: Int64, by id: Int64, at path: String) async -> String {
         guard let rows = try? await store.loadDownloads(), let previous = rows.first(where: { $0.id == old }), previous.state == .completed,
-              let current = rows.first(where: { $0.id == id }), let folder = folder(current.folderPath),
-              let newRelative = try? folder.relativePath(of: path)
+            let current = rows.first(where: { $0.id == id }), let folder = folder(current.folderPath),
+            let newRelative = try? folder.relativePath(of: path)
         else { return path }
         var final = path
         do {
@@ -254,8 +257,9 @@ extension QueueRunner {
             // Only the file podq downloaded for the old row: anything else at its name (the user's own) stays,
             // and the new file keeps its own name.
             guard try oldFolder.removeFile(oldRelative, recorded: previous.committedFile?.identity) else {
-                logger.warning("replace: the old name holds a file podq did not write; both kept",
-                               metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(previous.destination)"])
+                logger.warning(
+                    "replace: the old name holds a file podq did not write; both kept",
+                    metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(previous.destination)"])
                 return final
             }
             if oldFolder === folder, oldRelative != newRelative, try folder.rename(newRelative, to: oldRelative) {

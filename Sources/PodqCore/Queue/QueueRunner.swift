@@ -51,9 +51,11 @@ public actor QueueRunner {
         /// at once after a change): what a TUI lists.
         public var onSync: @Sendable ([DownloadRecord]) -> Void
 
-        public init(onOperation: @escaping @Sendable (DownloadOperation) -> Void = { _ in },
-                    onEvent: @escaping @Sendable (Event) -> Void = { _ in },
-                    onSync: @escaping @Sendable ([DownloadRecord]) -> Void = { _ in }) {
+        public init(
+            onOperation: @escaping @Sendable (DownloadOperation) -> Void = { _ in },
+            onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+            onSync: @escaping @Sendable ([DownloadRecord]) -> Void = { _ in }
+        ) {
             self.onOperation = onOperation
             self.onEvent = onEvent
             self.onSync = onSync
@@ -126,16 +128,19 @@ public actor QueueRunner {
     ///     commands' layer reads the podcast and runs its password command); none by default.
     /// - Parameter pacing: the speed limit the downloads share (nil: none); each download reads under
     ///   it (``DownloadConfiguration/pacing``), the feeds and sidecars of the same client do not.
-    public init(store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
-                observers: Observers = Observers(), pacing: RateLimiter? = nil,
-                access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }) {
+    public init(
+        store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
+        observers: Observers = Observers(), pacing: RateLimiter? = nil,
+        access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }
+    ) {
         self.pacing = pacing
         self.access = access
         self.store = store
         self.settings = settings
         self.transport = transport
-        self.connections = HostConnections(perDownload: settings.connectionsPerDownload, perHost: settings.perHostDownloads,
-                                           politeHosts: settings.politeHosts)
+        self.connections = HostConnections(
+            perDownload: settings.connectionsPerDownload, perHost: settings.perHostDownloads,
+            politeHosts: settings.politeHosts)
         self.logger = logger
         self.observers = observers
         self.limit = max(1, settings.simultaneousDownloads)
@@ -180,20 +185,21 @@ public actor QueueRunner {
         var failure: StoreError?
         for await input in inputs {
             // (The step catches its own errors: `exclusively` has nothing to throw.)
-            let done = (try? await exclusively { () async throws(StoreError) -> Bool in
-                do throws(StoreError) {
-                    try await self.handle(input)
-                } catch {
-                    if failure == nil {
-                        failure = error
-                        self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
-                        self.hold = .stopping
-                        self.store.lockWait.giveUp()  // the ends still to save wait no longer than 2 s more
-                        for run in self.running.values { run.operation.pause() }
+            let done =
+                (try? await exclusively { () async throws(StoreError) -> Bool in
+                    do throws(StoreError) {
+                        try await self.handle(input)
+                    } catch {
+                        if failure == nil {
+                            failure = error
+                            self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
+                            self.hold = .stopping
+                            self.store.lockWait.giveUp()  // the ends still to save wait no longer than 2 s more
+                            for run in self.running.values { run.operation.pause() }
+                        }
                     }
-                }
-                return self.isDone(untilStopped: untilStopped) || (failure != nil && self.running.isEmpty)
-            }) ?? true
+                    return self.isDone(untilStopped: untilStopped) || (failure != nil && self.running.isEmpty)
+                }) ?? true
             if done { break }
         }
         // Stopped by a signal while the store could not be written: the run was interrupted (130), and
@@ -239,8 +245,9 @@ public actor QueueRunner {
     }
 
     func updateStatus() {
-        let status = Status(limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
-                            queued: lastPlan.queued)
+        let status = Status(
+            limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
+            queued: lastPlan.queued)
         shared.withLock { $0 = status }
     }
 

@@ -11,8 +11,10 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Seconds to wait after attempt number `attempt` (1 for the first) failed.
-    public func delay(afterAttempt attempt: Int, retryAfter: Double? = nil,
-                      jitter: Double = Double.random(in: 0.5...1.5)) -> Double {
+    public func delay(
+        afterAttempt attempt: Int, retryAfter: Double? = nil,
+        jitter: Double = Double.random(in: 0.5...1.5)
+    ) -> Double {
         if let retryAfter { return Swift.min(3600, Swift.max(0, retryAfter)) }
         let exponential = base * Double(1 << Swift.min(30, Swift.max(0, attempt - 1)))
         return Swift.min(max, exponential) * jitter

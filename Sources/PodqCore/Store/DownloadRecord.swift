@@ -58,8 +58,10 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     /// that file is deleted, this file takes its name, and that row goes.
     public var replaces: Int64?
 
-    public init(position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
-                now: Date = Date()) {
+    public init(
+        position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
+        now: Date = Date()
+    ) {
         self.position = position
         self.url = url
         self.title = title
@@ -123,8 +125,9 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
             if etag == nil && lastModified == nil && totalLength == nil && finalURL == nil { return nil }
             // The one `etag` column holds either kind: a weak one keeps its `W/`.
             let weak = etag?.hasPrefix("W/") == true
-            return ResourceValidators(strongETag: weak ? nil : etag, weakETag: weak ? etag : nil, lastModified: lastModified,
-                                      totalLength: totalLength, finalURL: finalURL, serverDigests: serverDigests)
+            return ResourceValidators(
+                strongETag: weak ? nil : etag, weakETag: weak ? etag : nil, lastModified: lastModified,
+                totalLength: totalLength, finalURL: finalURL, serverDigests: serverDigests)
         }
         set {
             serverDigests = newValue?.serverDigests
@@ -141,8 +144,12 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var committedFile: (path: String, identity: FileIdentity)? {
         get {
             guard let commitPath, let commitDevice, let commitInode, let commitSize, let commitModified else { return nil }
-            return (commitPath, FileIdentity(device: UInt64(bitPattern: commitDevice), inode: UInt64(bitPattern: commitInode),
-                                             size: commitSize, modified: commitModified))
+            return (
+                commitPath,
+                FileIdentity(
+                    device: UInt64(bitPattern: commitDevice), inode: UInt64(bitPattern: commitInode),
+                    size: commitSize, modified: commitModified)
+            )
         }
         set {
             commitPath = newValue?.path
@@ -183,8 +190,9 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
 
     /// What a ``DownloadOperation`` needs to run this row.
     public func request(url: URL) -> DownloadRequest {
-        var request = DownloadRequest(url: url, destination: destination, title: title, validators: validators, folder: folderPath,
-                                      segments: segmentMap)
+        var request = DownloadRequest(
+            url: url, destination: destination, title: title, validators: validators, folder: folderPath,
+            segments: segmentMap)
         request.segmentsUnreadable = segments != nil && request.segments == nil
         request.publishedDigests = PublishedDigest.parse(stored: publishedDigests)
         return request

@@ -71,11 +71,17 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
                 do {
                     pattern = try TitlePattern(v)
                 } catch {
-                    throw BadValue(key: key, expected: "a regular expression, such as \"interview|q&a\" (this one does not compile: \(error.reason) at its character \(error.offset + 1))")
+                    throw BadValue(
+                        key: key,
+                        expected:
+                            "a regular expression, such as \"interview|q&a\" (this one does not compile: \(error.reason) at its character \(error.offset + 1))")
                 }
                 if let title = pattern.costlyTitle() {
-                    throw BadValue(key: key, expected: "a regular expression podq can match in bounded time; this one makes the matcher give up on a title such as \"\(title.prefix(12))…\" "
-                        + "(a repeat inside a repeat, as in (a+)+ or (\\w+\\s?)*: write it with one repeat, such as a+)")
+                    throw BadValue(
+                        key: key,
+                        expected:
+                            "a regular expression podq can match in bounded time; this one makes the matcher give up on a title such as \"\(title.prefix(12))…\" "
+                            + "(a repeat inside a repeat, as in (a+)+ or (\\w+\\s?)*: write it with one repeat, such as a+)")
                 }
             }
             if key == "include" { include = clear ? nil : v } else { exclude = clear ? nil : v }

@@ -18,8 +18,10 @@ public struct NewDownload: Sendable, Equatable {
     /// The completed download it replaces once it completes (`queue add --replace`).
     public var replaces: Int64?
 
-    public init(url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
-                episodeId: Int64? = nil, bytesExpected: Int64? = nil, replaces: Int64? = nil) {
+    public init(
+        url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
+        episodeId: Int64? = nil, bytesExpected: Int64? = nil, replaces: Int64? = nil
+    ) {
         self.replaces = replaces
         self.url = url
         self.title = title
@@ -61,8 +63,9 @@ extension QueueStore {
                 episode = found
             }
             last += 1
-            var record = DownloadRecord(position: last, url: item.url, title: item.title, podcast: item.podcast,
-                                        destination: item.destination, folder: item.folder)
+            var record = DownloadRecord(
+                position: last, url: item.url, title: item.title, podcast: item.podcast,
+                destination: item.destination, folder: item.folder)
             record.episodeId = item.episodeId
             record.bytesExpected = item.bytesExpected
             record.replaces = item.replaces

@@ -12,32 +12,33 @@ import GRDB
 extension QueueStore {
     /// Creates the table and the trigger, and fills it from the downloads completed so far.
     static func createLedger(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE ledger (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                enclosureKey TEXT NOT NULL,
-                guid TEXT NOT NULL DEFAULT '',
-                feedURL TEXT NOT NULL DEFAULT '',
-                title TEXT NOT NULL DEFAULT '',
-                how TEXT NOT NULL,
-                recordedAt REAL NOT NULL,
-                UNIQUE (enclosureKey, guid, feedURL)
-            );
-            CREATE INDEX ledger_guid ON ledger (guid, feedURL);
-            CREATE TRIGGER ledger_on_completed AFTER UPDATE OF state ON download
-            WHEN NEW.state = 'completed' AND OLD.state IS NOT 'completed' AND NEW.episodeId IS NOT NULL
-            BEGIN
+        try db.execute(
+            sql: """
+                CREATE TABLE ledger (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    enclosureKey TEXT NOT NULL,
+                    guid TEXT NOT NULL DEFAULT '',
+                    feedURL TEXT NOT NULL DEFAULT '',
+                    title TEXT NOT NULL DEFAULT '',
+                    how TEXT NOT NULL,
+                    recordedAt REAL NOT NULL,
+                    UNIQUE (enclosureKey, guid, feedURL)
+                );
+                CREATE INDEX ledger_guid ON ledger (guid, feedURL);
+                CREATE TRIGGER ledger_on_completed AFTER UPDATE OF state ON download
+                WHEN NEW.state = 'completed' AND OLD.state IS NOT 'completed' AND NEW.episodeId IS NOT NULL
+                BEGIN
+                    INSERT OR IGNORE INTO ledger (enclosureKey, guid, feedURL, title, how, recordedAt)
+                    SELECT episode.enclosureKey, IFNULL(episode.guid, ''), podcast.url, episode.title, 'downloaded',
+                           IFNULL(NEW.completedAt, strftime('%s', 'now'))
+                    FROM episode JOIN podcast ON podcast.id = episode.podcastId WHERE episode.id = NEW.episodeId;
+                END;
                 INSERT OR IGNORE INTO ledger (enclosureKey, guid, feedURL, title, how, recordedAt)
                 SELECT episode.enclosureKey, IFNULL(episode.guid, ''), podcast.url, episode.title, 'downloaded',
-                       IFNULL(NEW.completedAt, strftime('%s', 'now'))
-                FROM episode JOIN podcast ON podcast.id = episode.podcastId WHERE episode.id = NEW.episodeId;
-            END;
-            INSERT OR IGNORE INTO ledger (enclosureKey, guid, feedURL, title, how, recordedAt)
-            SELECT episode.enclosureKey, IFNULL(episode.guid, ''), podcast.url, episode.title, 'downloaded',
-                   IFNULL(download.completedAt, download.updatedAt)
-            FROM download JOIN episode ON episode.id = download.episodeId JOIN podcast ON podcast.id = episode.podcastId
-            WHERE download.state = 'completed';
-            """)
+                       IFNULL(download.completedAt, download.updatedAt)
+                FROM download JOIN episode ON episode.id = download.episodeId JOIN podcast ON podcast.id = episode.podcastId
+                WHERE download.state = 'completed';
+                """)
     }
 
     /// Records `episodeIds` as downloaded without downloading them (`podq mark-downloaded`). Returns how
@@ -52,9 +53,10 @@ extension QueueStore {
                 if e.upstreamChange != nil { try db.execute(sql: "UPDATE episode SET upstreamChange = NULL WHERE id = ?", arguments: [id]) }
                 if try Self.inLedger(e, db: db) { continue }
                 let feed = try String.fetchOne(db, sql: "SELECT url FROM podcast WHERE id = ?", arguments: [e.podcastId]) ?? ""
-                try db.execute(sql: """
-                    INSERT OR IGNORE INTO ledger (enclosureKey, guid, feedURL, title, how, recordedAt) VALUES (?, ?, ?, ?, 'marked', ?)
-                    """, arguments: [e.enclosureKey, e.guid ?? "", feed, e.title, now])
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO ledger (enclosureKey, guid, feedURL, title, how, recordedAt) VALUES (?, ?, ?, ?, 'marked', ?)
+                        """, arguments: [e.enclosureKey, e.guid ?? "", feed, e.title, now])
                 added += db.changesCount
             }
             return added
@@ -75,12 +77,15 @@ extension QueueStore {
     /// leaves out.
     public func episodeIdsInLedger() throws(StoreError) -> Set<Int64> {
         try read { db in
-            Set(try Int64.fetchAll(db, sql: """
-                SELECT episode.id FROM episode JOIN podcast ON podcast.id = episode.podcastId
-                WHERE EXISTS (SELECT 1 FROM ledger WHERE ledger.enclosureKey = episode.enclosureKey)
-                   OR (IFNULL(episode.guid, '') != ''
-                       AND EXISTS (SELECT 1 FROM ledger WHERE ledger.guid = episode.guid AND ledger.feedURL = podcast.url))
-                """))
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT episode.id FROM episode JOIN podcast ON podcast.id = episode.podcastId
+                        WHERE EXISTS (SELECT 1 FROM ledger WHERE ledger.enclosureKey = episode.enclosureKey)
+                           OR (IFNULL(episode.guid, '') != ''
+                               AND EXISTS (SELECT 1 FROM ledger WHERE ledger.guid = episode.guid AND ledger.feedURL = podcast.url))
+                        """))
         }
     }
 
@@ -91,10 +96,12 @@ extension QueueStore {
             return true
         }
         guard let guid = episode.guid, !guid.isEmpty else { return false }
-        return try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM ledger JOIN podcast ON podcast.url = ledger.feedURL
-                           WHERE ledger.guid = ? AND podcast.id = ?)
-            """, arguments: [guid, episode.podcastId]) == true
+        return try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM ledger JOIN podcast ON podcast.url = ledger.feedURL
+                               WHERE ledger.guid = ? AND podcast.id = ?)
+                """, arguments: [guid, episode.podcastId]) == true
     }
 }
 
@@ -104,11 +111,13 @@ extension QueueStore {
     /// download (queued, running, paused, completed or failed: only a cancelled one is taken again).
     public func serialCandidates(podcastId: Int64, count: Int, admits: (EpisodeRecord) -> Bool) throws(StoreError) -> [Int64] {
         try read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT episode.*, download.state AS serialState FROM episode LEFT JOIN download ON download.id = episode.downloadId
-                WHERE episode.podcastId = ? AND episode.playedAt IS NULL
-                ORDER BY episode.published IS NULL, episode.published, episode.id
-                """, arguments: [podcastId])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT episode.*, download.state AS serialState FROM episode LEFT JOIN download ON download.id = episode.downloadId
+                    WHERE episode.podcastId = ? AND episode.playedAt IS NULL
+                    ORDER BY episode.published IS NULL, episode.published, episode.id
+                    """, arguments: [podcastId])
             var taken: [Int64] = []
             var kept = 0
             for row in rows where kept < count {

@@ -49,9 +49,10 @@ extension QueueStore {
     /// full-text index: ``episodesMatchingNotes(_:)``). `onlyNew` keeps the episodes never queued, not in
     /// the ledger and not played; `onlyUpdated` those whose file changed upstream: SQLite leaves the
     /// others out, so `podq episodes --new` reads only what it lists.
-    public func forEachEpisode(podcastId: Int64? = nil, notesMatching: String? = nil, onlyNew: Bool = false, onlyUpdated: Bool = false,
-                               _ body: (EpisodeListing) throws -> Void) throws(StoreError)
-    {
+    public func forEachEpisode(
+        podcastId: Int64? = nil, notesMatching: String? = nil, onlyNew: Bool = false, onlyUpdated: Bool = false,
+        _ body: (EpisodeListing) throws -> Void
+    ) throws(StoreError) {
         try read { db in
             let match = notesMatching.flatMap(Self.notesMatch)
             var arguments: StatementArguments = []
@@ -88,16 +89,16 @@ extension QueueStore {
         if onlyNew { conditions.append("download.id IS NULL AND episode.playedAt IS NULL AND NOT \(inLedgerSQL)") }
         if onlyUpdated { conditions.append("episode.upstreamChange IS NOT NULL") }
         return """
-        SELECT episode.id, episode.podcastId, episode.guid, episode.enclosureKey, episode.title, episode.link,
-               episode.published, episode.duration, episode.url, episode.type, episode.length, episode.season,
-               episode.episodeNumber, episode.firstSeenAt, episode.downloadId, episode.enclosures, episode.playedAt,
-               episode.upstreamChange, episode.chaptersURL, episode.imageURL,
-               podcast.title AS podcastTitle, download.state AS downloadState,
-               \(inLedgerSQL) AS inLedger,
-               \(notes ? "episode.id IN (SELECT rowid FROM episode_notes WHERE episode_notes MATCH ?)" : "0") AS notesMatch
-        FROM episode JOIN podcast ON podcast.id = episode.podcastId
-        LEFT JOIN download ON download.id = episode.downloadId
-        """ + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + listingOrder
+            SELECT episode.id, episode.podcastId, episode.guid, episode.enclosureKey, episode.title, episode.link,
+                   episode.published, episode.duration, episode.url, episode.type, episode.length, episode.season,
+                   episode.episodeNumber, episode.firstSeenAt, episode.downloadId, episode.enclosures, episode.playedAt,
+                   episode.upstreamChange, episode.chaptersURL, episode.imageURL,
+                   podcast.title AS podcastTitle, download.state AS downloadState,
+                   \(inLedgerSQL) AS inLedger,
+                   \(notes ? "episode.id IN (SELECT rowid FROM episode_notes WHERE episode_notes MATCH ?)" : "0") AS notesMatch
+            FROM episode JOIN podcast ON podcast.id = episode.podcastId
+            LEFT JOIN download ON download.id = episode.downloadId
+            """ + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + listingOrder
     }
 
     /// The ids of a podcast's episodes, newest first: the `latest` newest (all when nil), and of those

@@ -94,13 +94,14 @@ extension QueueStore {
     /// The migration: the table, the trigger that drops a row with its episode, and the progress of
     /// indexing the episodes already stored (from the first; they are indexed later, in batches).
     static func createNotesIndex(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE episode_notes USING fts5(notes, tokenize = 'unicode61 remove_diacritics 2', detail = none);
-            CREATE TRIGGER episode_notes_delete AFTER DELETE ON episode BEGIN
-                DELETE FROM episode_notes WHERE rowid = old.id;
-            END;
-            CREATE TABLE notes_index (nextId INTEGER NOT NULL);
-            INSERT INTO notes_index (nextId) VALUES (CASE WHEN EXISTS (SELECT 1 FROM episode) THEN 0 ELSE -1 END);
-            """)
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE episode_notes USING fts5(notes, tokenize = 'unicode61 remove_diacritics 2', detail = none);
+                CREATE TRIGGER episode_notes_delete AFTER DELETE ON episode BEGIN
+                    DELETE FROM episode_notes WHERE rowid = old.id;
+                END;
+                CREATE TABLE notes_index (nextId INTEGER NOT NULL);
+                INSERT INTO notes_index (nextId) VALUES (CASE WHEN EXISTS (SELECT 1 FROM episode) THEN 0 ELSE -1 END);
+                """)
     }
 }

@@ -116,18 +116,25 @@ extension QueueStore {
     /// within one read, without blocking a thread: `make` is called first with the number of
     /// episodes and the bytes of all their titles (room made once, not doubled as it fills), and what
     /// `add` built is returned. Nothing holds all the summaries at once.
-    public func episodeSummaries<Result: Sendable>(into make: @escaping @Sendable (_ count: Int, _ titleBytes: Int) -> Result,
-                                                   _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void) async throws(StoreError) -> Result {
+    public func episodeSummaries<Result: Sendable>(
+        into make: @escaping @Sendable (_ count: Int, _ titleBytes: Int) -> Result,
+        _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void
+    ) async throws(StoreError) -> Result {
         try await readAsync { db in
             let size = try Row.fetchOne(db, sql: "SELECT count(*), total(length(CAST(title AS BLOB))) FROM episode")
             var result = make(size?[0] ?? 0, Int(size?[1] as Double? ?? 0))
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
-                ORDER BY published IS NULL, published DESC, id DESC
-                """)
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
+                    ORDER BY published IS NULL, published DESC, id DESC
+                    """)
             while let row = try cursor.next() {
-                add(&result, EpisodeSummary(id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
-                                            length: row[5], downloadId: row[6], played: row[7]))
+                add(
+                    &result,
+                    EpisodeSummary(
+                        id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
+                        length: row[5], downloadId: row[6], played: row[7]))
             }
             return result
         }
@@ -184,9 +191,11 @@ extension QueueStore {
         try write { db in
             var changed = 0
             for id in episodeIds {
-                try db.execute(sql: played ? "UPDATE episode SET playedAt = ? WHERE id = ? AND playedAt IS NULL"
-                                           : "UPDATE episode SET playedAt = NULL WHERE id = ? AND playedAt IS NOT NULL",
-                               arguments: played ? [Date().timeIntervalSince1970, id] : [id])
+                try db.execute(
+                    sql: played
+                        ? "UPDATE episode SET playedAt = ? WHERE id = ? AND playedAt IS NULL"
+                        : "UPDATE episode SET playedAt = NULL WHERE id = ? AND playedAt IS NOT NULL",
+                    arguments: played ? [Date().timeIntervalSince1970, id] : [id])
                 changed += db.changesCount
             }
             return changed
@@ -253,11 +262,14 @@ extension QueueStore {
             let before = record  // as stored: only what changes from it is written
             if let guid = item.guid { record.guid = guid }
             if let downloadId = record.downloadId, record.upstreamChange == nil,
-               let done = try Row.fetchOne(db, sql: "SELECT commitSize, bytesReceived FROM download WHERE id = ? AND state = 'completed'",
-                                           arguments: [downloadId]) {
+                let done = try Row.fetchOne(
+                    db, sql: "SELECT commitSize, bytesReceived FROM download WHERE id = ? AND state = 'completed'",
+                    arguments: [downloadId])
+            {
                 let size: Int64? = done["commitSize"] ?? done["bytesReceived"]
-                record.upstreamChange = UpstreamChange.detect(oldURL: record.url, newURL: enclosure.url, oldLength: record.length,
-                                                              newLength: enclosure.length, fileSize: size)
+                record.upstreamChange = UpstreamChange.detect(
+                    oldURL: record.url, newURL: enclosure.url, oldLength: record.length,
+                    newLength: enclosure.length, fileSize: size)
             }
             record.title = item.title
             record.link = item.link
@@ -282,8 +294,9 @@ extension QueueStore {
                 record.description = nil  // as the known rows: the notes are the store's to compare
             } else {
                 try record.updateChanges(db, from: before)
-                try db.execute(sql: "UPDATE episode SET description = ? WHERE id = ? AND description IS NOT ?",
-                               arguments: [item.description, record.id, item.description])
+                try db.execute(
+                    sql: "UPDATE episode SET description = ? WHERE id = ? AND description IS NOT ?",
+                    arguments: [item.description, record.id, item.description])
                 if db.changesCount > 0 { try indexNotes(episodeId: record.id!, description: item.description, db: db) }
             }
             if let guid = record.guid { byGUID[guid] = record } else { byKey[key] = record }  // the same file twice in one feed
@@ -294,8 +307,9 @@ extension QueueStore {
 
 extension EpisodeRecord {
     init(podcastId: Int64, guid: String?, enclosureKey: String, title: String, url: String, firstSeenAt: Double) {
-        self.init(id: nil, podcastId: podcastId, guid: guid, enclosureKey: enclosureKey, title: title, link: nil, description: nil,
-                  published: nil, duration: nil, url: url, type: nil, length: nil, season: nil, episodeNumber: nil,
-                  firstSeenAt: firstSeenAt, downloadId: nil)
+        self.init(
+            id: nil, podcastId: podcastId, guid: guid, enclosureKey: enclosureKey, title: title, link: nil, description: nil,
+            published: nil, duration: nil, url: url, type: nil, length: nil, season: nil, episodeNumber: nil,
+            firstSeenAt: firstSeenAt, downloadId: nil)
     }
 }

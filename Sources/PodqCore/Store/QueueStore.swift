@@ -300,8 +300,9 @@ public final class QueueStore: Sendable {
             // Logins given before: bound to where their feed is now (the best there is to know).
             for row in try Row.fetchAll(db, sql: "SELECT id, url FROM podcast WHERE loginUser IS NOT NULL") {
                 let url: String = row["url"]
-                try db.execute(sql: "UPDATE podcast SET loginOrigin = ? WHERE id = ?",
-                               arguments: [URL(string: url).flatMap(Credentials.origin(of:)), row["id"] as Int64])
+                try db.execute(
+                    sql: "UPDATE podcast SET loginOrigin = ? WHERE id = ?",
+                    arguments: [URL(string: url).flatMap(Credentials.origin(of:)), row["id"] as Int64])
             }
         }
         migrator.registerMigration("v16: every foreign key indexed") { db in

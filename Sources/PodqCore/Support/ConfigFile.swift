@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Problems in the config file, naming the line and the key.
@@ -102,8 +103,9 @@ public struct ConfigFile: Sendable {
         if let (first, second, character) = settings.keys.conflict() {
             // Name the binding the user wrote (the later one when both were written).
             let (named, other) = (bindingLines[second] ?? 0) >= (bindingLines[first] ?? 0) ? (second, first) : (first, second)
-            throw .keyConflict(path: path, line: bindingLines[named] ?? 0, key: "key-" + named.rawValue,
-                               character: String(character), other: other.rawValue)
+            throw .keyConflict(
+                path: path, line: bindingLines[named] ?? 0, key: "key-" + named.rawValue,
+                character: String(character), other: other.rawValue)
         }
         return settings
     }
@@ -118,7 +120,9 @@ public struct ConfigFile: Sendable {
         let existing = try bytes()
         var bytes = existing ?? Array((Self.header + "\n").utf8)
         let lines = try lines(of: bytes)
-        let rendered = Array((["download-folder", "file-name-template", "on-complete", "player", "user-agent", "password-command", "proxy"].contains(key) ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
+        let rendered = Array(
+            (["download-folder", "file-name-template", "on-complete", "player", "user-agent", "password-command", "proxy"].contains(key)
+                ? "\(key) = \"\(value)\"" : "\(key) = \(value)").utf8)
         // Where each line starts in `bytes`.
         var starts: [Int] = [0]
         for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { starts.append(i + 1) }
@@ -143,7 +147,11 @@ public struct ConfigFile: Sendable {
     /// Writes `bytes` over the file through a temporary file in the same folder and a rename; the
     /// target of a symbolic link is written, with the old file's mode.
     private func write(_ bytes: [UInt8], replacing: Bool) throws(ConfigError) {
-        let target = replacing ? (realpath(path, nil).map { p in defer { free(p) }; return String(cString: p) } ?? path) : path
+        let target =
+            replacing
+            ? (realpath(path, nil).map { p in
+                defer { free(p) }; return String(cString: p)
+            } ?? path) : path
         let folder = (target as NSString).deletingLastPathComponent
         let temp = (folder as NSString).appendingPathComponent(".config.tmp-\(getpid())")
         var mode: mode_t = 0o644
@@ -298,8 +306,9 @@ public struct ConfigFile: Sendable {
                 settings.fileNameTemplate = try FileNameTemplate(value)
             } catch {
                 // Say what was read: an unquoted # starts a comment, which cuts a template short.
-                throw .badValue(path: path, line: line, key: key,
-                                expected: error.description + " (read as \"\(value)\"; put the template in quotes when it has a #)")
+                throw .badValue(
+                    path: path, line: line, key: key,
+                    expected: error.description + " (read as \"\(value)\"; put the template in quotes when it has a #)")
             }
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }

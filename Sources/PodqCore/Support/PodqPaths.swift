@@ -15,8 +15,10 @@ public struct PodqPaths: Sendable, Equatable {
     public var database: String { (home as NSString).appendingPathComponent("queue.sqlite") }
 
     /// Resolves the paths from the options and the environment.
-    public init(home explicitHome: String?, downloadDir: String?,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        home explicitHome: String?, downloadDir: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         let userHome = environment["HOME"] ?? NSHomeDirectory()
         let givenHome = explicitHome ?? environment["PODQ_HOME"].flatMap { $0.isEmpty ? nil : $0 }
         if let givenHome {

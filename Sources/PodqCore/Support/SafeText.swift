@@ -21,7 +21,8 @@ public enum SafeText {
     @_optimize(speed)
     public static func terminal(_ text: String) -> String {
         let redacted = redactingCredentials(text)
-        let needsWork = redacted.utf8.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
+        let needsWork =
+            redacted.utf8.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
             || (redacted.utf8.contains { $0 >= 0xC2 } && redacted.unicodeScalars.contains { $0.value > 0x7F && isUnsafe($0) })
         return needsWork ? slowClean(redacted, keepLines: true) : redacted
     }

@@ -77,11 +77,20 @@ public struct Settings: Sendable, Equatable {
     public static let keys: [(key: String, help: String)] = [
         ("simultaneous-downloads", "downloads that run at once, 1 to 64 (default 3)"),
         ("per-host-downloads", "downloads from one host that run at once, 1 to 64 (default 2)"),
-        ("connections-per-download", "connections one large download may use at once when its server allows ranges, 1 to 16; 1 turns segmented downloads off (default 4)"),
-        ("polite-hosts", "hosts that get one connection per download, separated by commas, e.g. \"feeds.example.com, cdn.example.org\" (default none; a host that answers 429 or 503 is added for the run)"),
+        (
+            "connections-per-download",
+            "connections one large download may use at once when its server allows ranges, 1 to 16; 1 turns segmented downloads off (default 4)"
+        ),
+        (
+            "polite-hosts",
+            "hosts that get one connection per download, separated by commas, e.g. \"feeds.example.com, cdn.example.org\" (default none; a host that answers 429 or 503 is added for the run)"
+        ),
         ("rate-limit", "the speed limit all downloads share, like curl's --limit-rate: 500K, 2M, or 0 for none (default 0)"),
         ("download-folder", "where files go, a path (default: $PODQ_HOME/downloads, else ~/Podcasts)"),
-        ("file-name-template", "where a feed episode's file goes inside the download folder: {podcast}, {title}, {ext}, {date} or {date:%Y-%m-%d %H%M}, {season}, {episode} or {episode:03}, {guid}, {id}; a / makes a folder (default \"{podcast}/{date:%Y-%m-%d} {title}.{ext}\")"),
+        (
+            "file-name-template",
+            "where a feed episode's file goes inside the download folder: {podcast}, {title}, {ext}, {date} or {date:%Y-%m-%d %H%M}, {season}, {episode} or {episode:03}, {guid}, {id}; a / makes a folder (default \"{podcast}/{date:%Y-%m-%d} {title}.{ext}\")"
+        ),
         ("max-attempts", "attempts before a download is marked failed, 1 to 100 (default 5)"),
         ("retry-delay", "seconds before the first retry, doubled each time, with jitter (default 2)"),
         ("retry-max-delay", "the longest wait between attempts in seconds (default 300)"),
@@ -91,19 +100,46 @@ public struct Settings: Sendable, Equatable {
         ("mouse", "false to leave the mouse to the terminal; true (default): a click selects a row or a view, the wheel scrolls"),
         ("auto-queue", "true to queue every podcast's new episodes on refresh (default false: only podcasts added with --auto)"),
         ("feed-size-limit", "the largest feed podq reads, in MB (default 50)"),
-        ("checksum", "podq's own checksum of every downloaded file, which podq verify checks: xxh3 (default, nearly free) or sha256 (costs about 0.5 s of CPU a GB); a publisher's hash is checked with its own algorithm either way"),
-        ("sidecars", "true to keep each feed episode offline-complete: its transcript, chapters JSON, image and a metadata .json beside the file (default false)"),
-        ("transcript-types", "the transcript types sidecars prefers, in order, separated by commas (default \"text/vtt, application/x-subrip, application/srt, application/json, text/html, text/plain\")"),
+        (
+            "checksum",
+            "podq's own checksum of every downloaded file, which podq verify checks: xxh3 (default, nearly free) or sha256 (costs about 0.5 s of CPU a GB); a publisher's hash is checked with its own algorithm either way"
+        ),
+        (
+            "sidecars",
+            "true to keep each feed episode offline-complete: its transcript, chapters JSON, image and a metadata .json beside the file (default false)"
+        ),
+        (
+            "transcript-types",
+            "the transcript types sidecars prefers, in order, separated by commas (default \"text/vtt, application/x-subrip, application/srt, application/json, text/html, text/plain\")"
+        ),
         ("playlist", "true to write an M3U playlist (podq <date> <time>.m3u8, UTF-8) of each run's new downloads in the download folder (default false)"),
         ("log-size", "the size in MB at which podq.log is rotated (3 old logs are kept), 0 for no log file (default 1)"),
         ("cleanup-days", "delete the files of played feed episodes downloaded more than N days ago, 0 for never (default 0)"),
         ("keep-episodes", "keep the files of only the N most recently downloaded episodes of each podcast, deleting older played ones, 0 for all (default 0)"),
-        ("cleanup-unplayed", "true to let cleanup-days, keep-episodes and each podcast's keep and size-budget delete episodes not yet played too (default false: only played ones)"),
-        ("key-<action>", "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")),
-        ("user-agent", "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"),
-        ("proxy", "the proxy for feeds and media, as curl's -x: http://host:port, http://user:pass@host:port or socks5://host:port (default: http_proxy, https_proxy, all_proxy and no_proxy from the environment)"),
-        ("password-command", "a command that prints a private feed's password, run by sh; %u is the user name, %h the host (e.g. \"pass show podcasts/%h\"); for podcasts added with --user and no password of their own"),
-        ("on-complete", "a command run for every finished download, directly (no shell): its words split on spaces, the file added at the end or put at %f; PODQ_FILE, PODQ_TITLE, PODQ_PODCAST, PODQ_URL and PODQ_ID in its environment; its status and output go to the log, and it never fails the download (default none)"),
+        (
+            "cleanup-unplayed",
+            "true to let cleanup-days, keep-episodes and each podcast's keep and size-budget delete episodes not yet played too (default false: only played ones)"
+        ),
+        (
+            "key-<action>",
+            "a TUI key for an action, one character: key-cancel = C. Actions: " + KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", ")
+        ),
+        (
+            "user-agent",
+            "the User-Agent header podq sends (default: podq/<version> (+<project URL>), retried once as Mozilla/5.0 (compatible; podq/<version>) when a web firewall answers 403)"
+        ),
+        (
+            "proxy",
+            "the proxy for feeds and media, as curl's -x: http://host:port, http://user:pass@host:port or socks5://host:port (default: http_proxy, https_proxy, all_proxy and no_proxy from the environment)"
+        ),
+        (
+            "password-command",
+            "a command that prints a private feed's password, run by sh; %u is the user name, %h the host (e.g. \"pass show podcasts/%h\"); for podcasts added with --user and no password of their own"
+        ),
+        (
+            "on-complete",
+            "a command run for every finished download, directly (no shell): its words split on spaces, the file added at the end or put at %f; PODQ_FILE, PODQ_TITLE, PODQ_PODCAST, PODQ_URL and PODQ_ID in its environment; its status and output go to the log, and it never fails the download (default none)"
+        ),
         ("hook-timeout", "seconds an on-complete command may run before it is stopped (default 60)"),
         ("player", "the program that plays an episode, the file added at the end or put at %f (default: the first of mpv, ffplay, vlc, xdg-open found)"),
     ]

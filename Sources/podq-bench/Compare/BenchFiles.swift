@@ -10,8 +10,11 @@ enum BenchFiles {
     /// peak RSS read 23.5 MB instead of 20.8 MB for `--version`, though it ran the same code
     /// (docs/PERFORMANCE.md). Done for every tool alike.
     static func evictFromPageCache(program: String) {
-        let path = program.contains("/") ? program : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
-            .split(separator: ":").map { "\($0)/\(program)" }.first { access($0, X_OK) == 0 } ?? program
+        let path =
+            program.contains("/")
+            ? program
+            : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
+                .split(separator: ":").map { "\($0)/\(program)" }.first { access($0, X_OK) == 0 } ?? program
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }

@@ -61,9 +61,11 @@ struct BenchReport {
         case .throughput(let title, let bytes, let samples, let note):
             var text = "### \(title)\n\n" + (note.map { $0 + ".\n\n" } ?? "")
             text += "| tool | wall s | MB/s | CPU s | peak RSS MB |\n|---|---|---|---|---|\n"
-            for tool in Tool.allCases { if let s = samples[tool] {
-                text += "| \(tool.rawValue) | \(f(s.wall, 2)) | \(f(Double(bytes) / 1e6 / s.wall, 0)) | \(f(s.cpu, 2)) | \(mb(s.rss)) |\n"
-            } }
+            for tool in Tool.allCases {
+                if let s = samples[tool] {
+                    text += "| \(tool.rawValue) | \(f(s.wall, 2)) | \(f(Double(bytes) / 1e6 / s.wall, 0)) | \(f(s.cpu, 2)) | \(mb(s.rss)) |\n"
+                }
+            }
             if let podq = samples[.podq], let best = bestPeer(samples, by: { -$0.wall }) {
                 let fewestCPU = samples.filter { $0.key != .podq }.values.map(\.cpu).min() ?? podq.cpu
                 text += "\npodq: **\(f(best.1.wall / podq.wall, 2))x** the throughput of the fastest peer (\(best.0.rawValue)), "
@@ -71,7 +73,9 @@ struct BenchReport {
             }
             return text
         case .memory(let title, let rows):
-            var text = "### \(title)\n\n| file | " + Tool.allCases.map(\.rawValue).joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: Tool.allCases.count) + "\n"
+            var text =
+                "### \(title)\n\n| file | " + Tool.allCases.map(\.rawValue).joined(separator: " | ") + " |\n|---|"
+                + String(repeating: "---|", count: Tool.allCases.count) + "\n"
             for (label, samples) in rows {
                 text += "| \(label) | " + Tool.allCases.map { samples[$0].map { mb($0.rss) + " MB" } ?? "–" }.joined(separator: " | ") + " |\n"
             }
@@ -79,10 +83,13 @@ struct BenchReport {
             return text
         case .resume(let title, let samples):
             var text = "### \(title)\n\n| tool | fetched twice | resume wall s | resume CPU s |\n|---|---|---|---|\n"
-            for tool in Tool.allCases { if let s = samples[tool] {
-                text += "| \(tool.rawValue) | \(kb(s.extra)) | \(f(s.wall, 2)) | \(f(s.cpu, 2)) |\n"
-            } }
-            text += "\n\"Fetched twice\" is what nginx sent for the file over both runs minus its size: bytes the killed process had received but not written.\n"
+            for tool in Tool.allCases {
+                if let s = samples[tool] {
+                    text += "| \(tool.rawValue) | \(kb(s.extra)) | \(f(s.wall, 2)) | \(f(s.cpu, 2)) |\n"
+                }
+            }
+            text +=
+                "\n\"Fetched twice\" is what nginx sent for the file over both runs minus its size: bytes the killed process had received but not written.\n"
             return text
         case .parsers(let title, let order, let samples):
             var text = "### \(title)\n\n| parser | wall s | CPU s | peak RSS MB |\n|---|---|---|---|\n"
@@ -109,17 +116,25 @@ struct BenchReport {
         case .throughput(let title, _, let samples, _):
             guard let podq = samples[.podq], let curl = samples[.curl] else { return [] }
             if title.hasPrefix("a.") {
-                return [("a. ≥ 1.0x curl's throughput", "\(f(curl.wall / podq.wall, 2))x", podq.wall <= curl.wall),
-                        ("a. no more CPU than curl", "\(f(podq.cpu, 2)) vs \(f(curl.cpu, 2)) s", podq.cpu <= curl.cpu),
-                        ("a. peak RSS ≤ 32 MB", "\(mb(podq.rss)) MB", podq.rss <= 32_000_000)]
+                return [
+                    ("a. ≥ 1.0x curl's throughput", "\(f(curl.wall / podq.wall, 2))x", podq.wall <= curl.wall),
+                    ("a. no more CPU than curl", "\(f(podq.cpu, 2)) vs \(f(curl.cpu, 2)) s", podq.cpu <= curl.cpu),
+                    ("a. peak RSS ≤ 32 MB", "\(mb(podq.rss)) MB", podq.rss <= 32_000_000),
+                ]
             }
             if title.hasPrefix("g.") {
-                return [("g. segmented: ≥ 1.5x curl from a server that throttles each connection", "\(f(curl.wall / podq.wall, 2))x",
-                         curl.wall / podq.wall >= 1.5)]
+                return [
+                    (
+                        "g. segmented: ≥ 1.5x curl from a server that throttles each connection", "\(f(curl.wall / podq.wall, 2))x",
+                        curl.wall / podq.wall >= 1.5
+                    )
+                ]
             }
-            return [("b. ≥ 1.0x `curl --parallel`", "\(f(curl.wall / podq.wall, 2))x", podq.wall <= curl.wall),
-                    ("b. ≤ 1.2x the CPU of `curl --parallel`", "\(f(podq.cpu, 2)) vs \(f(curl.cpu, 2)) s", podq.cpu <= 1.2 * curl.cpu),
-                    ("b. peak RSS ≤ 40 MB", "\(mb(podq.rss)) MB", podq.rss <= 40_000_000)]
+            return [
+                ("b. ≥ 1.0x `curl --parallel`", "\(f(curl.wall / podq.wall, 2))x", podq.wall <= curl.wall),
+                ("b. ≤ 1.2x the CPU of `curl --parallel`", "\(f(podq.cpu, 2)) vs \(f(curl.cpu, 2)) s", podq.cpu <= 1.2 * curl.cpu),
+                ("b. peak RSS ≤ 40 MB", "\(mb(podq.rss)) MB", podq.rss <= 40_000_000),
+            ]
         case .memory(_, let rows):
             guard let small = rows.first?.1[Tool.podq]?.rss else { return [] }
             return rows.dropFirst().compactMap { label, samples in
@@ -151,17 +166,24 @@ struct BenchReport {
 enum Machine {
     static func describe(output: String) -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }.map {
+                String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces)
+            } ?? "unknown CPU"
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
         var name = utsname()
         uname(&name)
         let kernel = withUnsafePointer(to: &name.release) { $0.withMemoryRebound(to: CChar.self, capacity: 65) { String(cString: $0) } }
         let swift = Tool.firstLine(of: ["swift", "--version"]) ?? Tool.firstLine(of: ["swift", "--version"], stderr: true) ?? "Swift ?"
-        return "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), \(String(format: "%.0f", memory)) GiB RAM, Linux \(kernel), \(swift), downloads into \(output)"
+        return
+            "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), \(String(format: "%.0f", memory)) GiB RAM, Linux \(kernel), \(swift), downloads into \(output)"
     }
 
     static func python() -> String {
-        let versions = Tool.firstLine(of: ["python3", "-c", "import sys, podcastparser, feedparser; print('Python %s, podcastparser %s, feedparser %s' % (sys.version.split()[0], getattr(podcastparser, '__version__', '?'), feedparser.__version__))"])
+        let versions = Tool.firstLine(of: [
+            "python3", "-c",
+            "import sys, podcastparser, feedparser; print('Python %s, podcastparser %s, feedparser %s' % (sys.version.split()[0], getattr(podcastparser, '__version__', '?'), feedparser.__version__))",
+        ])
         return versions ?? "python3 with podcastparser and feedparser: not installed"
     }
 }

@@ -22,12 +22,14 @@ struct CompareBench {
         var feedItems: Int
         var tuiRuns: Int
 
-        static let full = Plan(runs: 5, single: 1 << 30, parallelCount: 50, parallelSize: 20 << 20, small: 100 << 20, huge: 4 << 30,
-                               slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000, throttledSize: 1 << 30,
-                               feedItems: 5_000, tuiRuns: 5)
-        static let quick = Plan(runs: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
-                                slowDiskSize: 16 << 20, slowDiskRate: 16_000_000, resumeSize: 32 << 20, resumeRate: 16_000_000, throttledSize: 64 << 20,
-                                feedItems: 500, tuiRuns: 0)
+        static let full = Plan(
+            runs: 5, single: 1 << 30, parallelCount: 50, parallelSize: 20 << 20, small: 100 << 20, huge: 4 << 30,
+            slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000, throttledSize: 1 << 30,
+            feedItems: 5_000, tuiRuns: 5)
+        static let quick = Plan(
+            runs: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
+            slowDiskSize: 16 << 20, slowDiskRate: 16_000_000, resumeSize: 32 << 20, resumeRate: 16_000_000, throttledSize: 64 << 20,
+            feedItems: 500, tuiRuns: 0)
     }
 
     let plan: Plan
@@ -107,9 +109,13 @@ struct CompareBench {
         } check: { tool, folder in
             for name in names { try DownloadCheck.same(folder + "/" + name, as: cache + "/" + name, tool: tool) }
         }
-        report.add(.throughput(title: "b. \(plan.parallelCount) files of \(Self.size(plan.parallelSize)) at once",
-                               bytes: plan.parallelSize * Int64(plan.parallelCount), samples: samples,
-                               note: "podq `download --jobs \(plan.parallelCount) --per-host \(plan.parallelCount)` (one host here), `curl --parallel`, `aria2c -j \(plan.parallelCount)`; wget has no parallel mode"))
+        report.add(
+            .throughput(
+                title: "b. \(plan.parallelCount) files of \(Self.size(plan.parallelSize)) at once",
+                bytes: plan.parallelSize * Int64(plan.parallelCount), samples: samples,
+                note:
+                    "podq `download --jobs \(plan.parallelCount) --per-host \(plan.parallelCount)` (one host here), `curl --parallel`, `aria2c -j \(plan.parallelCount)`; wget has no parallel mode"
+            ))
     }
 
     /// (c) Peak RSS with a small and a huge file, and with a disk slower than the network.
@@ -118,21 +124,29 @@ struct CompareBench {
         var rows: [(String, [Tool: Sample])] = []
         let small = try rounds { tool, folder, home in
             try Sample.run(tool.single(url: nginx.url("small.bin"), name: "small.bin", folder: folder, home: home), measure: measure, logs: logs)
-        } check: { tool, folder in try DownloadCheck.same(folder + "/small.bin", as: cache + "/small.bin", tool: tool) }
+        } check: { tool, folder in
+            try DownloadCheck.same(folder + "/small.bin", as: cache + "/small.bin", tool: tool)
+        }
         rows.append(("\(Self.size(plan.small)) file", small))
         if let huge = plan.huge {
             try BenchFiles.make(cache + "/huge.bin", size: huge, seed: 3)
             let samples = try rounds { tool, folder, home in
                 try Sample.run(tool.single(url: nginx.url("huge.bin"), name: "huge.bin", folder: folder, home: home), measure: measure, logs: logs)
-            } check: { tool, folder in try DownloadCheck.same(folder + "/huge.bin", as: cache + "/huge.bin", tool: tool) }
+            } check: { tool, folder in
+                try DownloadCheck.same(folder + "/huge.bin", as: cache + "/huge.bin", tool: tool)
+            }
             rows.append(("\(Self.size(huge)) file", samples))
         }
         let throttle = try CHelper.build("slow-write", repo: repo, into: logs, shared: true)
         try BenchFiles.make(cache + "/slowdisk.bin", size: plan.slowDiskSize, seed: 4)
         let environment = ["LD_PRELOAD": throttle, "PODQ_BENCH_WRITE_RATE": String(plan.slowDiskRate)]
         let slow = try rounds { tool, folder, home in
-            try Sample.run(tool.single(url: nginx.url("slowdisk.bin"), name: "slowdisk.bin", folder: folder, home: home), measure: measure, environment: environment, logs: logs)
-        } check: { tool, folder in try DownloadCheck.same(folder + "/slowdisk.bin", as: cache + "/slowdisk.bin", tool: tool) }
+            try Sample.run(
+                tool.single(url: nginx.url("slowdisk.bin"), name: "slowdisk.bin", folder: folder, home: home), measure: measure, environment: environment,
+                logs: logs)
+        } check: { tool, folder in
+            try DownloadCheck.same(folder + "/slowdisk.bin", as: cache + "/slowdisk.bin", tool: tool)
+        }
         rows.append(("\(Self.size(plan.slowDiskSize)), disk writing \(plan.slowDiskRate / 1_000_000) MB/s", slow))
         report.add(.memory(title: "c. peak RSS", rows: rows))
     }
@@ -156,9 +170,14 @@ struct CompareBench {
             usleep(100_000)  // nginx writes the log line when the connection ends
             sample.extra = Double(nginx.bytesSent(for: "resume.bin") - size)
             return sample
-        } check: { tool, folder in try DownloadCheck.same(folder + "/resume.bin", as: cache + "/resume.bin", tool: tool) }
-        report.add(.resume(title: "d. \(Self.size(plan.resumeSize)) at \(plan.resumeRate / 1_000_000) MB/s, SIGKILL at \(String(format: "%.1f", halfway)) s, then resumed (podq on one connection, as the others)",
-                           samples: samples))
+        } check: { tool, folder in
+            try DownloadCheck.same(folder + "/resume.bin", as: cache + "/resume.bin", tool: tool)
+        }
+        report.add(
+            .resume(
+                title:
+                    "d. \(Self.size(plan.resumeSize)) at \(plan.resumeRate / 1_000_000) MB/s, SIGKILL at \(String(format: "%.1f", halfway)) s, then resumed (podq on one connection, as the others)",
+                samples: samples))
     }
 
     /// (g) One file from a server that throttles each connection (nginx `limit_rate`): podq's
@@ -166,14 +185,17 @@ struct CompareBench {
     mutating func throttled(_ nginx: Nginx) throws {
         try BenchFiles.make(cache + "/throttled.bin", size: plan.throttledSize, seed: 6)
         let samples = try rounds { tool, folder, home in
-            try Sample.run(tool.single(url: nginx.url("throttled.bin", slow: true), name: "throttled.bin", folder: folder, home: home),
-                           measure: measure, logs: logs)
+            try Sample.run(
+                tool.single(url: nginx.url("throttled.bin", slow: true), name: "throttled.bin", folder: folder, home: home),
+                measure: measure, logs: logs)
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/throttled.bin", as: cache + "/throttled.bin", tool: tool)
         }
-        report.add(.throughput(title: "g. one \(Self.size(plan.throttledSize)) file, nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection",
-                               bytes: plan.throttledSize, samples: samples,
-                               note: "podq with its defaults: 4 segments over 4 connections, each checked with If-Range; the others with theirs (one connection)"))
+        report.add(
+            .throughput(
+                title: "g. one \(Self.size(plan.throttledSize)) file, nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection",
+                bytes: plan.throttledSize, samples: samples,
+                note: "podq with its defaults: 4 segments over 4 connections, each checked with If-Range; the others with theirs (one connection)"))
     }
 
     /// (e) `podq parse` against podcastparser and feedparser on the same feed.
@@ -207,8 +229,10 @@ struct CompareBench {
             throw BenchError.mismatch("\(name) read \(list.count) enclosures, not the same as podq's \(reference.count)")
         }
         let size = DownloadCheck.size(path) ?? 0
-        report.add(.parsers(title: "e. parse a \(plan.feedItems)-item feed (\(String(format: "%.1f", Double(size) / 1e6)) MB)",
-                            order: parsers.map(\.0), samples: samples.mapValues(Sample.median)))
+        report.add(
+            .parsers(
+                title: "e. parse a \(plan.feedItems)-item feed (\(String(format: "%.1f", Double(size) / 1e6)) MB)",
+                order: parsers.map(\.0), samples: samples.mapValues(Sample.median)))
         print("e. feed parsing: every parser read the same \(reference.count) enclosures")
     }
 
@@ -226,8 +250,10 @@ struct CompareBench {
 
     /// Runs `body` for every tool, `plan.runs` times, the starting tool moving on each round; checks
     /// every result; returns the median sample per tool.
-    func rounds(tools only: [Tool]? = nil, _ body: (Tool, String, String) throws -> Sample?,
-                check: (Tool, String) throws -> Void) throws -> [Tool: Sample] {
+    func rounds(
+        tools only: [Tool]? = nil, _ body: (Tool, String, String) throws -> Sample?,
+        check: (Tool, String) throws -> Void
+    ) throws -> [Tool: Sample] {
         let list = only ?? tools
         var samples: [Tool: [Sample]] = [:]
         for round in 0..<plan.runs {

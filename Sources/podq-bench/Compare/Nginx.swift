@@ -45,8 +45,9 @@ final class Nginx {
 
             """
         try config.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
-        process = try ChildProcess(executable: Self.executable, arguments: ["-c", prefix + "/nginx.conf", "-p", prefix, "-e", prefix + "/logs/error.log"],
-                                   directory: prefix + "/logs")
+        process = try ChildProcess(
+            executable: Self.executable, arguments: ["-c", prefix + "/nginx.conf", "-p", prefix, "-e", prefix + "/logs/error.log"],
+            directory: prefix + "/logs")
         for _ in 0..<200 {
             if Self.answers(port: port) { return }
             usleep(25_000)

@@ -38,7 +38,8 @@ enum Tool: String, CaseIterable, Sendable {
     func parallel(_ files: [(url: String, name: String)], folder: String, home: String, list: String) throws -> [String]? {
         switch self {
         case .podq:
-            return [executable, "download", "--home", home, "--jobs", "\(files.count)", "--per-host", "\(files.count)", "--download-dir", folder] + files.map(\.url)
+            return [executable, "download", "--home", home, "--jobs", "\(files.count)", "--per-host", "\(files.count)", "--download-dir", folder]
+                + files.map(\.url)
         case .curl:
             return [executable, "-s", "-f", "--parallel", "--parallel-max", "\(files.count)"]
                 + files.flatMap { ["-o", folder + "/" + $0.name, $0.url] }
@@ -92,14 +93,18 @@ struct Sample: Sendable {
     }
 
     /// ``run(_:measure:environment:logs:timeout:)``, also returning what the command printed.
-    static func runReadingOutput(_ command: [String], measure: String, environment: [String: String] = [:], logs: String,
-                                 timeout: Double = 900) throws -> (sample: Sample, output: String) {
+    static func runReadingOutput(
+        _ command: [String], measure: String, environment: [String: String] = [:], logs: String,
+        timeout: Double = 900
+    ) throws -> (sample: Sample, output: String) {
         let report = logs + "/measure-\(UUID().uuidString.prefix(8)).txt"
         defer { unlink(report) }
         let child = try ChildProcess(executable: measure, arguments: [report] + command, environment: environment, directory: logs)
         let exit = child.wait(timeout: timeout)
         guard exit.code == 0 else {
-            throw BenchError.mismatch("\(command.prefix(3).joined(separator: " ")) … exited with \(exit.code.map(String.init) ?? "signal \(exit.signal ?? 0)"): \(child.standardError.suffix(300))")
+            throw BenchError.mismatch(
+                "\(command.prefix(3).joined(separator: " ")) … exited with \(exit.code.map(String.init) ?? "signal \(exit.signal ?? 0)"): \(child.standardError.suffix(300))"
+            )
         }
         let fields = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]), let rss = Int64(fields[2]) else {
@@ -118,7 +123,8 @@ struct Sample: Sendable {
             let sorted = values.sorted()
             return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         }
-        return Sample(wall: mid(samples.map(\.wall)), cpu: mid(samples.map(\.cpu)), rss: Int64(mid(samples.map { Double($0.rss) })),
-                      extra: mid(samples.map(\.extra)))
+        return Sample(
+            wall: mid(samples.map(\.wall)), cpu: mid(samples.map(\.cpu)), rss: Int64(mid(samples.map { Double($0.rss) })),
+            extra: mid(samples.map(\.extra)))
     }
 }

@@ -89,8 +89,10 @@ enum RawNIORead {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        print(String(format: "raw-read: %lld bytes in %.2f s (%.0f MB/s), user %.2f s, system %.2f s, peak RSS %.1f MB (buffer %@, %u reads a wake, %d at once)",
-                     total, wall, Double(total) / wall / 1e6, user, system, Double(usage.ru_maxrss) / 1024,
-                     bytes > 0 ? "\(bytes) B fixed" : "adaptive ≤ 64 KiB", messages, count))
+        print(
+            String(
+                format: "raw-read: %lld bytes in %.2f s (%.0f MB/s), user %.2f s, system %.2f s, peak RSS %.1f MB (buffer %@, %u reads a wake, %d at once)",
+                total, wall, Double(total) / wall / 1e6, user, system, Double(usage.ru_maxrss) / 1024,
+                bytes > 0 ? "\(bytes) B fixed" : "adaptive ≤ 64 KiB", messages, count))
     }
 }

@@ -19,26 +19,33 @@ final class DownloadOperationMemoryTests: XCTestCase {
     private final class Heard: Sendable {
         let lines = Recorder<String>()
         var hooks: DownloadHooks {
-            DownloadHooks(save: { event in
-                switch event {
-                case .claimed(let destination): self.lines.append("claimed \((destination as NSString).lastPathComponent)")
-                case .responded(let validators, let resumedAt):
-                    self.lines.append("responded \(validators.strongETag ?? "-") \(resumedAt.map(String.init) ?? "-")")
-                case .segments(let map): self.lines.append("segments \(map?.text ?? "none")")
-                case .verified(let integrity): self.lines.append("verified \(integrity.verifiedBy)")
-                case .notice(let text): self.lines.append("notice \(text)")
-                }
-            }, willCommit: { identity, path in
-                self.lines.append("commit \((path as NSString).lastPathComponent) \(identity.size)")
-            })
+            DownloadHooks(
+                save: { event in
+                    switch event {
+                    case .claimed(let destination): self.lines.append("claimed \((destination as NSString).lastPathComponent)")
+                    case .responded(let validators, let resumedAt):
+                        self.lines.append("responded \(validators.strongETag ?? "-") \(resumedAt.map(String.init) ?? "-")")
+                    case .segments(let map): self.lines.append("segments \(map?.text ?? "none")")
+                    case .verified(let integrity): self.lines.append("verified \(integrity.verifiedBy)")
+                    case .notice(let text): self.lines.append("notice \(text)")
+                    }
+                },
+                willCommit: { identity, path in
+                    self.lines.append("commit \((path as NSString).lastPathComponent) \(identity.size)")
+                })
         }
     }
 
-    private func operation(_ transport: MemoryTransport, name: String = "ep.mp3", validators: ResourceValidators? = nil,
-                           heard: Heard = Heard()) -> DownloadOperation {
-        DownloadOperation(id: 1, request: DownloadRequest(url: URL(string: "http://h/\(name)")!, destination: dir.file(name), title: name,
-                                                          validators: validators, folder: dir.path),
-                          transport: transport, hooks: heard.hooks)
+    private func operation(
+        _ transport: MemoryTransport, name: String = "ep.mp3", validators: ResourceValidators? = nil,
+        heard: Heard = Heard()
+    ) -> DownloadOperation {
+        DownloadOperation(
+            id: 1,
+            request: DownloadRequest(
+                url: URL(string: "http://h/\(name)")!, destination: dir.file(name), title: name,
+                validators: validators, folder: dir.path),
+            transport: transport, hooks: heard.hooks)
     }
 
     private func contents(_ name: String) -> [UInt8]? { FileManager.default.contents(atPath: dir.file(name)).map { [UInt8]($0) } }
@@ -83,9 +90,12 @@ final class DownloadOperationMemoryTests: XCTestCase {
         let wrong = MemoryTransport { request, number in
             number == 0 ? .partial(Self.bytes, from: 5000) : .ok(Self.bytes, headers: [Self.tag])
         }
-        let restarted = DownloadOperation(id: 2, request: DownloadRequest(url: URL(string: "http://h/x")!, destination: other.file("x"),
-                                                                          title: "x", validators: ResourceValidators(strongETag: "\"v1\"")),
-                                          transport: wrong)
+        let restarted = DownloadOperation(
+            id: 2,
+            request: DownloadRequest(
+                url: URL(string: "http://h/x")!, destination: other.file("x"),
+                title: "x", validators: ResourceValidators(strongETag: "\"v1\"")),
+            transport: wrong)
         let restartedState = await restarted.start()
         XCTAssertEqual(restartedState, .completed)
         XCTAssertEqual(wrong.requests.values.count, 2)

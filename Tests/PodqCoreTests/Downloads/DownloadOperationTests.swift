@@ -1,6 +1,7 @@
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// `DownloadOperation` against the real in-process server, over loopback: every route.
 final class DownloadOperationTests: XCTestCase {
@@ -21,8 +22,9 @@ final class DownloadOperationTests: XCTestCase {
     }
 
     private func operation(_ url: URL, name: String = "f.bin", validators: ResourceValidators? = nil) -> DownloadOperation {
-        DownloadOperation(id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name, validators: validators),
-                          transport: transport)
+        DownloadOperation(
+            id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name, validators: validators),
+            transport: transport)
     }
 
     /// Runs a download to its end and returns it with every progress value it published.
@@ -247,8 +249,9 @@ final class DownloadOperationTests: XCTestCase {
         let (op, _) = await run(server.url("/loop/a"))
         XCTAssertEqual(op.error, .redirectLoop(url: server.url("/loop/a").absoluteString))
         XCTAssertEqual(op.error?.isRetryable, false)
-        XCTAssertEqual(op.redirectChain, ["/loop/a", "/loop/b", "/loop/a"].map { server.url($0).absoluteString },
-                       "a failure part-way still names every URL, for the log")
+        XCTAssertEqual(
+            op.redirectChain, ["/loop/a", "/loop/b", "/loop/a"].map { server.url($0).absoluteString },
+            "a failure part-way still names every URL, for the log")
     }
 
     func testRedirectToANonHTTPScheme() async throws {

@@ -1,6 +1,7 @@
 import NIOCore
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// A body's first bytes are judged on enough of them, however the server cut them: a login page sent
 /// one byte at a time is still a web page, an MP3 whose first read is "I" is still an MP3.
@@ -31,8 +32,9 @@ final class FirstBytesHoldTests: XCTestCase {
                 XCTAssertEqual(feed(page, cuts: [cut], check: check), .failure(.webPage(url: "u")), "cut at \(cut)")
             }
         }
-        XCTAssertEqual(feed(page, cuts: Array(1..<page.count), check: .mustNotBeWebPage(url: "u")), .failure(.webPage(url: "u")),
-                       "one byte at a time")
+        XCTAssertEqual(
+            feed(page, cuts: Array(1..<page.count), check: .mustNotBeWebPage(url: "u")), .failure(.webPage(url: "u")),
+            "one byte at a time")
     }
 
     func testMediaPassesWhereverItIsCutAndComesOutWhole() {

@@ -1,6 +1,7 @@
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 final class PartialFileWriterTests: XCTestCase {
     /// The write seam: `/dev/full` fails every write with ENOSPC, as a full disk does.

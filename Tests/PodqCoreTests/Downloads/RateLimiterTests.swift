@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// The shared schedule, on a clock the test moves.
 final class RateLimiterTests: XCTestCase {

@@ -1,9 +1,10 @@
 import Foundation
-@testable import PodqCore
 import PodqServer
 import PodqTestSupport
 import Synchronization
 import XCTest
+
+@testable import PodqCore
 
 /// A segmented download never stitches two versions of a file: every segment's answer must carry the
 /// first answer's validator (a missing one counts as changed), and the bytes where two segments meet
@@ -37,13 +38,16 @@ final class SegmentConsistencyTests: XCTestCase {
     }
 
     /// Runs one download of `url`; fails the test if it has not ended after `seconds`.
-    private func download(_ url: URL, name: String, hosts: HostConnections, notes: Recorder<String>? = nil,
-                          seconds: Double = 60) async throws -> DownloadOperation {
+    private func download(
+        _ url: URL, name: String, hosts: HostConnections, notes: Recorder<String>? = nil,
+        seconds: Double = 60
+    ) async throws -> DownloadOperation {
         let hooks = DownloadHooks(save: { event in
             if case .notice(let text) = event { notes?.append(text) }
         })
-        let op = DownloadOperation(id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name),
-                                   transport: transport, configuration: configuration(hosts), hooks: hooks)
+        let op = DownloadOperation(
+            id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name),
+            transport: transport, configuration: configuration(hosts), hooks: hooks)
         // A download that never ends (the issue's hang) fails the test instead of hanging it.
         let ended = Atomic<Bool>(false)
         Task {
@@ -99,8 +103,9 @@ final class SegmentConsistencyTests: XCTestCase {
         let lies = ["etag", "total", "start", "noetag"]
         for round in 0..<120 {
             let lie = lies[round % lies.count]
-            let url = server.dataURL(size: 512 * 1024, seed: UInt64(round), name: "r\(round).mp3",
-                                     ["segmentLie": lie, "rate": "4000000", "vary": "1", "etag": "fixed"])
+            let url = server.dataURL(
+                size: 512 * 1024, seed: UInt64(round), name: "r\(round).mp3",
+                ["segmentLie": lie, "rate": "4000000", "vary": "1", "etag": "fixed"])
             // A fresh host table each time: the fallback to one connection is per run, so every round splits.
             let op = try await download(url, name: "r\(round).mp3", hosts: HostConnections(perDownload: 4, perHost: 4), seconds: 30)
             XCTAssertEqual(op.state, .completed, "round \(round) (\(lie)): \(op.error?.localizedDescription ?? "")")

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// The segment map's pure transitions, the shared table's reservations and cuts, and the host caps.
 final class SegmentMapTests: XCTestCase {
@@ -22,8 +23,10 @@ final class SegmentMapTests: XCTestCase {
         XCTAssertEqual(SegmentMap(text: map.text, total: 100), map)
         XCTAssertEqual(map.downloaded, 57)
         XCTAssertFalse(map.isComplete)
-        for bad in ["", "0-50:0", "0-50:0,60-100:0", "0-60:0,50-100:0", "0-50:51,50-100:0", "0-50:-1,50-100:0", "50-100:0,0-50:0",
-                    "0-50:0,50-100", "0-50:0;50-100:0", "x-50:0,50-100:0", "0-0:0,0-100:0", "0-50:0,50-101:0"] {
+        for bad in [
+            "", "0-50:0", "0-50:0,60-100:0", "0-60:0,50-100:0", "0-50:51,50-100:0", "0-50:-1,50-100:0", "50-100:0,0-50:0",
+            "0-50:0,50-100", "0-50:0;50-100:0", "x-50:0,50-100:0", "0-0:0,0-100:0", "0-50:0,50-101:0",
+        ] {
             XCTAssertNil(SegmentMap(text: bad, total: 100), bad)
         }
     }
@@ -42,8 +45,12 @@ final class SegmentMapTests: XCTestCase {
     }
 
     func testTheTableHandsOutSegmentsThenTheFarHalvesOfTheSlowest() {
-        let table = SegmentTable(SegmentMap(segments: [Segment(start: 0, end: 100, done: 100), Segment(start: 100, end: 200),
-                                                       Segment(start: 200, end: 300, done: 30)], total: 300))
+        let table = SegmentTable(
+            SegmentMap(
+                segments: [
+                    Segment(start: 0, end: 100, done: 100), Segment(start: 100, end: 200),
+                    Segment(start: 200, end: 300, done: 30),
+                ], total: 300))
         XCTAssertEqual(table.take(), 1, "the first with bytes left")
         XCTAssertEqual(table.take(), 2)
         XCTAssertNil(table.take())

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Apple Podcasts links as people copy them, and the lookup's answer.
 final class ApplePodcastsLinkTests: XCTestCase {

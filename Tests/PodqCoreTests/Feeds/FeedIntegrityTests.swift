@@ -1,7 +1,8 @@
 import Foundation
 import PodqTestSupport
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// The hashes a feed publishes for its files, matched to the right enclosure.
 final class FeedIntegrityTests: XCTestCase {
@@ -23,7 +24,8 @@ final class FeedIntegrityTests: XCTestCase {
     private let md5 = String(repeating: "ab", count: 16)
 
     func testIntegrityOfAnAlternateEnclosureGoesToTheEnclosureItsSourceNames() throws {
-        let feed = try parse("""
+        let feed = try parse(
+            """
             <item><title>a</title><enclosure url="https://cdn.example.com/a.mp3" type="audio/mpeg" length="10"/>
               <podcast:alternateEnclosure type="audio/opus" length="5">
                 <podcast:source uri="https://cdn.example.com/a.opus"/>
@@ -41,7 +43,8 @@ final class FeedIntegrityTests: XCTestCase {
     }
 
     func testIntegrityInTheItemAppliesToItsOnlyFileAndTheOldNamespaceIsRead() throws {
-        let feed = try parse("""
+        let feed = try parse(
+            """
             <item><title>a</title><enclosure url="/a.mp3" length="10"/><old:integrity type="sri" value="sha256-\(sha256)"/></item>
             <item><title>b</title><enclosure url="/b.mp3"/><enclosure url="/b.ogg"/><podcast:integrity type="sri" value="sha256-\(sha256)"/></item>
             """)
@@ -50,7 +53,8 @@ final class FeedIntegrityTests: XCTestCase {
     }
 
     func testMediaHashesInAContentOrForTheItem() throws {
-        let feed = try parse("""
+        let feed = try parse(
+            """
             <item><title>a</title>
               <media:group>
                 <media:content url="https://example.com/a.mp3" type="audio/mpeg"><media:hash algo="md5">\(md5)</media:hash></media:content>

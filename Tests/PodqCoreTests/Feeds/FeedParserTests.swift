@@ -117,8 +117,9 @@ final class FeedParserTests: XCTestCase {
 
     func testMediaContentIsAFallbackEnclosure() throws {
         let feed = try parse("rss-media-content-fallback.xml")
-        XCTAssertEqual(feed.episodes[0].enclosures, [Enclosure(url: "https://e.org/m1.mp3", type: "audio/mpeg", length: 321)],
-                       "the image is skipped, the audio is used")
+        XCTAssertEqual(
+            feed.episodes[0].enclosures, [Enclosure(url: "https://e.org/m1.mp3", type: "audio/mpeg", length: 321)],
+            "the image is skipped, the audio is used")
         XCTAssertEqual(feed.episodes[1].enclosures.map(\.url), ["https://e.org/m2.mp3"], "a real enclosure wins")
     }
 
@@ -149,7 +150,8 @@ final class FeedParserTests: XCTestCase {
             ("entity", "<!DOCTYPE rss [ <!ENTITY x SYSTEM \"\(server.url("/entity.xml"))\"> ]>"),
             ("dtd", "<!DOCTYPE rss SYSTEM \"\(server.url("/feed.dtd"))\">"),
         ] {
-            let xml = "<?xml version=\"1.0\"?>\n\(doctype)\n<rss version=\"2.0\"><channel><title>T\(name == "entity" ? " &x;" : "")</title>"
+            let xml =
+                "<?xml version=\"1.0\"?>\n\(doctype)\n<rss version=\"2.0\"><channel><title>T\(name == "entity" ? " &x;" : "")</title>"
                 + "<item><title>t</title><enclosure url=\"https://e.org/x.mp3\" length=\"1\"/></item></channel></rss>"
             try xml.write(toFile: path, atomically: true, encoding: .utf8)
             do {

@@ -58,12 +58,15 @@ final class FeedRepairTests: XCTestCase {
     // MARK: Careless: one bad character never loses the feed
 
     func testControlBytesBadReferencesAndHTMLEntitiesAreRepairedAndCounted() throws {
-        let items = [item("one \u{07} bell", 1), item("two &#x7; &#0; &#xD800; ref", 2), item("three &eacute;&nbsp;&hellip; &bogus; Tom & Jerry", 3),
-                     item("four <![CDATA[a & b &nbsp;]]>", 4)].joined()
+        let items = [
+            item("one \u{07} bell", 1), item("two &#x7; &#0; &#xD800; ref", 2), item("three &eacute;&nbsp;&hellip; &bogus; Tom & Jerry", 3),
+            item("four <![CDATA[a & b &nbsp;]]>", 4),
+        ].joined()
         let bytes = rss(items) + [0xFF]  // and a byte that is not UTF-8, after the root
         let feed = try FeedParser.parse(file: write(bytes))
-        XCTAssertEqual(feed.episodes.map(\.title), ["one bell", "two ref", "three é … &bogus; Tom & Jerry", "four a & b &nbsp;"],
-                       "CDATA is text already: left as it is")
+        XCTAssertEqual(
+            feed.episodes.map(\.title), ["one bell", "two ref", "three é … &bogus; Tom & Jerry", "four a & b &nbsp;"],
+            "CDATA is text already: left as it is")
         XCTAssertEqual(feed.repairs.controlCharacters, 4)
         XCTAssertEqual(feed.repairs.entities, 5, "&eacute; &nbsp; &hellip; &bogus; and a bare &")
         XCTAssertEqual(feed.repairs.invalidBytes, 1)
@@ -113,8 +116,9 @@ final class FeedRepairTests: XCTestCase {
         XCTAssertEqual(local.itemsWithoutEnclosure, 3)
         XCTAssertTrue(local.repairs.summary.contains("dropped 3 enclosures that are not http(s)"), local.repairs.summary)
         let fetched = try FeedParser.parse(file: write(rss(items)), baseURL: URL(string: "https://h.example/a/b/feed.xml"))
-        XCTAssertEqual(fetched.episodes.map { $0.enclosures[0].url }.suffix(2), ["https://h.example/etc/passwd", "https://h.example/secret"],
-                       "relative paths resolve against the feed's URL")
+        XCTAssertEqual(
+            fetched.episodes.map { $0.enclosures[0].url }.suffix(2), ["https://h.example/etc/passwd", "https://h.example/secret"],
+            "relative paths resolve against the feed's URL")
         XCTAssertEqual(fetched.repairs.droppedEnclosures, 1)
     }
 

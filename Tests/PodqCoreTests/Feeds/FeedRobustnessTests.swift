@@ -53,12 +53,12 @@ final class FeedRobustnessTests: XCTestCase {
         defer { dir.remove() }
         let path = dir.file("mixed.xml")
         try """
-            <rss version="2.0" xmlns:x="urn:x"><channel><title>Show <x:b>bold</x:b> name</title>
-            <item><title>Part <i>one</i>: the start</title><description>Hello <p>world</p> and <b>more</b>.</description>
-            <enclosure url="http://h/1.mp3"/><guid>g1</guid></item>
-            <item><title>Two</title><enclosure url="http://h/2.mp3"/></item>
-            </channel></rss>
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        <rss version="2.0" xmlns:x="urn:x"><channel><title>Show <x:b>bold</x:b> name</title>
+        <item><title>Part <i>one</i>: the start</title><description>Hello <p>world</p> and <b>more</b>.</description>
+        <enclosure url="http://h/1.mp3"/><guid>g1</guid></item>
+        <item><title>Two</title><enclosure url="http://h/2.mp3"/></item>
+        </channel></rss>
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let feed = try FeedParser.parse(file: path)
         XCTAssertEqual(feed.title, "Show bold name")
         XCTAssertEqual(feed.episodes.map(\.title), ["Part one: the start", "Two"])

@@ -12,15 +12,17 @@ final class ShowNotesTests: XCTestCase {
             <script>alert("no")</script><style>p { color: red }</style>
             <p>Unclosed <b>bold
             """
-        XCTAssertEqual(ShowNotes.paragraphs(html), [
-            "Tom & Jerry’s guide to everything.",
-            "• first",
-            "• second link <https://e.example/2>",
-            "line one",
-            "line two",
-            "https://e.example/x",
-            "Unclosed bold",
-        ])
+        XCTAssertEqual(
+            ShowNotes.paragraphs(html),
+            [
+                "Tom & Jerry’s guide to everything.",
+                "• first",
+                "• second link <https://e.example/2>",
+                "line one",
+                "line two",
+                "https://e.example/x",
+                "Unclosed bold",
+            ])
     }
 
     func testPlainTextKeepsItsLinesAndReadsEntities() {

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// The in-place UTF-8 check agrees with the standard library's validation.
 final class UTF8CheckTests: XCTestCase {

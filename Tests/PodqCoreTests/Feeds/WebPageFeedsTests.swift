@@ -1,6 +1,7 @@
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// A website's feed links, read from real files with libxml2's HTML parser.
 final class WebPageFeedsTests: XCTestCase {
@@ -18,13 +19,15 @@ final class WebPageFeedsTests: XCTestCase {
         XCTAssertTrue(WebPageFeeds.looksLikeHTML(try file("\u{FEFF}  <!DOCTYPE html><p>x")))
         XCTAssertTrue(WebPageFeeds.looksLikeHTML(try file("<?xml version=\"1.0\"?><!-- a --><html><body/></html>")))
         XCTAssertTrue(WebPageFeeds.looksLikeHTML(try file("<head><link rel=alternate></head>")))
-        XCTAssertFalse(WebPageFeeds.looksLikeHTML(try file("<?xml version=\"1.0\"?><rss><channel><description><![CDATA[<html>]]></description></channel></rss>")))
+        XCTAssertFalse(
+            WebPageFeeds.looksLikeHTML(try file("<?xml version=\"1.0\"?><rss><channel><description><![CDATA[<html>]]></description></channel></rss>")))
         XCTAssertFalse(WebPageFeeds.looksLikeHTML(try file("<!-- <html> --><feed xmlns=\"http://www.w3.org/2005/Atom\"/>")))
         XCTAssertFalse(WebPageFeeds.looksLikeHTML(try file("<?xml-stylesheet href=\"x.xsl\"?><rdf:RDF/>")))
     }
 
     func testAdvertisedFeedsComeFirstResolvedAgainstBase() throws {
-        let page = try file("""
+        let page = try file(
+            """
             <html><head><base href="https://cdn.example.org/show/">
             <link rel="alternate stylesheet" type="text/css" href="a.css">
             <LINK REL="Alternate" TYPE="application/rss+xml" TITLE="Audio \u{202E}feed" href="audio.xml">
@@ -44,8 +47,10 @@ final class WebPageFeedsTests: XCTestCase {
         XCTAssertEqual(found.map(\.url), ["https://feeds.example.net/show", "http://show.example/ep/rss.xml"])
         XCTAssertEqual(WebPageFeeds.find(file: try file("<p>nothing</p>"), pageURL: URL(string: "http://x.example/")!), [])
         // A "subscribe" button's podcast link names the feed, before links that only look like one.
-        let buttons = try file("<a href='/rss'>RSS</a> <a href='itpc://feeds.example.net/show.xml'>Apple Podcasts</a> <a href='podcast://https://s.example/f'>x</a>")
-        XCTAssertEqual(WebPageFeeds.find(file: buttons, pageURL: URL(string: "https://show.example/")!).map(\.url),
-                       ["http://feeds.example.net/show.xml", "https://s.example/f", "https://show.example/rss"])
+        let buttons = try file(
+            "<a href='/rss'>RSS</a> <a href='itpc://feeds.example.net/show.xml'>Apple Podcasts</a> <a href='podcast://https://s.example/f'>x</a>")
+        XCTAssertEqual(
+            WebPageFeeds.find(file: buttons, pageURL: URL(string: "https://show.example/")!).map(\.url),
+            ["http://feeds.example.net/show.xml", "https://s.example/f", "https://show.example/rss"])
     }
 }

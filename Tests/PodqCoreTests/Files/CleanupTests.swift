@@ -23,7 +23,8 @@ final class CleanupTests: XCTestCase {
     @discardableResult
     private func podcast(_ name: String, ages: [Double]) throws -> [DownloadRecord] {
         let episodes = ages.indices.map { FeedEpisode(guid: "\(name)-\($0)", title: "ep \($0)", enclosures: [Enclosure(url: "http://h/\(name)/\($0).mp3")]) }
-        let (_, added) = try store.addPodcast(url: "http://h/\(name).xml", feed: Feed(title: name, episodes: episodes), etag: nil, lastModified: nil, autoQueue: false)
+        let (_, added) = try store.addPodcast(
+            url: "http://h/\(name).xml", feed: Feed(title: name, episodes: episodes), etag: nil, lastModified: nil, autoQueue: false)
         try FileManager.default.createDirectory(atPath: dir.file("downloads/\(name)"), withIntermediateDirectories: true)
         return try zip(added, ages).map { episode, age in
             let path = dir.file("downloads/\(name)/\(episode.title).mp3")
@@ -63,7 +64,8 @@ final class CleanupTests: XCTestCase {
 
     func testADryRunChangesNothing() throws {
         let rows = try podcast("a", ages: [100, 200])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, unplayedToo: true), now: now, dryRun: true)
+        let report = try Cleanup.run(
+            store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, unplayedToo: true), now: now, dryRun: true)
         XCTAssertEqual(report.removed.count, 2)
         XCTAssertTrue(rows.allSatisfy(exists))
         XCTAssertEqual(try store.downloads().count, 2)
@@ -77,7 +79,9 @@ final class CleanupTests: XCTestCase {
         let manualPath = dir.file("downloads/manual.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: manualPath))
         let manual = try store.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
-        _ = try store.update(id: manual.id!) { $0.state = .completed; $0.completedAt = 0 }
+        _ = try store.update(id: manual.id!) {
+            $0.state = .completed; $0.completedAt = 0
+        }
         // Unfinished: paused with a partial.
         _ = try store.update(id: rows[0].id!) { $0.state = .paused }
         try Data([1]).write(to: URL(fileURLWithPath: rows[0].partialPath))
@@ -93,7 +97,8 @@ final class CleanupTests: XCTestCase {
         _ = try store.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
 
         XCTAssertEqual(try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(), now: now).removed, [])
-        let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, keepNewest: 0, unplayedToo: true), now: now)
+        let report = try Cleanup.run(
+            store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, keepNewest: 0, unplayedToo: true), now: now)
         XCTAssertEqual(report.removed, [])
         XCTAssertEqual(report.keptOutside.count, 2)
         for path in [manualPath, rows[0].destination + ".part", outside, linked] {

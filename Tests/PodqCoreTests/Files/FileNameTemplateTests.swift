@@ -1,11 +1,14 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// File-name templates: checked once with words that say what to write, filled with values that can
 /// never make a folder, leave the download folder, hide a file or outgrow a file system's names.
 final class FileNameTemplateTests: XCTestCase {
-    private func values(podcast: String = "Show", title: String = "One", ext: String = "mp3", guid: String? = "g-1", id: Int64? = 42,
-                        season: Int? = 2, episode: Int? = 7, published: Double? = 1_795_255_200) -> FileNameTemplate.Values {
+    private func values(
+        podcast: String = "Show", title: String = "One", ext: String = "mp3", guid: String? = "g-1", id: Int64? = 42,
+        season: Int? = 2, episode: Int? = 7, published: Double? = 1_795_255_200
+    ) -> FileNameTemplate.Values {
         // 1_795_255_200: 2026-11-21 10:00:00 UTC.
         .init(podcast: podcast, title: title, ext: ext, guid: guid, id: id, season: season, episode: episode, published: published)
     }
@@ -35,8 +38,9 @@ final class FileNameTemplateTests: XCTestCase {
         XCTAssertEqual(template.path(for: values(podcast: "../../etc", title: "../../passwd")), "_.._etc/2026-11-21 _.._passwd.mp3")
         XCTAssertEqual(template.path(for: values(podcast: "..", title: "..", published: nil)), "Podcast/episode.mp3")
         XCTAssertEqual(template.path(for: values(podcast: "AC/DC", title: "a\\b/c", published: nil)), "AC_DC/a_b_c.mp3")
-        XCTAssertEqual(template.path(for: values(title: "bell\u{07} esc\u{1B}[31m nul\u{0} rtl\u{202E}3pm.exe", published: nil)),
-                       "Show/bell esc nul rtl3pm.exe.mp3", "control characters, escapes and bidi overrides are dropped")
+        XCTAssertEqual(
+            template.path(for: values(title: "bell\u{07} esc\u{1B}[31m nul\u{0} rtl\u{202E}3pm.exe", published: nil)),
+            "Show/bell esc nul rtl3pm.exe.mp3", "control characters, escapes and bidi overrides are dropped")
         XCTAssertEqual(template.path(for: values(title: ".hidden", published: nil)), "Show/hidden.mp3")
         XCTAssertEqual(try path("{title}.{ext}", values(title: "", published: nil)), "episode.mp3")
         XCTAssertEqual(try path("{title}.{ext}", values(title: "   ", ext: "", published: nil)), "episode")
@@ -48,23 +52,26 @@ final class FileNameTemplateTests: XCTestCase {
         XCTAssertLessThanOrEqual(parts[0].utf8.count, FileNameTemplate.folderBytes)
         XCTAssertLessThanOrEqual(parts[1].utf8.count + FileNamer.reservedBytes, FileNamer.maxNameBytes, "room for .part and ' (2)'")
         XCTAssertTrue(parts[1].hasSuffix(".mp3"), "the extension survives the cut")
-        XCTAssertTrue(String(parts[1]).unicodeScalars.allSatisfy { $0 == "é" || " .-0123456789mp".unicodeScalars.contains($0) },
-                      "cut on a character boundary")
+        XCTAssertTrue(
+            String(parts[1]).unicodeScalars.allSatisfy { $0 == "é" || " .-0123456789mp".unicodeScalars.contains($0) },
+            "cut on a character boundary")
     }
 
     func testMistakesAreRefusedWithWhatToWrite() {
         func refusal(_ text: String) -> String? {
             do { _ = try FileNameTemplate(text); return nil } catch { return error.description }
         }
-        XCTAssertEqual(refusal("{podcast}/{titel}.{ext}"), "a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id)")
+        XCTAssertEqual(
+            refusal("{podcast}/{titel}.{ext}"), "a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id)")
         XCTAssertEqual(refusal("{title"), "a template whose braces pair up: a { is not closed")
         XCTAssertEqual(refusal("title}"), "a template whose braces pair up: a } has no {")
         XCTAssertEqual(refusal("/srv/{title}"), "a path inside the download folder: it starts with /")
         XCTAssertEqual(refusal("../{title}"), "a path inside the download folder: it has a '..' folder")
         XCTAssertEqual(refusal("{podcast}//{title}"), "a path without empty folders (//, or a / at the end)")
         XCTAssertEqual(refusal("{title}/"), "a path without empty folders (//, or a / at the end)")
-        XCTAssertEqual(refusal("{title}/{podcast}.{ext}"),
-                       "a template whose file name has {title}, {guid}, {id}, {episode} or {date}, so that episodes get names of their own")
+        XCTAssertEqual(
+            refusal("{title}/{podcast}.{ext}"),
+            "a template whose file name has {title}, {guid}, {id}, {episode} or {date}, so that episodes get names of their own")
         XCTAssertEqual(refusal("{episode:x} {title}"), "a template whose {episode:…} gives a width from 0 to 9, such as {episode:02}")
         XCTAssertEqual(refusal("{title:upper}"), "a template whose {title} takes no option")
         XCTAssertEqual(refusal("{date:%B %d} {title}"), "a template whose date format uses only %Y %y %m %d %H %M %S %j and %%")
@@ -82,14 +89,17 @@ final class FileNameTemplateTests: XCTestCase {
         let config = ConfigFile(path: dir + "/config")
         try "# mine\nfile-name-template = \"{podcast}/{titel}\"\n".write(toFile: config.path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try config.load()) { error in
-            XCTAssertEqual((error as? ConfigError)?.errorDescription,
-                           "\(config.path):2: 'file-name-template' must be a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id) (read as \"{podcast}/{titel}\"; put the template in quotes when it has a #).")
+            XCTAssertEqual(
+                (error as? ConfigError)?.errorDescription,
+                "\(config.path):2: 'file-name-template' must be a template of known fields: {titel} is not one (fields: podcast, title, date, ext, season, episode, guid, id) (read as \"{podcast}/{titel}\"; put the template in quotes when it has a #)."
+            )
         }
         // An unquoted # starts a comment: the message shows what was read.
         try "file-name-template = {podcast}/#{episode} {title}\n".write(toFile: config.path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try config.load()) { error in
-            XCTAssertTrue((error as? ConfigError)?.errorDescription?.contains("(read as \"{podcast}/\"; put the template in quotes when it has a #)") == true,
-                          "\(error)")
+            XCTAssertTrue(
+                (error as? ConfigError)?.errorDescription?.contains("(read as \"{podcast}/\"; put the template in quotes when it has a #)") == true,
+                "\(error)")
         }
         try "# mine\n".write(toFile: config.path, atomically: true, encoding: .utf8)
         try config.set("file-name-template", to: "{podcast}/S{season:02}E{episode:02} {title}.{ext}")

@@ -24,7 +24,9 @@ final class FileNamerTests: XCTestCase {
     }
 
     func testEveryNumberedNameFitsWithItsPartSuffix() {
-        for base in [String(repeating: "é", count: 200) + ".mp3", String(repeating: "x", count: 300), FileNamer.safeName(String(repeating: "ポ", count: 120) + ".m4a")] {
+        for base in [
+            String(repeating: "é", count: 200) + ".mp3", String(repeating: "x", count: 300), FileNamer.safeName(String(repeating: "ポ", count: 120) + ".m4a"),
+        ] {
             let name = FileNamer.safeName(base)
             for (n, numbered) in FileNamer.numberedNames("Show/" + name).enumerated() where [0, 1, 9, 99, 999, 9_999].contains(n) {
                 let last = String(numbered.split(separator: "/").last!)

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// A login goes to its own origin only, and never shows its password.
 final class CredentialsTests: XCTestCase {

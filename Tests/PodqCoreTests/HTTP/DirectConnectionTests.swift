@@ -1,9 +1,10 @@
 import NIOCore
 import NIOPosix
-@testable import PodqCore
 import PodqTestSupport
 import Synchronization
 import XCTest
+
+@testable import PodqCore
 
 /// What podq's own connection asks for and where: the request target keeps the URL's own encoding
 /// (a signed CDN link must not be re-encoded), the Host header names the port only when the URL does,
@@ -15,13 +16,17 @@ final class DirectConnectionTests: XCTestCase {
     }
 
     func testTheTargetOfEachShapeOfURL() throws {
-        XCTAssertEqual(try target("https://cdn.example.com/a%20b/ep.mp3?sig=a%2Fb%3D&x=1#frag"),
-                       .init(host: "cdn.example.com", port: 443, secure: true, hostHeader: "cdn.example.com",
-                             path: "/a%20b/ep.mp3?sig=a%2Fb%3D&x=1", serverName: "cdn.example.com"))
-        XCTAssertEqual(try target("http://127.0.0.2:8080"),
-                       .init(host: "127.0.0.2", port: 8080, secure: false, hostHeader: "127.0.0.2:8080", path: "/", serverName: nil))
-        XCTAssertEqual(try target("https://[::1]:8443/e.mp3?"),
-                       .init(host: "::1", port: 8443, secure: true, hostHeader: "[::1]:8443", path: "/e.mp3?", serverName: nil))
+        XCTAssertEqual(
+            try target("https://cdn.example.com/a%20b/ep.mp3?sig=a%2Fb%3D&x=1#frag"),
+            .init(
+                host: "cdn.example.com", port: 443, secure: true, hostHeader: "cdn.example.com",
+                path: "/a%20b/ep.mp3?sig=a%2Fb%3D&x=1", serverName: "cdn.example.com"))
+        XCTAssertEqual(
+            try target("http://127.0.0.2:8080"),
+            .init(host: "127.0.0.2", port: 8080, secure: false, hostHeader: "127.0.0.2:8080", path: "/", serverName: nil))
+        XCTAssertEqual(
+            try target("https://[::1]:8443/e.mp3?"),
+            .init(host: "::1", port: 8443, secure: true, hostHeader: "[::1]:8443", path: "/e.mp3?", serverName: nil))
         XCTAssertEqual(try target("HTTP://Example.COM/x").port, 80)
         XCTAssertNil(StreamingDelegate.target(URL(string: "file:///tmp/x")!))
     }
@@ -65,7 +70,12 @@ final class DirectConnectionTests: XCTestCase {
                 close(client)
             }
         }
-        return (port, { shutdown(fd, Int32(SHUT_RDWR)); close(fd) })
+        return (
+            port,
+            {
+                shutdown(fd, Int32(SHUT_RDWR)); close(fd)
+            }
+        )
     }
 
     func testAnAnswerThatIsNotHTTPIsAFailureToConnectInWords() async throws {
@@ -85,8 +95,9 @@ final class DirectConnectionTests: XCTestCase {
     /// are not the file's: the body is what was announced, as curl keeps it ("excess found").
     func testBytesPastTheAnnouncedLengthAreNotTheBodys() async throws {
         let body = Array("ID3".utf8) + [UInt8](repeating: 7, count: 997)
-        let server = try rawServer(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: audio/mpeg\r\n\r\n".utf8)
-                                   + body + [UInt8](repeating: 9, count: 4000))
+        let server = try rawServer(
+            Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: audio/mpeg\r\n\r\n".utf8)
+                + body + [UInt8](repeating: 9, count: 4000))
         defer { server.stop() }
         let transport = AsyncHTTPTransport()
         let response = try await transport.send(TransportRequest(url: URL(string: "http://127.0.0.1:\(server.port)/ep.mp3")!))

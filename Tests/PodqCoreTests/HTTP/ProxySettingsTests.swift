@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Proxy settings as curl reads them, from an environment given to the test.
 final class ProxySettingsTests: XCTestCase {

@@ -1,7 +1,8 @@
-@testable import PodqCore
 import PodqTestSupport
 import Synchronization
 import XCTest
+
+@testable import PodqCore
 
 /// The read sizes podq's connections share: the largest while the budget lasts, halving to what is
 /// left, the smallest once it is spent, and every share given back on close.
@@ -10,8 +11,9 @@ final class ReceiveBudgetTests: XCTestCase {
         let budget = ReceiveBudget(total: 640 << 10, largest: 256 << 10, smallest: 64 << 10)
         let grants = (0..<5).map { _ in budget.reserve() }
         XCTAssertEqual(grants.map(\.readSize), [256 << 10, 256 << 10, 128 << 10, 64 << 10, 64 << 10])
-        XCTAssertEqual(grants.map(\.taken), [256 << 10, 256 << 10, 128 << 10, 0, 0],
-                       "the fourth finds 0 left: it reads the smallest and takes nothing")
+        XCTAssertEqual(
+            grants.map(\.taken), [256 << 10, 256 << 10, 128 << 10, 0, 0],
+            "the fourth finds 0 left: it reads the smallest and takes nothing")
         XCTAssertEqual(budget.remaining, 0)
     }
 

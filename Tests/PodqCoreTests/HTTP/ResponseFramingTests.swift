@@ -1,8 +1,9 @@
 import NIOCore
-@testable import PodqCore
 import PodqServer
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// podq's own connection reads an answer however its bytes are cut: at every byte boundary of the head
 /// and of a chunked body, in one-byte writes, at random places with random pauses (seeded), with the

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Every transition of the streamed response's state machine, with plain values for the waiters
 /// (strings), the gates (numbers) and the chunks (strings).

@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Analytics prefixes are recognised by their shape: the URL inside each real-world form, and none
 /// inside a URL that only looks busy.
@@ -11,10 +12,14 @@ final class TrackingPrefixTests: XCTestCase {
 
     func testTheURLInsideEachKnownShape() {
         let cases: [(String, String)] = [
-            ("https://dts.podtrac.com/redirect.mp3/traffic.megaphone.fm/ABC123.mp3?updated=1",
-             "https://traffic.megaphone.fm/ABC123.mp3?updated=1"),
-            ("https://www.podtrac.com/pts/redirect.mp3/pdst.fm/e/chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3",
-             "https://pdst.fm/e/chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3"),
+            (
+                "https://dts.podtrac.com/redirect.mp3/traffic.megaphone.fm/ABC123.mp3?updated=1",
+                "https://traffic.megaphone.fm/ABC123.mp3?updated=1"
+            ),
+            (
+                "https://www.podtrac.com/pts/redirect.mp3/pdst.fm/e/chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3",
+                "https://pdst.fm/e/chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3"
+            ),
             ("https://pdst.fm/e/chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3", "https://chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3"),
             ("https://chrt.fm/track/XYZ/traffic.libsyn.com/show/ep.mp3", "https://traffic.libsyn.com/show/ep.mp3"),
             ("https://op3.dev/e/media.example.org/ep%201.mp3", "https://media.example.org/ep%201.mp3"),

@@ -1,6 +1,7 @@
 import PodqTestSupport
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Hashing as bytes are written, in order or not, with what was not hashed read back once.
 final class FileDigestTests: XCTestCase {

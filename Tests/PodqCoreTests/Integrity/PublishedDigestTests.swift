@@ -1,6 +1,7 @@
 import NIOHTTP1
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// Reading the hashes publishers and servers give: SRI, Media RSS, RFC 9530 and GCS headers.
 final class PublishedDigestTests: XCTestCase {

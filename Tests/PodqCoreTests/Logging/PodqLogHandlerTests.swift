@@ -8,8 +8,9 @@ import XCTest
 final class PodqLogHandlerTests: XCTestCase {
     func testALineHasTimeLevelProcessMessageAndSortedMetadata() {
         let date = Date(timeIntervalSince1970: 1_700_000_000.25)
-        let line = PodqLogHandler.format(level: .error, message: "download failed",
-                                         metadata: ["url": "http://a/x.mp3", "id": "3", "reason": "The server said \"no\""], date: date)
+        let line = PodqLogHandler.format(
+            level: .error, message: "download failed",
+            metadata: ["url": "http://a/x.mp3", "id": "3", "reason": "The server said \"no\""], date: date)
         let parts = line.split(separator: " ", maxSplits: 3).map(String.init)
         XCTAssertTrue(parts[0].contains("T") && parts[0].contains(".250"), parts[0])
         XCTAssertEqual(parts[1], "ERROR")
@@ -19,8 +20,9 @@ final class PodqLogHandlerTests: XCTestCase {
 
     /// A feed's title or a server's message cannot put escape sequences or line breaks into the log.
     func testControlCharactersFromTheNetworkNeverReachTheLog() {
-        let line = PodqLogHandler.format(level: .info, message: "title \u{1B}]0;pwned\u{07} here\nforged line",
-                                         metadata: ["title": "a\u{1B}[2Jb\r\nc"], date: Date())
+        let line = PodqLogHandler.format(
+            level: .info, message: "title \u{1B}]0;pwned\u{07} here\nforged line",
+            metadata: ["title": "a\u{1B}[2Jb\r\nc"], date: Date())
         XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, line)
         XCTAssertFalse(line.contains("\n"))
     }

@@ -1,6 +1,6 @@
 import PodqCore
-import Synchronization
 import PodqTestSupport
+import Synchronization
 import XCTest
 
 /// A tiny observable object for the registry's own tests.

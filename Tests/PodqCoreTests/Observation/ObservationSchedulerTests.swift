@@ -1,7 +1,8 @@
 import Dispatch
-@testable import PodqCore
 import Synchronization
 import XCTest
+
+@testable import PodqCore
 
 /// The live scheduler runs every piece of work once, never before its time, on a tick of its grid:
 /// work due within one tick shares that tick's single timer (what keeps fifty downloads' trailing

@@ -13,11 +13,16 @@ final class OutcomeDecisionTests: XCTestCase {
         return r
     }
 
-    private func decide(_ row: DownloadRecord, _ ended: DownloadState, error: DownloadError? = nil,
-                        hold: OutcomeDecision.Hold = .none, maxAttempts: Int = 3) -> OutcomeDecision.Decision {
-        OutcomeDecision.decide(.init(row: row, ended: ended, error: error, progress: DownloadProgress(downloadedLength: 40, expectedLength: 100),
-                                     validators: ResourceValidators(strongETag: "\"e\""), finalPath: "/d/a.mp3", maxAttempts: maxAttempts,
-                                     hold: hold, now: now)) { attempt, retryAfter in retryAfter ?? Double(attempt) * 10 }
+    private func decide(
+        _ row: DownloadRecord, _ ended: DownloadState, error: DownloadError? = nil,
+        hold: OutcomeDecision.Hold = .none, maxAttempts: Int = 3
+    ) -> OutcomeDecision.Decision {
+        OutcomeDecision.decide(
+            .init(
+                row: row, ended: ended, error: error, progress: DownloadProgress(downloadedLength: 40, expectedLength: 100),
+                validators: ResourceValidators(strongETag: "\"e\""), finalPath: "/d/a.mp3", maxAttempts: maxAttempts,
+                hold: hold, now: now)
+        ) { attempt, retryAfter in retryAfter ?? Double(attempt) * 10 }
     }
 
     func testCompletedSavesTheFileAndItsFigures() {

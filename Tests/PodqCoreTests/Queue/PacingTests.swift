@@ -10,7 +10,8 @@ final class PacingTests: XCTestCase {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let media = [UInt8](repeating: 1, count: 50_000)
-        let feed = Array("""
+        let feed = Array(
+            """
             <?xml version="1.0"?><rss version="2.0"><channel><title>T</title>
             <item><title>E</title><guid>e</guid><enclosure url="http://media.example/e.mp3" type="audio/mpeg"/></item>
             </channel></rss>

@@ -12,8 +12,10 @@ final class QueuePlannerTests: XCTestCase {
         return r
     }
 
-    private func plan(_ rows: [DownloadRecord], running: [Int64: String] = [:], limit: Int = 3, perHost: Int = 9,
-                      now: Double = 100, holding: Bool = false) -> QueuePlanner.Plan {
+    private func plan(
+        _ rows: [DownloadRecord], running: [Int64: String] = [:], limit: Int = 3, perHost: Int = 9,
+        now: Double = 100, holding: Bool = false
+    ) -> QueuePlanner.Plan {
         QueuePlanner.plan(.init(rows: rows, running: running, limit: limit, perHost: perHost, now: now, holding: holding))
     }
 

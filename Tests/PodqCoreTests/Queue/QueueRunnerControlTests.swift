@@ -1,6 +1,7 @@
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// What the TUI's keys do to a running queue, over a real store and the real server.
 final class QueueRunnerControlTests: XCTestCase {
@@ -32,13 +33,14 @@ final class QueueRunnerControlTests: XCTestCase {
 
     private func add(_ n: Int, size: Int64 = 5_000_000, rate: Int = 300_000) throws -> [Int64] {
         try (1...n).map { i in
-            try store.add(url: server.dataURL(size: size, seed: UInt64(i), name: "f\(i).bin", ["rate": String(rate)]).absoluteString,
-                          title: "f\(i)", destination: dir.file("f\(i).bin")).id!
+            try store.add(
+                url: server.dataURL(size: size, seed: UInt64(i), name: "f\(i).bin", ["rate": String(rate)]).absoluteString,
+                title: "f\(i)", destination: dir.file("f\(i).bin")
+            ).id!
         }
     }
 
     private func state(_ id: Int64) throws -> StoredState? { try store.download(id: id)?.state }
-
 
     /// Removing many rows at once (the TUI's `C`, `X` on marks): one write; running ones stopped with
     /// their partial files gone, queued ones' partials gone, ids already gone skipped.
@@ -131,8 +133,9 @@ final class QueueRunnerControlTests: XCTestCase {
         let task = Task { try await runner.run(untilStopped: true) }
         let done = try await waitUntil(timeout: 20) { try ids.allSatisfy { try self.state($0) == .completed } }
         XCTAssertTrue(done)
-        XCTAssertEqual(server.log.requests.map(\.path), ["/data/f4.bin", "/data/f1.bin", "/data/f3.bin", "/data/f2.bin"],
-                       "started next, then queue order with f3 moved up")
+        XCTAssertEqual(
+            server.log.requests.map(\.path), ["/data/f4.bin", "/data/f1.bin", "/data/f3.bin", "/data/f2.bin"],
+            "started next, then queue order with f3 moved up")
         await runner.stop()
         _ = try await task.value
     }
@@ -218,8 +221,9 @@ final class QueueRunnerControlTests: XCTestCase {
         var settings = Settings()
         settings.simultaneousDownloads = 2
         let reads = Recorder<Int>()
-        let runner = QueueRunner(store: store, settings: settings, transport: transport,
-                                 observers: .init(onSync: { reads.append($0.count) }))
+        let runner = QueueRunner(
+            store: store, settings: settings, transport: transport,
+            observers: .init(onSync: { reads.append($0.count) }))
         let task = Task { try await runner.run(untilStopped: true) }
         try await Task.sleep(for: .milliseconds(700))
         XCTAssertEqual(reads.values.last, 0, "an empty queue keeps it waiting")

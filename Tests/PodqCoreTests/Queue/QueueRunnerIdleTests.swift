@@ -14,8 +14,9 @@ final class QueueRunnerIdleTests: XCTestCase {
         let paused = try store.add(url: server.dataURL(size: 1000, seed: 1, name: "a.bin").absoluteString, title: "a", destination: dir.file("a.bin"))
         try store.update(id: paused.id!) { $0.state = .paused }
         let syncs = Recorder<Int>()
-        let runner = QueueRunner(store: store, settings: Settings(), transport: transport,
-                                 observers: .init(onSync: { syncs.append($0.count) }))
+        let runner = QueueRunner(
+            store: store, settings: Settings(), transport: transport,
+            observers: .init(onSync: { syncs.append($0.count) }))
         let running = Task { try await runner.run(untilStopped: true) }
         try await Task.sleep(for: .milliseconds(1_600))  // three ticks or more
         XCTAssertEqual(syncs.values, [1], "read once, then not again while nothing changed")

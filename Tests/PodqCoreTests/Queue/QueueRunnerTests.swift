@@ -41,10 +41,12 @@ final class QueueRunnerTests: XCTestCase {
     {
         let events = Recorder<QueueRunner.Event>()
         let current = Recorder<QueueRunner>()
-        let runner = QueueRunner(store: store, settings: settings, transport: transport, observers: .init(onEvent: { event in
-            events.append(event)
-            if let runner = current.values.first { watch?(runner) }
-        }))
+        let runner = QueueRunner(
+            store: store, settings: settings, transport: transport,
+            observers: .init(onEvent: { event in
+                events.append(event)
+                if let runner = current.values.first { watch?(runner) }
+            }))
         current.append(runner)
         let summary = try await runner.run()
         return (summary, events.values)
@@ -118,13 +120,16 @@ final class QueueRunnerTests: XCTestCase {
         let target = "/changing/moving?size=\(size)&dropFirst=200000"
         let id = try add(server.url("/redirect/3?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"), "m.bin")
         let server = self.server!
-        let runner = QueueRunner(store: store, settings: settings(), transport: transport, observers: .init(onEvent: { event in
-            if case .retrying = event { server.setVersion("moving", 2) }  // the file changes while we wait
-        }))
+        let runner = QueueRunner(
+            store: store, settings: settings(), transport: transport,
+            observers: .init(onEvent: { event in
+                if case .retrying = event { server.setVersion("moving", 2) }  // the file changes while we wait
+            }))
         let summary = try await runner.run()
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(FileHash.sha256(path: dir.file("m.bin")), TestServer.changingSource(name: "moving", version: 2, size: size).sha256,
-                       "the stale partial of version 1 was not glued to version 2")
+        XCTAssertEqual(
+            FileHash.sha256(path: dir.file("m.bin")), TestServer.changingSource(name: "moving", version: 2, size: size).sha256,
+            "the stale partial of version 1 was not glued to version 2")
         let last = try XCTUnwrap(server.log.requests.last)
         XCTAssertEqual(last.header("If-Range"), "\"moving-v1\"", "the resume was conditional")
         XCTAssertEqual(try store.download(id: id)?.etag, "\"moving-v2\"")
@@ -180,8 +185,9 @@ final class QueueRunnerTests: XCTestCase {
             _ = try add(url, "h\(i).bin")
         }
         for i in 5...6 {
-            var parts = URLComponents(url: server.dataURL(size: 200_000, seed: UInt64(i), name: "h\(i)", ["rate": "400000"]),
-                                      resolvingAgainstBaseURL: false)!
+            var parts = URLComponents(
+                url: server.dataURL(size: 200_000, seed: UInt64(i), name: "h\(i)", ["rate": "400000"]),
+                resolvingAgainstBaseURL: false)!
             parts.host = "localhost"
             byName["/data/h\(i)"] = "localhost"
             _ = try add(parts.url!, "h\(i).bin")

@@ -23,22 +23,28 @@ final class EpisodeIdentityTests: XCTestCase {
     func testGUIDsComeFirstAndARowMergedByAnOlderPodqComesApartOnRefresh() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         // What an older podq left: the four episodes merged into one row (GUID g1, the last URL and title).
-        let (podcast, first) = try store.addPodcast(url: "https://h/feed", feed: Feed(title: "P", episodes: [episode("g1", "https://h/get.php?id=4", "Four")]),
-                                                    etag: nil, lastModified: nil, autoQueue: false)
+        let (podcast, first) = try store.addPodcast(
+            url: "https://h/feed", feed: Feed(title: "P", episodes: [episode("g1", "https://h/get.php?id=4", "Four")]),
+            etag: nil, lastModified: nil, autoQueue: false)
         XCTAssertEqual(first.count, 1)
         let feed = Feed(title: "P", episodes: (1...4).reversed().map { episode("g\($0)", "https://h/get.php?id=\($0)", "Episode \($0)") })
         let new = try store.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil)
         XCTAssertEqual(new.map(\.guid), ["g4", "g3", "g2"], "the three lost episodes come back as new")
         let rows = try store.episodes(podcastId: podcast.id!)
-        XCTAssertEqual(Dictionary(uniqueKeysWithValues: rows.map { ($0.episode.guid ?? "", $0.episode.url) }),
-                       ["g1": "https://h/get.php?id=1", "g2": "https://h/get.php?id=2", "g3": "https://h/get.php?id=3", "g4": "https://h/get.php?id=4"])
+        XCTAssertEqual(
+            Dictionary(uniqueKeysWithValues: rows.map { ($0.episode.guid ?? "", $0.episode.url) }),
+            ["g1": "https://h/get.php?id=1", "g2": "https://h/get.php?id=2", "g3": "https://h/get.php?id=3", "g4": "https://h/get.php?id=4"])
         XCTAssertEqual(try store.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil).count, 0)
     }
 
     func testWithoutGUIDsTheWholeURLDecidesAndAGUIDAddedLaterAdoptsTheRow() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        let plain = Feed(title: "P", episodes: [episode(nil, "https://h/e.mp3?id=1", "One"), episode(nil, "https://h/e.mp3?id=2", "Two"),
-                                                episode(nil, "https://h/e.mp3?id=2&utm_source=feed", "Two again")])
+        let plain = Feed(
+            title: "P",
+            episodes: [
+                episode(nil, "https://h/e.mp3?id=1", "One"), episode(nil, "https://h/e.mp3?id=2", "Two"),
+                episode(nil, "https://h/e.mp3?id=2&utm_source=feed", "Two again"),
+            ])
         let (podcast, added) = try store.addPodcast(url: "https://h/feed", feed: plain, etag: nil, lastModified: nil, autoQueue: false)
         XCTAssertEqual(added.count, 2)
         let withGUIDs = Feed(title: "P", episodes: [episode("a", "https://h/e.mp3?id=1", "One"), episode("b", "https://h/e.mp3?id=2", "Two")])
@@ -54,8 +60,12 @@ final class PlayedEpisodesStoreTests: XCTestCase {
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("q.sqlite"))
         func feed(_ title: String) -> Feed {
-            Feed(title: "P", episodes: [FeedEpisode(guid: "g1", title: title, enclosures: [Enclosure(url: "https://h/1.mp3")]),
-                                        FeedEpisode(guid: "g2", title: "Two", enclosures: [Enclosure(url: "https://h/2.mp3")])])
+            Feed(
+                title: "P",
+                episodes: [
+                    FeedEpisode(guid: "g1", title: title, enclosures: [Enclosure(url: "https://h/1.mp3")]),
+                    FeedEpisode(guid: "g2", title: "Two", enclosures: [Enclosure(url: "https://h/2.mp3")]),
+                ])
         }
         let (podcast, added) = try store.addPodcast(url: "https://h/feed", feed: feed("One"), etag: nil, lastModified: nil, autoQueue: false)
         let ids = added.compactMap(\.id)

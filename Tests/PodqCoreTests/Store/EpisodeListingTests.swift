@@ -21,11 +21,14 @@ final class EpisodeListingTests: XCTestCase {
                 let day: Double = 1_790_000_000 + Double((i / 2) * 86_400)
                 let published: Date? = i % 7 == 0 ? nil : Date(timeIntervalSince1970: day)
                 let enclosure = Enclosure(url: "https://h/\(p)/\(i).mp3", type: "audio/mpeg", length: Int64(1000 + i))
-                episodes.append(FeedEpisode(guid: "g\(p)-\(i)", title: "Episode \(i) of \(p)", description: notes, published: published,
-                                            enclosures: [enclosure]))
+                episodes.append(
+                    FeedEpisode(
+                        guid: "g\(p)-\(i)", title: "Episode \(i) of \(p)", description: notes, published: published,
+                        enclosures: [enclosure]))
             }
-            let (_, added) = try store.addPodcast(url: "https://h/\(p).xml", feed: Feed(title: "Show \(p)", episodes: episodes), etag: nil,
-                                                  lastModified: nil, autoQueue: false)
+            let (_, added) = try store.addPodcast(
+                url: "https://h/\(p).xml", feed: Feed(title: "Show \(p)", episodes: episodes), etag: nil,
+                lastModified: nil, autoQueue: false)
             ids += added.map { $0.id! }
         }
         _ = try store.add([NewDownload(url: "https://h/0/1.mp3", title: "t", destination: dir.file("1.mp3"), episodeId: ids[1])])

@@ -25,14 +25,16 @@ final class LedgerTests: XCTestCase {
             try db.write { db in
                 try db.execute(sql: "INSERT INTO podcast (id, title, url, autoQueue, createdAt) VALUES (1, 'Old', 'http://h/old.xml', 0, 0)")
                 for (id, state) in [(1, "completed"), (2, "failed")] {
-                    try db.execute(sql: """
-                        INSERT INTO download (id, position, url, title, destination, state, createdAt, updatedAt, completedAt, episodeId)
-                        VALUES (?, ?, ?, 't', '/d/x', ?, 0, 0, 5, ?)
-                        """, arguments: [id, id, "http://h/\(id).mp3", state, id])
-                    try db.execute(sql: """
-                        INSERT INTO episode (id, podcastId, guid, enclosureKey, title, url, firstSeenAt, downloadId)
-                        VALUES (?, 1, ?, ?, 't', ?, 0, ?)
-                        """, arguments: [id, "g\(id)", EpisodeRecord.key(for: "http://h/\(id).mp3"), "http://h/\(id).mp3", id])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO download (id, position, url, title, destination, state, createdAt, updatedAt, completedAt, episodeId)
+                            VALUES (?, ?, ?, 't', '/d/x', ?, 0, 0, 5, ?)
+                            """, arguments: [id, id, "http://h/\(id).mp3", state, id])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO episode (id, podcastId, guid, enclosureKey, title, url, firstSeenAt, downloadId)
+                            VALUES (?, 1, ?, ?, 't', ?, 0, ?)
+                            """, arguments: [id, "g\(id)", EpisodeRecord.key(for: "http://h/\(id).mp3"), "http://h/\(id).mp3", id])
                 }
             }
         }
@@ -42,8 +44,9 @@ final class LedgerTests: XCTestCase {
 
     func testTheTriggerRecordsACompletionAndMatchesByEnclosureOrByGUIDInItsFeed() async throws {
         let store = try QueueStore(path: dir.file("queue.sqlite"))
-        let (_, a) = try store.addPodcast(url: "http://h/a.xml", feed: feed("A", [("1", "http://cdn/a1.mp3"), ("2", "http://cdn/a2.mp3")]),
-                                          etag: nil, lastModified: nil, autoQueue: false)
+        let (_, a) = try store.addPodcast(
+            url: "http://h/a.xml", feed: feed("A", [("1", "http://cdn/a1.mp3"), ("2", "http://cdn/a2.mp3")]),
+            etag: nil, lastModified: nil, autoQueue: false)
         let row = try store.add([NewDownload(url: a[0].url, title: "a1", destination: dir.file("a1.mp3"), episodeId: a[0].id)])[0]
         XCTAssertEqual(try store.episodeIdsInLedger(), [])
         _ = try await store.modify(id: row.id!) { r in
@@ -57,12 +60,14 @@ final class LedgerTests: XCTestCase {
         try store.remove(id: row.id!)
         XCTAssertEqual(try store.episodeIdsInLedger(), [a[0].id!])
         // Another feed: the same file is in the ledger; the same GUID "1" (another show's numbering) is not.
-        let (_, b) = try store.addPodcast(url: "http://h/b.xml", feed: feed("B", [("9", "http://cdn/a1.mp3?utm_source=x"), ("1", "http://cdn/b1.mp3")]),
-                                          etag: nil, lastModified: nil, autoQueue: false)
+        let (_, b) = try store.addPodcast(
+            url: "http://h/b.xml", feed: feed("B", [("9", "http://cdn/a1.mp3?utm_source=x"), ("1", "http://cdn/b1.mp3")]),
+            etag: nil, lastModified: nil, autoQueue: false)
         XCTAssertEqual(try store.notInLedger(b.compactMap(\.id)), [b[1].id!], "enclosure matched across feeds, tracking parameter aside")
         // The same feed republishing GUID 1 with a new file: matched by its GUID.
-        let more = try store.refreshPodcast(id: a[0].podcastId, url: "http://h/a.xml",
-                                            feed: feed("A", [("1", "http://new-cdn/a1.mp3"), ("3", "http://cdn/a3.mp3")]), etag: nil, lastModified: nil)
+        let more = try store.refreshPodcast(
+            id: a[0].podcastId, url: "http://h/a.xml",
+            feed: feed("A", [("1", "http://new-cdn/a1.mp3"), ("3", "http://cdn/a3.mp3")]), etag: nil, lastModified: nil)
         XCTAssertEqual(more.map(\.guid), ["3"])
         XCTAssertEqual(try store.notInLedger([a[0].id!, a[1].id!]), [a[1].id!])
         XCTAssertEqual(try store.markDownloaded(episodeIds: [a[0].id!, a[1].id!]), 1, "one was in it already")

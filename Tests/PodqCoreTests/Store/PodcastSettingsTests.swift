@@ -1,5 +1,6 @@
-@testable import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 /// A podcast's own rules: what `podq set` accepts, what auto-queue admits, and what cleanup selects.
 final class PodcastSettingsTests: XCTestCase {
@@ -73,9 +74,11 @@ final class PodcastSettingsTests: XCTestCase {
             row.commitSize = size
             return CleanupCandidate(download: row, podcastId: podcast, played: played)
         }
-        let all = [candidate(1, podcast: 1, day: 1), candidate(2, podcast: 1, day: 2), candidate(3, podcast: 1, day: 3),
-                   candidate(4, podcast: 2, day: 1, size: 600), candidate(5, podcast: 2, day: 2, size: 600), candidate(6, podcast: 2, day: 3, size: 600),
-                   candidate(7, podcast: 3, day: 1, played: true), candidate(8, podcast: 3, day: 2), candidate(9, podcast: 4, day: 1)]
+        let all = [
+            candidate(1, podcast: 1, day: 1), candidate(2, podcast: 1, day: 2), candidate(3, podcast: 1, day: 3),
+            candidate(4, podcast: 2, day: 1, size: 600), candidate(5, podcast: 2, day: 2, size: 600), candidate(6, podcast: 2, day: 3, size: 600),
+            candidate(7, podcast: 3, day: 1, played: true), candidate(8, podcast: 3, day: 2), candidate(9, podcast: 4, day: 1),
+        ]
         var keep = PodcastSettings(), budget = PodcastSettings(), serial = PodcastSettings()
         keep.keep = 1
         budget.sizeBudget = 1300

@@ -1,7 +1,8 @@
 import GRDB
-@testable import PodqCore
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// No action waits on a table scan (issue 30, point 1), checked against the schema itself: every
 /// foreign key has an index led by its child column (SQLite looks the children up on each parent row
@@ -17,10 +18,15 @@ final class QueryPlanTests: XCTestCase {
         // 20 podcasts of 200 episodes, 400 of them queued: enough rows for the planner to prefer an index.
         for p in 0..<20 {
             let episodes = (0..<200).map { FeedEpisode(guid: "g\(p)-\($0)", title: "E\($0)", enclosures: [Enclosure(url: "http://h/\(p)/\($0).mp3")]) }
-            let (_, added) = try store.addPodcast(url: "http://h/\(p).xml", feed: Feed(title: "P\(p)", episodes: episodes), etag: nil, lastModified: nil,
-                                                  autoQueue: false)
-            _ = try store.add(added.prefix(20).map { NewDownload(url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id!).mp3"),
-                                                                 episodeId: $0.id!) })
+            let (_, added) = try store.addPodcast(
+                url: "http://h/\(p).xml", feed: Feed(title: "P\(p)", episodes: episodes), etag: nil, lastModified: nil,
+                autoQueue: false)
+            _ = try store.add(
+                added.prefix(20).map {
+                    NewDownload(
+                        url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id!).mp3"),
+                        episodeId: $0.id!)
+                })
         }
     }
 
@@ -39,7 +45,8 @@ final class QueryPlanTests: XCTestCase {
                     let led = try indexes.contains { index in
                         try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [index]) == column
                     }
-                    XCTAssertTrue(led, "\(table).\(column) references \(key["table"] as String) with no index led by it: each change of a parent row scans \(table)")
+                    XCTAssertTrue(
+                        led, "\(table).\(column) references \(key["table"] as String) with no index led by it: each change of a parent row scans \(table)")
                     checked += 1
                 }
             }

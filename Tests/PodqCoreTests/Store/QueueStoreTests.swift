@@ -70,12 +70,16 @@ final class QueueStoreTests: XCTestCase {
         let renamed = try store.add(url: "http://h/2", title: "2", destination: dir.file("2.mp3"))
         let cancelled = try store.add(url: "http://h/3", title: "3", destination: dir.file("3.mp3"))
         let done = try store.add(url: "http://h/4", title: "4", destination: dir.file("4.mp3"))
-        try store.update(id: running.id!) { $0.state = .downloading; $0.bytesReceived = 10 }
+        try store.update(id: running.id!) {
+            $0.state = .downloading; $0.bytesReceived = 10
+        }
         _ = FileManager.default.createFile(atPath: dir.file("1.mp3.part"), contents: Data(count: 1234))
         _ = FileManager.default.createFile(atPath: dir.file("2.mp3"), contents: Data(count: 50))
         // The runner recorded the file before renaming it, then died before saving the row.
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "2.mp3"))
-        try store.update(id: renamed.id!) { $0.state = .downloading; $0.committedFile = (self.dir.file("2.mp3"), identity) }
+        try store.update(id: renamed.id!) {
+            $0.state = .downloading; $0.committedFile = (self.dir.file("2.mp3"), identity)
+        }
         try store.update(id: cancelled.id!) { $0.state = .cancelled }
         _ = FileManager.default.createFile(atPath: dir.file("3.mp3.part"), contents: Data(count: 5))
         try store.update(id: done.id!) { $0.state = .completed }
@@ -101,7 +105,9 @@ extension QueueStoreTests {
         let row = try store.add(url: "http://h/download?id=3", title: "d", destination: dir.file("download"))
         _ = FileManager.default.createFile(atPath: dir.file("download.mp3"), contents: Data(count: 99))
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "download.mp3"))
-        try store.update(id: row.id!) { $0.state = .downloading; $0.committedFile = (dir.file("download.mp3"), identity) }
+        try store.update(id: row.id!) {
+            $0.state = .downloading; $0.committedFile = (dir.file("download.mp3"), identity)
+        }
         XCTAssertEqual(try store.reconcile().completed, [row.id!])
         let saved = try XCTUnwrap(store.download(id: row.id!))
         XCTAssertEqual(saved.destination, dir.file("download.mp3"))
@@ -119,7 +125,9 @@ extension QueueStoreTests {
         let replaced = try store.add(url: "http://h/b.mp3", title: "b", destination: dir.file("b.mp3"))
         _ = FileManager.default.createFile(atPath: dir.file("b.mp3"), contents: Data(count: 20))
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "b.mp3"))
-        try store.update(id: replaced.id!) { $0.state = .downloading; $0.committedFile = (dir.file("b.mp3"), identity) }
+        try store.update(id: replaced.id!) {
+            $0.state = .downloading; $0.committedFile = (dir.file("b.mp3"), identity)
+        }
         unlink(dir.file("b.mp3"))
         _ = FileManager.default.createFile(atPath: dir.file("b.mp3"), contents: Data(count: 20))
 
@@ -154,7 +162,9 @@ final class QueueStoreChangeTests: XCTestCase {
     func testApplyFollowsTheStateMachine() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let id = try store.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3").id!
-        try store.update(id: id) { $0.state = .failed; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99 }
+        try store.update(id: id) {
+            $0.state = .failed; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99
+        }
         let (before, after) = try store.apply(.retry, to: id)
         XCTAssertEqual(before.state, .failed)
         XCTAssertEqual(after.state, .queued)

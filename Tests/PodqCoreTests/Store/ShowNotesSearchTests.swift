@@ -10,9 +10,11 @@ final class ShowNotesSearchTests: XCTestCase {
     override func tearDown() { dir.remove() }
 
     private func feed(_ notes: [String?]) -> Feed {
-        Feed(title: "P", episodes: notes.enumerated().map { i, notes in
-            FeedEpisode(guid: "g\(i)", title: "Episode \(i)", description: notes, enclosures: [Enclosure(url: "https://h/\(i).mp3")])
-        })
+        Feed(
+            title: "P",
+            episodes: notes.enumerated().map { i, notes in
+                FeedEpisode(guid: "g\(i)", title: "Episode \(i)", description: notes, enclosures: [Enclosure(url: "https://h/\(i).mp3")])
+            })
     }
 
     private func subscribe(_ store: QueueStore, _ notes: [String?]) throws -> (podcast: Int64, episodes: [Int64]) {
@@ -22,12 +24,14 @@ final class ShowNotesSearchTests: XCTestCase {
 
     func testWordsOfTheNotesMatchByTheirBeginningWithoutCaseOrAccentsAndMarkupNeverMatches() async throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        let (_, ids) = try subscribe(store, [
-            "<p>We talk about <strong>Climate</strong> policy &amp; the Café scene.</p>",
-            "Plain text: a GARDENING hour with <a href=\"https://example.org/rss\">our sponsor</a>",
-            nil,
-            "<p>climate again, and <em>gardens</em></p>",
-        ])
+        let (_, ids) = try subscribe(
+            store,
+            [
+                "<p>We talk about <strong>Climate</strong> policy &amp; the Café scene.</p>",
+                "Plain text: a GARDENING hour with <a href=\"https://example.org/rss\">our sponsor</a>",
+                nil,
+                "<p>climate again, and <em>gardens</em></p>",
+            ])
         let matching = { (query: String) in try await store.episodesMatchingNotes(query).ids }
         try await XCTAssertEqualAsync(await matching("climate"), [ids[0], ids[3]])
         try await XCTAssertEqualAsync(await matching("CLIM"), [ids[0], ids[3]], "a word's beginning, any case")
@@ -47,16 +51,18 @@ final class ShowNotesSearchTests: XCTestCase {
         let (podcast, ids) = try subscribe(store, notes)
         let other = try DatabaseQueue(path: dir.file("q.sqlite"))
         try await other.write { db in
-            try db.execute(sql: """
-                CREATE TABLE touched (id INTEGER);
-                CREATE TRIGGER touched_episode AFTER UPDATE ON episode BEGIN INSERT INTO touched VALUES (new.id); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE touched (id INTEGER);
+                    CREATE TRIGGER touched_episode AFTER UPDATE ON episode BEGIN INSERT INTO touched VALUES (new.id); END;
+                    """)
         }
         let touched = { try await other.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM touched") } }
         _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [], "nothing changed, nothing written")
-        _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(["<p>first gardens</p>", "<p>second orchards</p>", nil]),
-                                     etag: nil, lastModified: nil)
+        _ = try store.refreshPodcast(
+            id: podcast, url: "https://h/feed", feed: feed(["<p>first gardens</p>", "<p>second orchards</p>", nil]),
+            etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [ids[1]])
         try await XCTAssertEqualAsync(await store.episodesMatchingNotes("orchard").ids, [ids[1]])
         try await XCTAssertEqualAsync(await store.episodesMatchingNotes("climate").ids, [])
@@ -96,15 +102,17 @@ final class ShowNotesSearchTests: XCTestCase {
         do {
             let store = try QueueStore(path: path)
             ids = try subscribe(store, ["<p>the first <b>lighthouse</b></p>", "the second lighthouse", "nothing here", "a lighthouse again"]).episodes
-            try await XCTAssertEqualAsync(await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1], ids[3]], isComplete: true),
-                                          "a new store's episodes are indexed as they come")
+            try await XCTAssertEqualAsync(
+                await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1], ids[3]], isComplete: true),
+                "a new store's episodes are indexed as they come")
         }
         // Take the store back to v7: no tables, no trigger, no record of the migration.
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: """
-                DROP TRIGGER episode_notes_delete; DROP TABLE episode_notes; DROP TABLE notes_index;
-                DELETE FROM grdb_migrations WHERE identifier LIKE 'v8:%';
-                """)
+            try db.execute(
+                sql: """
+                    DROP TRIGGER episode_notes_delete; DROP TABLE episode_notes; DROP TABLE notes_index;
+                    DELETE FROM grdb_migrations WHERE identifier LIKE 'v8:%';
+                    """)
         }
         let store = try QueueStore(path: path)
         try await XCTAssertEqualAsync(await store.episodesMatchingNotes("lighthouse"), .init(ids: [], isComplete: false))
@@ -115,15 +123,18 @@ final class ShowNotesSearchTests: XCTestCase {
         try await XCTAssertEqualAsync(await store.episodesMatchingNotes("edited").ids, [ids[3]])
         try await XCTAssertEqualAsync(await store.indexNotesBatch(size: 2), false, "the last batch")
         try await XCTAssertEqualAsync(await store.indexNotesBatch(size: 2), false, "nothing left")
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[3]], isComplete: true),
-                                      "the refresh took the first notes away")
+        try await XCTAssertEqualAsync(
+            await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[3]], isComplete: true),
+            "the refresh took the first notes away")
         try await XCTAssertEqualAsync(await store.episodesMatchingNotes("b").ids, [], "the old notes' markup is not indexed either")
     }
 }
 
 /// `XCTAssertEqual` for an expression that awaits.
-func XCTAssertEqualAsync<T: Equatable>(_ expression: @autoclosure () async throws -> T, _ expected: T, _ message: String = "",
-                                       file: StaticString = #filePath, line: UInt = #line) async rethrows {
+func XCTAssertEqualAsync<T: Equatable>(
+    _ expression: @autoclosure () async throws -> T, _ expected: T, _ message: String = "",
+    file: StaticString = #filePath, line: UInt = #line
+) async rethrows {
     let value = try await expression()
     XCTAssertEqual(value, expected, message, file: file, line: line)
 }

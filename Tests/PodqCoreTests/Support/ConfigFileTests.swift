@@ -14,16 +14,16 @@ final class ConfigFileTests: XCTestCase {
     func testReadsEveryKey() throws {
         let path = dir.file("config")
         try """
-            # mine
-            simultaneous-downloads = 5
-            download-folder = "/media/pods"   # a comment
-            max-attempts = 7
-            retry-delay = 0.5
-            retry-max-delay = 30
-            stall-timeout = 12
-            per-host-downloads = 4
-            rate-limit = 2M
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        # mine
+        simultaneous-downloads = 5
+        download-folder = "/media/pods"   # a comment
+        max-attempts = 7
+        retry-delay = 0.5
+        retry-max-delay = 30
+        stall-timeout = 12
+        per-host-downloads = 4
+        rate-limit = 2M
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let s = try ConfigFile(path: path).load()
         XCTAssertEqual(s.simultaneousDownloads, 5)
         XCTAssertEqual(s.downloadFolder, "/media/pods")
@@ -58,8 +58,9 @@ final class ConfigFileTests: XCTestCase {
         let file = ConfigFile(path: path)
         try file.set("simultaneous-downloads", to: "6")
         try file.set("stall-timeout", to: "45")
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
-                       "# keep me\nmax-attempts = 3\nsimultaneous-downloads = 6\nstall-timeout = 45\n")
+        XCTAssertEqual(
+            try String(contentsOfFile: path, encoding: .utf8),
+            "# keep me\nmax-attempts = 3\nsimultaneous-downloads = 6\nstall-timeout = 45\n")
         XCTAssertThrowsError(try file.set("simultaneous-downloads", to: "500"))
         XCTAssertEqual(try file.load().simultaneousDownloads, 6)
         XCTAssertEqual(dir.contents, ["config"], "no temporary file is left")
@@ -68,13 +69,13 @@ final class ConfigFileTests: XCTestCase {
     func testKeysLogPlayerAndCleanupSettings() throws {
         let path = dir.file("config")
         try """
-            key-cancel = C
-            key-remove = c
-            log-size = 5
-            player = "mpv --no-video"
-            cleanup-days = 30
-            keep-episodes = 0
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        key-cancel = C
+        key-remove = c
+        log-size = 5
+        player = "mpv --no-video"
+        cleanup-days = 30
+        keep-episodes = 0
+        """.write(toFile: path, atomically: true, encoding: .utf8)
         let s = try ConfigFile(path: path).load()
         XCTAssertEqual(s.keys.key(.cancel), "C")
         XCTAssertEqual(s.keys.key(.remove), "c")
@@ -99,8 +100,9 @@ final class ConfigFileTests: XCTestCase {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             XCTAssertThrowsError(try ConfigFile(path: path).load(), text) { XCTAssertEqual($0 as? ConfigError, expected, text) }
         }
-        XCTAssertTrue(ConfigError.keyConflict(path: "c", line: 2, key: "key-cancel", character: "x", other: "remove")
-            .localizedDescription.contains("key-remove = …"), "the message says how to fix it")
+        XCTAssertTrue(
+            ConfigError.keyConflict(path: "c", line: 2, key: "key-cancel", character: "x", other: "remove")
+                .localizedDescription.contains("key-remove = …"), "the message says how to fix it")
         XCTAssertTrue(ConfigError.unknownAction(path: "c", line: 1, key: "key-cancle").localizedDescription.contains("cancel, pause"))
     }
 }
@@ -140,8 +142,9 @@ final class ConfigFileRobustnessTests: XCTestCase {
         XCTAssertEqual(try file.load().stallTimeout, 45)
         try file.set("simultaneous-downloads", to: "5")
         try file.set("max-attempts", to: "9")
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8),
-                       original.replacingOccurrences(of: "= 2", with: "= 5") + "max-attempts = 9\r\n")
+        XCTAssertEqual(
+            try String(contentsOfFile: path, encoding: .utf8),
+            original.replacingOccurrences(of: "= 2", with: "= 5") + "max-attempts = 9\r\n")
         var info = stat()
         stat(path, &info)
         XCTAssertEqual(info.st_mode & 0o777, 0o600, "the mode stays")
@@ -156,8 +159,9 @@ final class ConfigFileRobustnessTests: XCTestCase {
         XCTAssertEqual(try ConfigFile(path: path).load().maxAttempts, 6)
         _ = FileManager.default.createFile(atPath: path, contents: Data("# mine = \"x\"\r\n\r".utf8))
         try ConfigFile(path: path).set("simultaneous-downloads", to: "7")
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "# mine = \"x\"\r\n\r\nsimultaneous-downloads = 7\r\n",
-                       "a lone CR at the end is completed, not doubled")
+        XCTAssertEqual(
+            try String(contentsOfFile: path, encoding: .utf8), "# mine = \"x\"\r\n\r\nsimultaneous-downloads = 7\r\n",
+            "a lone CR at the end is completed, not doubled")
     }
 
     func testAnEditWritesThroughASymbolicLinkToTheFile() throws {

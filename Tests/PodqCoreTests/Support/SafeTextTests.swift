@@ -35,8 +35,9 @@ final class SafeTextTests: XCTestCase {
     }
 
     func testCredentialsInURLsAreRedactedWhereverTheyAre() {
-        XCTAssertEqual(SafeText.redactingCredentials("GET https://alice:s3cret@host.example/feed?x=1 failed"),
-                       "GET https://***@host.example/feed?x=1 failed")
+        XCTAssertEqual(
+            SafeText.redactingCredentials("GET https://alice:s3cret@host.example/feed?x=1 failed"),
+            "GET https://***@host.example/feed?x=1 failed")
         XCTAssertEqual(SafeText.redactingCredentials("a http://token@h/p and ftp://u:p@h2"), "a http://***@h/p and ftp://***@h2")
         XCTAssertEqual(SafeText.redactingCredentials("mail me@example.org at https://h/p?to=x@y"), "mail me@example.org at https://h/p?to=x@y")
         XCTAssertEqual(SafeText.terminal("https://u:pw@h/"), "https://***@h/")
