@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "podq-bench",
             dependencies: [
-                "PodqCore", "PodqUI", "PodqTestSupport",
+                "PodqCore", "PodqUI", "PodqCommands", "PodqTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,4 +1,5 @@
 import Foundation
+import PodqCommands
 import PodqCore
 import PodqTestSupport
 
@@ -16,6 +17,8 @@ import PodqTestSupport
 /// - `digest [--write FILE]`: what each hash costs a GiB (``DigestBench``).
 /// - `fresh-build [--write FILE]`: `git clone` to a built `podq` (``FreshBuildBench``), the time each
 ///   part of a first build takes.
+/// - `docs [--write]`: the docs' generated sections (``GeneratedDocs``): lists the stale ones, or
+///   (`--write`, `make docs`) rewrites them from the code.
 /// - `raw-read URL FILE [BYTES] [MESSAGES]`: an experiment (``RawNIORead``): one download over a bare NIO
 ///   channel with a chosen receive buffer.
 @main
@@ -32,12 +35,28 @@ enum BenchMain {
         case "raw-read": try await RawNIORead.run(Array(args.dropFirst()))
         case "fresh-build": try FreshBuildBench.run(Array(args.dropFirst()))
         case "digest": try DigestBench.run(Array(args.dropFirst()))
+        case "docs": try docs(write: args.contains("--write"))
         default:
             try await cancelLatency(runs: 5)
             try feedParsing()
             TUIBench.frame()
             try await TUIBench.cpu()
         }
+    }
+
+    /// Checks (or rewrites) the generated sections of the docs, from the current folder (the repository).
+    static func docs(write: Bool) throws {
+        var stale: [String] = []
+        for file in GeneratedDocs.files {
+            let url = URL(fileURLWithPath: file)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let fresh = try GeneratedDocs.render(text, file: file)
+            guard fresh != text else { continue }
+            stale.append(file)
+            if write { try fresh.write(to: url, atomically: true, encoding: .utf8) }
+        }
+        print(stale.isEmpty ? "docs: every generated section is current" : "docs: \(write ? "rewrote" : "stale:") \(stale.joined(separator: ", "))")
+        if !stale.isEmpty && !write { exit(1) }
     }
 
     static func compare(_ options: [String]) async throws {

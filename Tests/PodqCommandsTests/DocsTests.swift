@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqUI
 import XCTest
 
 @testable import PodqCommands
@@ -31,22 +32,60 @@ final class DocsTests: XCTestCase {
         return names
     }
 
-    func testTheConfigKeysTableIsTheCodesKeys() throws {
-        let documented = firstColumn(try read("docs/CONFIG.md"), after: "| key | default | meaning |")
-        XCTAssertEqual(Set(documented), Set(Settings.keys.map(\.key)), "docs/CONFIG.md's table against Settings.keys")
-        XCTAssertEqual(documented.count, Set(documented).count, "a key documented twice")
-    }
-
-    func testEveryTUIActionIsNamedInTheConfigDocs() throws {
-        let config = try read("docs/CONFIG.md")
-        for action in KeyBindings.Action.allCases {
-            XCTAssertTrue(config.contains(action.rawValue), "key-\(action.rawValue) is not in docs/CONFIG.md")
+    /// Every generated section is what the code generates now: a config key, a key, an exit code or a
+    /// limit changed without `make docs` fails here, naming the file.
+    func testEveryGeneratedSectionIsCurrent() throws {
+        for file in GeneratedDocs.files {
+            let text = try read(file)
+            let fresh = try GeneratedDocs.render(text, file: file)
+            if fresh != text {
+                let line = Array(zip(text.split(separator: "\n", omittingEmptySubsequences: false), fresh.split(separator: "\n", omittingEmptySubsequences: false)))
+                    .firstIndex { $0 != $1 }.map { $0 + 1 } ?? 0
+                XCTFail("\(file) is stale from line \(line): run make docs")
+            }
         }
     }
 
-    func testTheExitCodeTableIsTheCodesTable() throws {
-        let documented = firstColumn(try read("docs/COMMANDS.md"), after: "| code | when |").compactMap { Int32($0) }
-        XCTAssertEqual(documented, ExitCodes.all, "docs/COMMANDS.md's exit codes")
+    /// The check itself fails on a stale section, and on a document that lost its markers.
+    func testAStaleOrMissingSectionIsFound() throws {
+        let readme = try read("README.md")
+        let changed = readme.replacingOccurrences(of: "| PgUp PgDn | a page up / down |", with: "| PgUp PgDn | a page |")
+        XCTAssertNotEqual(changed, readme)
+        XCTAssertEqual(try GeneratedDocs.render(changed, file: "README.md"), readme)
+        XCTAssertThrowsError(try GeneratedDocs.render("# no markers\n", file: "docs/COMMANDS.md"))
+    }
+
+    /// The config reader knows every key the table documents, and no other.
+    func testTheDocumentedKeysAreTheReadersKeys() throws {
+        XCTAssertEqual(Settings.keys.count, Set(Settings.keys.map(\.name)).count, "a key documented twice")
+        let path = NSTemporaryDirectory() + "podq-docs-config-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func isUnknown(_ line: String) throws -> Bool {
+            try (line + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                _ = try ConfigFile(path: path).load()
+            } catch {
+                if case .unknownKey = error { return true }
+            }
+            return false
+        }
+        for key in Settings.keys {
+            let name = key.name == "key-<action>" ? "key-cancel" : key.name
+            XCTAssertFalse(try isUnknown("\(name) = x"), "\(name) is documented but the config reader does not know it")
+        }
+        XCTAssertTrue(try isUnknown("no-such-key = 1"))
+    }
+
+    /// Every remappable action is in the key table the overlay, the README and the man page show.
+    func testEveryActionIsInTheKeyTable() {
+        var shown = Set<KeyBindings.Action>()
+        for row in KeyTable.rows {
+            for case .actions(let actions) in row.keys { shown.formUnion(actions) }
+        }
+        XCTAssertEqual(shown, Set(KeyBindings.Action.allCases))
+    }
+
+    func testTheExitCodeSummaryNamesEveryCode() {
         for code in ExitCodes.all {
             XCTAssertTrue(ExitCodes.summary.contains(" \(code) "), "podq --help's summary leaves out \(code)")
         }

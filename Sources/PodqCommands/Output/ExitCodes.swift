@@ -1,18 +1,8 @@
 import ArgumentParser
 import PodqCore
 
-/// podq's exit codes, and the one table from an error to its code. docs/COMMANDS.md and the man page
-/// (the root command's discussion) list them; CLI tests check each one.
-///
-/// | code | when |
-/// |---|---|
-/// | 0 | everything asked for was done |
-/// | 1 | a download, a feed or the player failed (the disk being full included) |
-/// | 2 | bad usage or input: an unknown option, a bad URL, no such id, a file that is not a feed |
-/// | 3 | another podq runs the queue (it is named) |
-/// | 4 | the config file is invalid (the line and key are named) |
-/// | 5 | the queue database cannot be used (damaged, not podq's, newer, unwritable) |
-/// | 130 | SIGINT, SIGTERM or SIGHUP (or the TUI's terminal hung up): the queue and every partial file are kept |
+/// podq's exit codes, and the one table from an error to its code. ``table`` says when each is used:
+/// docs/COMMANDS.md and the man page's EXIT STATUS are generated from it; CLI tests check each one.
 public enum ExitCodes {
     /// Every download it ran completed.
     public static let success: Int32 = 0
@@ -31,9 +21,21 @@ public enum ExitCodes {
     /// The output was closed under podq (`podq episodes | head`), as SIGPIPE would end it.
     public static let brokenPipe: Int32 = 141
 
-    /// Every code above, in order: docs/COMMANDS.md's table and ``summary`` are checked against it
-    /// (DocsTests). A new code goes here too.
-    static let all: [Int32] = [success, failure, usage, locked, config, store, interrupted, brokenPipe]
+    /// Every code above, in order, with when podq exits with it: docs/COMMANDS.md's table is generated
+    /// from this (`make docs`, checked by DocsTests), and ``summary`` is checked against it. A new code goes here too.
+    static let table: [(code: Int32, when: String)] = [
+        (success, "everything asked for was done"),
+        (failure, "a download, a feed or the player failed (each with its reason), the disk being full included"),
+        (usage, "bad usage or input: an unknown command or option, a bad URL, no such id, a state that does not allow the change, a file that is not a feed"),
+        (locked, "another podq runs the queue (it is named)"),
+        (config, "the config file cannot be read or is invalid (its file, line and key are named)"),
+        (store, "the queue database cannot be used: damaged, not podq's, from a newer podq, unwritable, or a row in a state this podq does not know"),
+        (interrupted, "SIGINT, SIGTERM or SIGHUP (a closed terminal; `nohup` still works), or the TUI's terminal hung up: the queue and every partial file are kept"),
+        (brokenPipe, "the output was closed under podq (`podq episodes | head`), as SIGPIPE ends other tools; the queue and partial files are kept"),
+    ]
+
+    /// Every code, in order.
+    static var all: [Int32] { table.map(\.code) }
 
     /// The code a command exits with when it fails with `error`: the one table. Nil for errors that
     /// are not podq's own (swift-argument-parser's usage errors, help and version requests).

@@ -20,7 +20,7 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
     public var errorDescription: String? {
         switch self {
         case .unknownKey(let path, let line, let key):
-            "\(path):\(line): unknown key '\(key)'. Known keys: \(Settings.keys.map(\.key).joined(separator: ", "))."
+            "\(path):\(line): unknown key '\(key)'. Known keys: \(Settings.keys.map(\.name).joined(separator: ", "))."
         case .badValue(let path, let line, let key, let expected):
             "\(path):\(line): '\(key)' must be \(expected)."
         case .syntax(let path, let line):
