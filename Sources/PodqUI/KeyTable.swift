@@ -73,7 +73,8 @@ public enum KeyTable {
         Row(
             keys: [.actions([.remove]), .actions([.clearCompleted])],
             brief: "remove the row (asks before deleting a file) · clear the completed rows",
-            full: "remove the row (asks before deleting a completed file); on a podcast: unsubscribe / clear every completed row from the queue (the files stay)"),
+            full:
+                "remove the row (asks before deleting a completed file); on a podcast: unsubscribe / clear every completed row from the queue (the files stay)"),
         Row(
             keys: [.actions([.addFeed, .refresh, .queueNew])], brief: "add a feed by URL · refresh the feeds · queue a podcast's new or latest",
             full:

@@ -39,7 +39,8 @@ final class DocsTests: XCTestCase {
             let text = try read(file)
             let fresh = try GeneratedDocs.render(text, file: file)
             if fresh != text {
-                let line = Array(zip(text.split(separator: "\n", omittingEmptySubsequences: false), fresh.split(separator: "\n", omittingEmptySubsequences: false)))
+                let line =
+                    Array(zip(text.split(separator: "\n", omittingEmptySubsequences: false), fresh.split(separator: "\n", omittingEmptySubsequences: false)))
                     .firstIndex { $0 != $1 }.map { $0 + 1 } ?? 0
                 XCTFail("\(file) is stale from line \(line): run make docs")
             }

@@ -30,7 +30,10 @@ public enum ExitCodes {
         (locked, "another podq runs the queue (it is named)"),
         (config, "the config file cannot be read or is invalid (its file, line and key are named)"),
         (store, "the queue database cannot be used: damaged, not podq's, from a newer podq, unwritable, or a row in a state this podq does not know"),
-        (interrupted, "SIGINT, SIGTERM or SIGHUP (a closed terminal; `nohup` still works), or the TUI's terminal hung up: the queue and every partial file are kept"),
+        (
+            interrupted,
+            "SIGINT, SIGTERM or SIGHUP (a closed terminal; `nohup` still works), or the TUI's terminal hung up: the queue and every partial file are kept"
+        ),
         (brokenPipe, "the output was closed under podq (`podq episodes | head`), as SIGPIPE ends other tools; the queue and partial files are kept"),
     ]
 
