@@ -4,10 +4,10 @@ import PodqCore
 /// answering a question, scrolling the detail pane, and a row key with rows marked.
 extension TUIController {
     /// A row key with rows marked in the Downloads view: it acts on every marked row it applies to.
-    static func markedKey(_ key: Key, ids: [Int64], snapshot: TUISnapshot, state: inout TUIState) -> [TUIAction] {
+    static func markedKey(_ action: KeyBindings.Action, ids: [Int64], snapshot: TUISnapshot, state: inout TUIState) -> [TUIAction] {
         let rows = ids.compactMap { id in snapshot.downloads.first { Int64($0.id) == id } }
-        switch key {
-        case .character("c"):
+        switch action {
+        case .cancel:
             let cancellable = rows.filter { $0.state.applying(.cancel) != nil }.map { Int64($0.id) }
             guard !cancellable.isEmpty else {
                 state.message = .init("None of the \(ids.count) marked downloads can be cancelled.")
@@ -15,11 +15,11 @@ extension TUIController {
             }
             state.mode = .confirming(.cancelMarked(ids: cancellable))
             return []
-        case .character("x"):
+        case .remove:
             state.mode = .confirming(.removeMarked(ids: rows.map { Int64($0.id) }))
             return []
         default:  // r retries; p and Space resume when every marked row is paused, else pause
-            let event: DownloadEvent = key == .character("r") ? .retry : rows.allSatisfy { $0.state == .paused } ? .resume : .pause
+            let event: DownloadEvent = action == .retry ? .retry : rows.allSatisfy { $0.state == .paused } ? .resume : .pause
             let applicable = rows.filter { $0.state.applying(event) != nil }.map { Int64($0.id) }
             state.marked[.downloads] = nil
             guard !applicable.isEmpty else {
@@ -41,24 +41,30 @@ extension TUIController {
         return Detail(view: view, id: id, title: title, isLoading: true)
     }
 
-    /// Keys while the detail pane is open: they scroll it; Esc, q, i and Enter close it.
+    /// Keys while the detail pane is open: they scroll it (PgUp/b and PgDn/Space a page); Esc, and the
+    /// keys of `quit`, `detail` and `open` (Enter) close it.
     static func scrollDetail(_ key: Key, state: inout TUIState, pageSize: Int) {
-        var key = key
-        if case .character(let pressed) = key, let canonical = state.keys.canonical(pressed) { key = .character(canonical) }
         switch key {
-        case .up, .character("k"): state.detailScroll -= 1
-        case .down, .character("j"): state.detailScroll += 1
         case .pageUp, .character("b"): state.detailScroll -= pageSize
         case .pageDown, .character(" "): state.detailScroll += pageSize
-        case .home, .character("g"): state.detailScroll = 0
-        case .end, .character("G"): state.detailScroll = Int.max / 2  // the renderer clamps it
-        case .escape, .enter, .character("q"), .character("i"):
-            state.mode = .normal
-            state.detail = nil
-            state.detailLayout = nil
-        default: break
+        case .escape: closeDetail(&state)
+        default:
+            switch state.keys.action(for: key) {
+            case .up: state.detailScroll -= 1
+            case .down: state.detailScroll += 1
+            case .top: state.detailScroll = 0
+            case .bottom: state.detailScroll = Int.max / 2  // the renderer clamps it
+            case .open, .quit, .detail: closeDetail(&state)
+            default: break
+            }
         }
         state.detailScroll = max(0, state.detailScroll)
+    }
+
+    private static func closeDetail(_ state: inout TUIState) {
+        state.mode = .normal
+        state.detail = nil
+        state.detailLayout = nil
     }
 
     static func editSearch(_ key: Key, origin: Int64?, state: inout TUIState, snapshot: TUISnapshot) -> [TUIAction] {

@@ -30,30 +30,20 @@ public enum TUIController {
             return answer(key, to: question, state: &state)
         case .normal:
             state.message = nil
-            // A remapped letter acts as its action's default letter; an action's old letter does nothing.
-            var key = key
-            if case .character(let pressed) = key {
-                guard let canonical = state.keys.canonical(pressed) else { return [] }
-                key = .character(canonical)
-            }
             return normal(key, state: &state, snapshot: snapshot, pageSize: max(1, pageSize))
         }
     }
 
+    /// The table's keys: those that cannot move (PgUp, PgDn, Tab, Esc, the mouse) as keys, every other
+    /// through ``KeyBindings/action(for:)``, the one map from keys to actions. Space is `pause` in the
+    /// Downloads view and `mark` in the others.
     private static func normal(_ key: Key, state: inout TUIState, snapshot: TUISnapshot, pageSize: Int) -> [TUIAction] {
         let view = state.view
         let ids = state.visibleIDs(view, in: snapshot)
         let index = state.selection(view, ids: ids)
-        let selectedID = index.map { ids[$0] }
-        let download = view == .downloads ? selectedID.flatMap { id in snapshot.downloads.first { Int64($0.id) == id } } : nil
-
         switch key {
-        case .up, .character("k"): state.select((index ?? 0) - 1, in: view, ids: ids)
-        case .down, .character("j"): state.select((index ?? -1) + 1, in: view, ids: ids)
         case .pageUp: state.select((index ?? 0) - pageSize, in: view, ids: ids)
         case .pageDown: state.select((index ?? 0) + pageSize, in: view, ids: ids)
-        case .home, .character("g"): state.select(0, in: view, ids: ids)
-        case .end, .character("G"): state.select(ids.count - 1, in: view, ids: ids)
         case .tab: state.view = view.next
         case .mouse(.wheelUp, _, _): state.select((index ?? 0) - 3, in: view, ids: ids)
         case .mouse(.wheelDown, _, _): state.select((index ?? 0) + 3, in: view, ids: ids)
@@ -64,24 +54,52 @@ public enum TUIController {
                 let row = (state.scroll[view] ?? 0) + y - TUIRenderer.firstRowLine
                 if row < ids.count { state.select(row, in: view, ids: ids) }
             }
-        case .character("1"): state.view = .downloads
-        case .character("2"): state.view = .episodes
-        case .character("3"): state.view = .podcasts
-        case .character("q"):
+        case .escape:
+            // Marks go first; then the filter and the podcast shown.
+            if state.marked[view]?.isEmpty == false {
+                state.marked[view] = nil
+                return []
+            }
+            state.filter[view] = nil
+            state.stateFilter[view] = nil
+            if view == .episodes { state.episodesOf = nil }
+        default:
+            let action = key == .character(" ") ? (view == .downloads ? .pause : .mark) : state.keys.action(for: key)
+            guard let action else { return [] }
+            return perform(action, state: &state, snapshot: snapshot, ids: ids, index: index)
+        }
+        return []
+    }
+
+    /// What `action` does in the table, on the selected row (`index` in `ids`) or the marked ones.
+    private static func perform(_ action: KeyBindings.Action, state: inout TUIState, snapshot: TUISnapshot, ids: [Int64], index: Int?) -> [TUIAction] {
+        let view = state.view
+        let selectedID = index.map { ids[$0] }
+        let download = view == .downloads ? selectedID.flatMap { id in snapshot.downloads.first { Int64($0.id) == id } } : nil
+        let marked = state.markedIDs(view, in: snapshot)
+        switch action {
+        case .up: state.select((index ?? 0) - 1, in: view, ids: ids)
+        case .down: state.select((index ?? -1) + 1, in: view, ids: ids)
+        case .top: state.select(0, in: view, ids: ids)
+        case .bottom: state.select(ids.count - 1, in: view, ids: ids)
+        case .downloads: state.view = .downloads
+        case .episodes: state.view = .episodes
+        case .podcasts: state.view = .podcasts
+        case .quit:
             state.quit = true
             return [.quit]
-        case .character("?"): state.mode = .help
-        case .character("f"): state.mode = .filtering
-        case .character("/"):
+        case .help: state.mode = .help
+        case .filter: state.mode = .filtering
+        case .search:
             state.search[view] = nil
             if view == .episodes { state.notesMatches = nil }
             state.mode = .searching(origin: selectedID)
-        case .character("n"), .character("N"):
+        case .next, .previous:
             guard let needle = state.search[view], !needle.isEmpty else {
                 state.message = .init("No search yet: \(state.keys.key(.search)) starts one.")
                 return []
             }
-            let forward = key == .character("n")
+            let forward = action == .next
             let start = index ?? (forward ? -1 : ids.count)
             if let found = firstMatch(
                 needle, in: view, ids: ids, from: start + (forward ? 1 : -1), forward: forward, snapshot: snapshot,
@@ -94,23 +112,26 @@ public enum TUIController {
             } else {
                 state.message = .init("Nothing matches “\(needle)”.")
             }
-        case .character("s"):
+        case .sort:
             let keys = TUIState.SortKey.keys(for: view)
             let now = state.order(view).key
             let next = keys[((keys.firstIndex(of: now) ?? 0) + 1) % keys.count]
             state.sort[view] = .init(next)
             state.message = .init("sorted by \(next.rawValue)")
-        case .character("S"):
+        case .sortReverse:
             var order = state.order(view)
             order.reversed.toggle()
             state.sort[view] = order
             state.message = .init("sorted by \(order.key.rawValue)" + (order.reversed ? ", the other way round" : ""))
-        case .character("a"): state.mode = .addingFeed("")
-        case .character("u"): return [.refreshFeeds]
-        case .character("+"): return [.changeLimit(by: 1)]
-        case .character("-"): return [.changeLimit(by: -1)]
-        case .character("]"): return [.changePerHost(by: 1)]
-        case .character("F"):
+        case .addFeed: state.mode = .addingFeed("")
+        case .refresh: return [.refreshFeeds]
+        case .moreJobs: return [.changeLimit(by: 1)]
+        case .fewerJobs: return [.changeLimit(by: -1)]
+        case .morePerHost: return [.changePerHost(by: 1)]
+        case .fewerPerHost: return [.changePerHost(by: -1)]
+        case .slower: return [.changeRate(faster: false)]
+        case .faster: return [.changeRate(faster: true)]
+        case .stateFilter:
             let filters = TUIState.StateFilter.filters(for: view)
             guard !filters.isEmpty else { return [] }
             let next = state.stateFilter[view].flatMap { filters.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
@@ -119,84 +140,64 @@ public enum TUIController {
             state.message = .init(
                 state.stateFilter[view].map { "showing only \($0.rawValue) \(what) (F: the next state, Esc: all)" }
                     ?? "showing \(what) in every state")
-        case .character("m"):
+        case .played:
             guard view == .episodes, let id = selectedID else {
-                state.message = .init("m marks episodes played: in the Episodes view (\(state.keys.key(.episodes))).")
+                state.message = .init("\(state.keys.key(.played)) marks episodes played: in the Episodes view (\(state.keys.key(.episodes))).")
                 return []
             }
-            let marked = state.markedIDs(.episodes, in: snapshot)
             let ids = marked.isEmpty ? [id] : marked
             state.marked[.episodes] = nil
             return [.setPlayed(ids: ids, played: !ids.allSatisfy(snapshot.isPlayed))]
-        case .character("R"):
+        case .retryFailed:
             let failed = snapshot.downloads.filter { if case .failed = $0.state { true } else { false } }.map { Int64($0.id) }
             guard !failed.isEmpty else {
                 state.message = .init("No download has failed.")
                 return []
             }
             return [.performMany(.retry, ids: failed)]
-        case .character("C"):
+        case .clearCompleted:
             let completed = snapshot.downloads.filter { $0.state == .completed }.map { Int64($0.id) }
             guard !completed.isEmpty else {
                 state.message = .init("No completed row to clear.")
                 return []
             }
             return [.removeMany(ids: completed, deletingFiles: false)]
-        case .character("Q"):
+        case .queueNew:
             guard view == .podcasts || view == .episodes, let scope = view == .podcasts ? selectedID : state.episodesOf?.id else {
-                state.message = .init("Q queues a podcast's episodes: in the Podcasts view (\(state.keys.key(.podcasts))), or the episodes of one podcast.")
+                state.message = .init(
+                    "\(state.keys.key(.queueNew)) queues a podcast's episodes: in the Podcasts view (\(state.keys.key(.podcasts))), or the episodes of one podcast."
+                )
                 return []
             }
-            let marked = view == .podcasts ? state.markedIDs(.podcasts, in: snapshot) : []
-            let ids = marked.isEmpty ? [scope] : marked
-            let title = ids.count == 1 ? snapshot.podcasts.first { $0.id == ids[0] }?.title ?? "#\(ids[0])" : "\(ids.count) podcasts"
-            state.mode = .queueingFrom(podcasts: ids, title: title, count: "")
-        case .character("["): return [.changePerHost(by: -1)]
-        case .character("<"): return [.changeRate(faster: false)]
-        case .character(">"): return [.changeRate(faster: true)]
-        case .character("P"):
+            let chosen = view == .podcasts && !marked.isEmpty ? marked : [scope]
+            let title = chosen.count == 1 ? snapshot.podcasts.first { $0.id == chosen[0] }?.title ?? "#\(chosen[0])" : "\(chosen.count) podcasts"
+            state.mode = .queueingFrom(podcasts: chosen, title: title, count: "")
+        case .pauseAll:
             let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
             return [.pauseAll(anyRunnable)]
-        case .escape:
-            // Marks go first; then the filter and the podcast shown.
-            if state.marked[view]?.isEmpty == false {
-                state.marked[view] = nil
-                return []
-            }
-            state.filter[view] = nil
-            state.stateFilter[view] = nil
-            if view == .episodes { state.episodesOf = nil }
-        case .character("i"):
+        case .detail:
             guard let id = selectedID else { return [] }
             state.detail = placeholderDetail(view: view, id: id, snapshot: snapshot)
             state.detailScroll = 0
             state.mode = .detail
             return [.loadDetail(view: view, id: id)]
-        case .character(" ") where view != .downloads, .character("v"):
+        case .mark:
             guard let id = selectedID else { return [] }
             if state.marked[view, default: []].remove(id) == nil { state.marked[view, default: []].insert(id) }
             state.select((index ?? 0) + 1, in: view, ids: ids)
-        case .character("*"):
+        case .markAll:
             let shown = Set(ids)
             state.marked[view] = shown.isSubset(of: state.marked[view] ?? []) ? nil : shown
-        case .enter where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty,
-            .character("d") where view == .episodes && !state.markedIDs(view, in: snapshot).isEmpty:
-            let marked = state.markedIDs(view, in: snapshot)
+        case .open where view == .episodes && !marked.isEmpty:
             state.marked[view] = nil
             return [.queueEpisodes(ids: marked)]
-        case .character("c") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-            .character("p") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-            .character(" ") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-            .character("r") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty,
-            .character("x") where view == .downloads && !state.markedIDs(view, in: snapshot).isEmpty:
-            return markedKey(key, ids: state.markedIDs(view, in: snapshot), snapshot: snapshot, state: &state)
-        case .enter, .character("d"):
+        case .cancel where view == .downloads && !marked.isEmpty, .pause where view == .downloads && !marked.isEmpty,
+            .retry where view == .downloads && !marked.isEmpty, .remove where view == .downloads && !marked.isEmpty:
+            return markedKey(action, ids: marked, snapshot: snapshot, state: &state)
+        case .open:
             return open(view: view, id: selectedID, snapshot: snapshot, state: &state)
-        case .character("c"), .character("p"), .character(" "), .character("r"), .character("K"), .character("J"), .character("x"),
-            .character("o"):
-            return rowKey(key, view: view, id: selectedID, download: download, snapshot: snapshot, state: &state)
-        default:
-            break
+        case .cancel, .pause, .retry, .remove, .moveUp, .moveDown, .play:
+            return rowKey(action, view: view, id: selectedID, download: download, snapshot: snapshot, state: &state)
         }
         return []
     }
@@ -220,10 +221,10 @@ public enum TUIController {
 
     /// The keys that act on the selected download (and `x` on a podcast).
     private static func rowKey(
-        _ key: Key, view: TUIView, id: Int64?, download: DownloadRow?, snapshot: TUISnapshot,
+        _ action: KeyBindings.Action, view: TUIView, id: Int64?, download: DownloadRow?, snapshot: TUISnapshot,
         state: inout TUIState
     ) -> [TUIAction] {
-        if view == .podcasts, key == .character("x"), let id, let podcast = snapshot.podcasts.first(where: { $0.id == id }) {
+        if view == .podcasts, action == .remove, let id, let podcast = snapshot.podcasts.first(where: { $0.id == id }) {
             state.mode = .confirming(.removePodcast(id: id, title: podcast.title))
             return []
         }
@@ -233,19 +234,19 @@ public enum TUIController {
         }
         guard let id, let download else { return [] }
         let event: DownloadEvent
-        switch key {
-        case .character("c"): event = .cancel
-        case .character("p"), .character(" "): event = download.state == .paused ? .resume : .pause
-        case .character("r"): event = .retry
-        case .character("o"):
+        switch action {
+        case .cancel: event = .cancel
+        case .pause: event = download.state == .paused ? .resume : .pause
+        case .retry: event = .retry
+        case .play:
             guard download.state == .completed else {
                 state.message = .init("#\(id) is \(download.state.name); only a completed download can be played.")
                 return []
             }
             return [.play(id: id)]
-        case .character("K"): return [.move(id: id, by: -1)]
-        case .character("J"): return [.move(id: id, by: 1)]
-        default:  // x
+        case .moveUp: return [.move(id: id, by: -1)]
+        case .moveDown: return [.move(id: id, by: 1)]
+        default:  // remove
             if download.state == .completed {
                 state.mode = .confirming(.removeCompleted(id: id, title: download.title))
                 return []

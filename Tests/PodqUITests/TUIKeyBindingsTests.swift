@@ -69,12 +69,42 @@ final class KeyBindingDisplacementTests: XCTestCase {
         XCTAssertNil(keys.conflict())
         XCTAssertTrue(keys.isDisplaced(.clearCompleted))
         XCTAssertEqual(keys.key(.clearCompleted), "·")
-        XCTAssertEqual(keys.canonical("C"), "c", "C cancels")
-        XCTAssertNil(keys.canonical("c"), "the old letter does nothing")
+        XCTAssertEqual(keys.action(for: "C"), .cancel, "C cancels")
+        XCTAssertNil(keys.action(for: "c"), "the old letter does nothing")
         keys.bind(.clearCompleted, to: "Z")
         XCTAssertFalse(keys.isDisplaced(.clearCompleted))
-        XCTAssertEqual(keys.canonical("Z"), "C", "and Z clears completed rows")
+        XCTAssertEqual(keys.action(for: "Z"), .clearCompleted, "and Z clears completed rows")
         keys.bind(.retry, to: "Z")
         XCTAssertNotNil(keys.conflict(), "two letters the config chose still conflict")
+    }
+}
+
+/// The one map from keys to actions (``KeyBindings/action(for:)``).
+final class KeyActionMapTests: XCTestCase {
+    func testEveryDefaultLetterIsItsActionAndTheFixedKeysTheirs() {
+        let keys = KeyBindings()
+        for action in KeyBindings.Action.allCases {
+            XCTAssertEqual(keys.action(for: .character(KeyBindings.defaults[action]!)), action, "\(action)")
+        }
+        XCTAssertEqual(keys.action(for: .up), .up)
+        XCTAssertEqual(keys.action(for: .down), .down)
+        XCTAssertEqual(keys.action(for: .home), .top)
+        XCTAssertEqual(keys.action(for: .end), .bottom)
+        XCTAssertEqual(keys.action(for: .enter), .open)
+        for key: Key in [.pageUp, .pageDown, .tab, .escape, .character(" "), .character("z"), .mouse(.click, x: 1, y: 1)] {
+            XCTAssertNil(keys.action(for: key), "\(key) is read as a key, not an action")
+        }
+    }
+
+    /// Every binding, remapped one at a time to a free letter: the new letter is the action's, the
+    /// old one nobody's (unless it is another action's default), and the arrows stay.
+    func testEveryActionMovesToItsNewLetter() {
+        for action in KeyBindings.Action.allCases {
+            var keys = KeyBindings()
+            keys.bind(action, to: "Z")
+            XCTAssertEqual(keys.action(for: "Z"), action)
+            XCTAssertNil(keys.action(for: KeyBindings.defaults[action]!), "\(action)'s old letter")
+            XCTAssertEqual(keys.action(for: .up), .up)
+        }
     }
 }

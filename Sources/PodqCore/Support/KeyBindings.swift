@@ -46,17 +46,6 @@ public struct KeyBindings: Sendable, Equatable {
         custom[action] == nil && custom.values.contains(Self.defaults[action]!)
     }
 
-    /// What a pressed character stands for: the default key of the action it is bound to, nil when
-    /// it is a default key whose action moved, or the character itself when no action uses it.
-    public func canonical(_ pressed: Character) -> Character? {
-        if custom.isEmpty { return pressed }
-        if let action = custom.first(where: { $0.value == pressed })?.key { return Self.defaults[action]! }
-        if let action = Action.allCases.first(where: { custom[$0] == nil && Self.defaults[$0] == pressed }), !isDisplaced(action) {
-            return pressed
-        }
-        return Self.defaults.values.contains(pressed) ? nil : pressed
-    }
-
     /// Binds `action` to `character`.
     public mutating func bind(_ action: Action, to character: Character) { custom[action] = character }
 
