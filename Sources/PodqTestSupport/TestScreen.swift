@@ -9,11 +9,16 @@ import PodqUI
 public final class TestScreen: TerminalScreen {
     /// One key of the script: sent once `when` holds for the last frame's text.
     public struct Step {
-        public var key: Key
+        /// The key; nil for the terminal hanging up (the window closed).
+        public var key: Key?
         public var when: (String) -> Bool
-        public init(_ key: Key, when: @escaping (String) -> Bool = { _ in true }) {
+        public init(_ key: Key?, when: @escaping (String) -> Bool = { _ in true }) {
             self.key = key
             self.when = when
+        }
+        /// The terminal hangs up once the screen shows `text`.
+        public static func hangUp(after text: String) -> Step {
+            Step(nil) { $0.contains(text) }
         }
         /// A character key, once the screen shows `text` (any screen when nil).
         public static func type(_ character: Character, after text: String? = nil) -> Step {
@@ -49,6 +54,7 @@ public final class TestScreen: TerminalScreen {
                 script.removeFirst()
                 played += 1
                 waitingSince = Date()
+                if step.key == nil { isHungUp = true }
                 return step.key
             }
             if Date().timeIntervalSince(waitingSince) > patience {

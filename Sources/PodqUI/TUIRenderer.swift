@@ -211,7 +211,7 @@ public struct TUIRenderer: Sendable {
             break
         }
         if let message = state.message { return (message.text, message.isError ? .failure : .normal) }
-        if let notice = snapshot.notice { return (notice, .failure) }
+        if let notice = state.notice { return (notice, .failure) }
         guard let id = selectedID else { return nil }
         switch state.view {
         case .downloads:

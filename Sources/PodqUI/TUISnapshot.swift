@@ -21,8 +21,6 @@ public struct TUISnapshot: Sendable {
     public var limit: Int
     /// The speed limit the downloads share, in bytes a second; nil for none.
     public var rateLimit: Int?
-    /// Something the whole queue is waiting on (a full disk), shown on the message line.
-    public var notice: String?
     /// True until the library has been read once: the Episodes and Podcasts views say it is being
     /// read, never that there is nothing (a big library takes a moment).
     public var libraryLoading = false
@@ -32,7 +30,7 @@ public struct TUISnapshot: Sendable {
 
     public init(
         downloads: [DownloadRow] = [], library: EpisodeLibrary, episodeStates: [Int64: EpisodeState] = [:],
-        rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil, notice: String? = nil,
+        rowLists: RowListCache? = nil, limit: Int = 3, rateLimit: Int? = nil,
         waitingForHost: Int = 0, perHost: Int = 2
     ) {
         self.waitingForHost = waitingForHost
@@ -43,13 +41,12 @@ public struct TUISnapshot: Sendable {
         self.episodeStates = episodeStates
         self.rowLists = rowLists
         self.limit = limit
-        self.notice = notice
     }
 
     /// A snapshot of these rows (tests and benchmarks): the episodes' states are taken from the rows.
     public init(
         downloads: [DownloadRow] = [], episodes: [EpisodeRow] = [], podcasts: [PodcastRow] = [], limit: Int = 3,
-        rateLimit: Int? = nil, notice: String? = nil, waitingForHost: Int = 0, perHost: Int = 2
+        rateLimit: Int? = nil, waitingForHost: Int = 0, perHost: Int = 2
     ) {
         var names: [Int64: String] = [:]
         for e in episodes { names[e.podcastId] = e.podcast }
@@ -61,7 +58,7 @@ public struct TUISnapshot: Sendable {
         var states: [Int64: EpisodeState] = [:]
         for e in episodes where e.state != .new { states[e.id] = e.state }
         self.init(
-            downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit, notice: notice,
+            downloads: downloads, library: library, episodeStates: states, limit: limit, rateLimit: rateLimit,
             waitingForHost: waitingForHost, perHost: perHost)
     }
 

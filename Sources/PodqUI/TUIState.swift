@@ -60,7 +60,11 @@ public struct TUIState: Sendable, Equatable {
     /// Episodes of one podcast only (Enter on a podcast); nil for all.
     public var episodesOf: PodcastScope?
     public var message: Message?
+    /// Something the whole queue is waiting on (a full disk), shown on the message line until it ends.
+    public var notice: String?
     public var quit = false
+    /// The quit came from a signal or the terminal hanging up (exit code 130), not from `q`.
+    public var quitBySignal = false
     /// What the detail pane shows, and the first of its lines on screen.
     public var detail: Detail?
     public var detailScroll = 0

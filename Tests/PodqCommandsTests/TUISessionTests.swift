@@ -80,4 +80,23 @@ final class TUISessionTests: XCTestCase {
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
         XCTAssertEqual(try context.store.downloads().count, 1)
     }
+
+    /// The terminal hanging up mid-download stops the TUI as SIGHUP does: exit 130, the unfinished
+    /// download kept with its partial file for the next start.
+    func testATerminalThatHangsUpStopsAsASignalWithThePartialKept() async throws {
+        let context = try context()
+        _ = try context.store.add([
+            NewDownload(
+                url: server.url("/data/slow.mp3?size=2000000&seed=9&rate=100000").absoluteString, title: "Slow", podcast: nil,
+                destination: dir.file("out/slow.mp3"),
+                folder: dir.file("out"))
+        ])
+        let screen = TestScreen(width: 110, height: 16, script: [.hangUp(after: "2 done")])
+        let code = try await TUISession.run(context: context, screen: { _ in screen })
+        XCTAssertEqual(code, ExitCodes.interrupted)
+        XCTAssertTrue(screen.restored)
+        let slow = try XCTUnwrap(try context.store.downloads().first { $0.title == "Slow" })
+        XCTAssertEqual(slow.state, .queued, "it resumes on the next start")
+        XCTAssertGreaterThan(slow.bytesReceived, 0)
+    }
 }

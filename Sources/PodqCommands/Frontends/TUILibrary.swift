@@ -16,15 +16,12 @@ final class TUILibrary: Sendable {
     private struct State {
         var library = EpisodeLibrary()
         var estimates: [Int64: Int64] = [:]
-        /// A library built since the loop last took one.
-        var fresh = false
         var loaded = false
         var loading = false
         var again = false
         /// The podcasts' stamps as of the last read, by id, to notice other processes' changes.
         var stamps: [QueueStore.PodcastStamp] = []
         var watchedAt = 0.0
-        var failure: String?
         /// Episodes marked played or not (`m`) that the library may not show yet.
         var playedChanges: [Int64: Bool] = [:]
         var playedVersion = 0
@@ -34,9 +31,12 @@ final class TUILibrary: Sendable {
 
     private let store: QueueStore
     private let state = Mutex(State())
+    /// Where a new library (`.libraryChanged`) and a failed read (`.libraryFailed`) go: the TUI's events.
+    private let post: @Sendable (TUIEvent) -> Void
 
-    init(store: QueueStore) {
+    init(store: QueueStore, post: @escaping @Sendable (TUIEvent) -> Void = { _ in }) {
         self.store = store
+        self.post = post
     }
 
     /// The newest library (empty until the first read ends).
@@ -52,28 +52,12 @@ final class TUILibrary: Sendable {
         state.withLock { state in
             for id in ids { state.playedChanges[id] = played }
             state.playedVersion += 1
-            state.fresh = true
         }
+        post(.libraryChanged)
     }
 
     /// True once the first read ended.
     var isLoaded: Bool { state.withLock { $0.loaded } }
-
-    /// True once after each new library (the loop draws a frame for it).
-    func takeFresh() -> Bool {
-        state.withLock { state in
-            defer { state.fresh = false }
-            return state.fresh
-        }
-    }
-
-    /// Why the last read failed, once.
-    func takeFailure() -> String? {
-        state.withLock { state in
-            defer { state.failure = nil }
-            return state.failure
-        }
-    }
 
     /// Reads the library again in the background; a request during a read makes one more read after it.
     func reload() {
@@ -172,11 +156,11 @@ final class TUILibrary: Sendable {
                 $0.playedVersion += 1
                 $0.playedChanges = $0.playedChanges.filter { id, played in library.position(of: id).map { library.isPlayed(at: $0) } != played }
                 $0.stamps = stamps
-                $0.fresh = true
                 $0.loaded = true
             }
+            post(.libraryChanged)
         } catch {
-            state.withLock { $0.failure = error.localizedDescription }
+            post(.libraryFailed(SafeText.clean(error.localizedDescription)))
         }
     }
 }

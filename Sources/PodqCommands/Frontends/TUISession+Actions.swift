@@ -8,7 +8,7 @@ import PodqUI
 /// The main actor never waits for the queue: a key's work goes to ``TUISession/commands`` and runs
 /// off the main actor, one piece after another in the order of the keys, as a ``QueueSession/Command``
 /// (the session words its line and changes rows through the runner, the one writer of rows in this
-/// process); a bulk one runs beside the keys; its line comes back through the ``TUIInbox``.
+/// process); a bulk one runs beside the keys; its line comes back through the ``TUIEvents``.
 extension TUISession {
     func perform(_ action: TUIAction) {
         switch action {
@@ -30,8 +30,8 @@ extension TUISession {
         case .changeRate(let faster):
             changeRate(faster: faster)
         case .pauseAll(let pause):
-            let inbox = self.inbox
-            act(.pauseAll(pause)) { if !pause { inbox.setNotice(nil) } }
+            let events = self.events
+            act(.pauseAll(pause)) { if !pause { events.post(.notice(nil)) } }
         case .remove(let id, let deletingFile):
             act(.remove(ids: [id], deletingFiles: deletingFile))
         case .queueEpisode(let id):
@@ -54,23 +54,23 @@ extension TUISession {
             bulk("removing \(QueueSession.count(ids.count, "row"))…", .remove(ids: ids, deletingFiles: deletingFiles))
         case .loadDetail(let view, let id):
             // A read: beside the keys' work, never behind it (the loop keeps only the detail still open).
-            let reader = TUIDetailReader(store: context.store, configAutoQueue: context.settings.autoQueue), inbox = self.inbox
+            let reader = TUIDetailReader(store: context.store, configAutoQueue: context.settings.autoQueue), events = self.events
             Task.detached {
                 do {
-                    inbox.post(detail: try reader.detail(view: view, id: id))
+                    events.post(.detail(try reader.detail(view: view, id: id)))
                 } catch {
-                    inbox.post(CommandError(error).message, isError: true)
+                    events.post(CommandError(error).message, isError: true)
                 }
             }
         case .searchNotes(let needle):
             // Off the keys' worker too: a search typed during a long bulk action is answered at once.
-            let store = context.store, inbox = self.inbox, number = inbox.nextNotesSearch()
+            let store = context.store, events = self.events, number = events.nextNotesSearch()
             Task.detached {
                 do {
                     let found = try await store.episodesMatchingNotes(needle)
-                    inbox.post(notes: NotesMatches(needle: needle, ids: found.ids, isComplete: found.isComplete), number: number)
+                    events.post(notes: NotesMatches(needle: needle, ids: found.ids, isComplete: found.isComplete), number: number)
                 } catch {
-                    inbox.post("cannot search the show notes: \(CommandError(error).message)", isError: true)
+                    events.post("cannot search the show notes: \(CommandError(error).message)", isError: true)
                 }
             }
         case .addFeed(let url):
@@ -113,36 +113,36 @@ extension TUISession {
     }
 
     /// Queues `command` to run through the session after the work of the keys before; its line (or
-    /// its error) comes back through the inbox, and `then` runs after it (whether it worked or not).
+    /// its error) comes back through the events, and `then` runs after it (whether it worked or not).
     private func act(_ command: QueueSession.Command, then: (@Sendable () -> Void)? = nil) {
-        let inbox = self.inbox, session = self.session
+        let events = self.events, session = self.session
         commands.yield {
-            await Self.run(command, on: session, inbox: inbox)
+            await Self.run(command, on: session, events: events)
             then?()
         }
     }
 
     /// Runs a bulk `command` (many rows, or a podcast's episodes) in the background, so that no other
     /// key's work waits for it: `starting` is said in the order of the keys, then the command runs
-    /// beside them and its line (or error) comes back through the inbox when it is done.
+    /// beside them and its line (or error) comes back through the events when it is done.
     private func bulk(_ starting: String, _ command: QueueSession.Command, then: (@Sendable () -> Void)? = nil) {
-        let inbox = self.inbox, session = self.session, bulkWork = self.bulkWork
+        let events = self.events, session = self.session, bulkWork = self.bulkWork
         commands.yield {
-            inbox.post(starting)
+            events.post(starting)
             bulkWork.add(
                 Task.detached {
-                    await Self.run(command, on: session, inbox: inbox)
+                    await Self.run(command, on: session, events: events)
                     then?()
                 })
         }
     }
 
     /// `command` through the session, its line or its error posted.
-    private nonisolated static func run(_ command: QueueSession.Command, on session: QueueSession, inbox: TUIInbox) async {
+    private nonisolated static func run(_ command: QueueSession.Command, on session: QueueSession, events: TUIEvents) async {
         do {
-            if let line = try await session.perform(command) { inbox.post(line) }
+            if let line = try await session.perform(command) { events.post(line) }
         } catch {
-            inbox.post(CommandError(error).message, isError: true)
+            events.post(CommandError(error).message, isError: true)
         }
     }
 
@@ -181,20 +181,20 @@ extension TUISession {
     /// Shows `text` on the message line, after the lines of the keys pressed before (they come
     /// through the same queue, so a later key's line is never covered by an earlier one's).
     private func say(_ text: String, isError: Bool = false) {
-        let inbox = self.inbox
-        commands.yield { inbox.post(text, isError: isError) }
+        let events = self.events
+        commands.yield { events.post(text, isError: isError) }
     }
 
     /// Runs feed work off the main actor, beside the keys' work (a slow feed does not hold a key
-    /// back); its line arrives through the inbox. New episodes it queues go through the runner.
+    /// back); its line arrives through the events. New episodes it queues go through the runner.
     private func background(_ work: @escaping @Sendable (FeedRefresh) async throws -> String) {
         let refresher = FeedRefresh(context: context, transport: transport, writer: .runner(runner))
-        let inbox = self.inbox, library = self.library, runner = self.runner
+        let events = self.events, library = self.library, runner = self.runner
         Task.detached {
             do {
-                inbox.post(try await work(refresher))
+                events.post(try await work(refresher))
             } catch {
-                inbox.post(CommandError(error).message, isError: true)
+                events.post(CommandError(error).message, isError: true)
             }
             library.reload()
             runner.wake()

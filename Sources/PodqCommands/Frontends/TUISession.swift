@@ -23,7 +23,7 @@ final class TUISession {
     let library: TUILibrary
     /// The Episodes view's rows between frames.
     let rowLists = RowListCache()
-    let inbox: TUIInbox
+    let events: TUIEvents
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
     let commands: AsyncStream<@Sendable () async -> Void>.Continuation
     /// The bulk actions started beside the keys' work: awaited at quit, after the runner stopped (a
@@ -53,43 +53,43 @@ final class TUISession {
         screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil
     ) async throws -> Int32 {
         let model = DownloadsViewModel()
-        let library = TUILibrary(store: context.store)
-        let inbox = TUIInbox()
+        let events = TUIEvents()
+        let library = TUILibrary(store: context.store, post: events.post)
         // The session's lines go to the message line while the screen is up, to the terminal after.
         let screenClosed = Mutex(false)
         let frontEnd = QueueSession.FrontEnd(
             onOperation: { model.track($0) },
             onEvent: { event in
                 if case .diskFull = event {
-                    inbox.setNotice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P.")
+                    events.post(.notice("The disk is full: the queue is paused with every partial file kept. Free some space, then press P."))
                 }
-                if case .note(_, let title, let text) = event { inbox.post("\(title): \(text)") }
+                if case .note(_, let title, let text) = event { events.post("\(title): \(text)") }
             },
             onSync: { model.update(records: $0, estimates: library.estimates) },
             note: { line in
-                if screenClosed.withLock({ $0 }) { Console.out(line.hasPrefix("podq: ") ? line : "podq: " + line) } else { inbox.post(line) }
+                if screenClosed.withLock({ $0 }) { Console.out(line.hasPrefix("podq: ") ? line : "podq: " + line) } else { events.post(line) }
             },
-            onSignal: { inbox.requestQuit(signal: true) },
+            onSignal: { events.post(.quit(bySignal: true)) },
             adjustableRate: true,
             cleanup: .atStart(report: { cleaned in
                 if cleaned.heldBack > 0 {
-                    inbox.post(
+                    events.post(
                         "cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
                             + "nothing deleted now (podq cleanup --dry-run lists them)")
                 } else if !cleaned.removed.isEmpty {
-                    inbox.post(
+                    events.post(
                         "cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
                 }
             }))
         let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)
         let code = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
-            try await TUISession(session: session, model: model, library: library, inbox: inbox)
+            try await TUISession(session: session, model: model, library: library, events: events)
                 .run(keepsPartials: keepsPartials, screen: screen) { screenClosed.withLock { $0 = true } }
         }
         return code ?? ExitCodes.locked
     }
 
-    private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, inbox: TUIInbox) {
+    private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, events: TUIEvents) {
         guard let rateLimiter = session.rateLimiter else { preconditionFailure("the TUI's session has a speed limiter (adjustableRate)") }
         self.session = session
         self.context = session.context
@@ -101,7 +101,7 @@ final class TUISession {
         self.perHost = max(1, settings.perHostDownloads)
         self.model = model
         self.library = library
-        self.inbox = inbox
+        self.events = events
         (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         state.keys = context.settings.keys
     }
@@ -127,12 +127,12 @@ final class TUISession {
         } catch {
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }
-        let inbox = self.inbox, session = self.session, pending = self.pending
+        let events = self.events, session = self.session, pending = self.pending
         let queueTask = Task.detached {
             do {
                 return try await session.run(untilStopped: true)
             } catch {
-                inbox.requestQuit(signal: false)  // the store failed: leave, restore, then say why
+                events.post(.quit(bySignal: false))  // the store failed: leave, restore, then say why
                 throw error
             }
         }
@@ -155,7 +155,9 @@ final class TUISession {
         } catch {
             failure = error
         }
-        context.log.info("tui quit", metadata: ["signal": "\(inbox.quitBySignal)"])
+        // A signal during the shutdown counts too.
+        for case .quit(bySignal: true) in events.drain() { state.quitBySignal = true }
+        context.log.info("tui quit", metadata: ["signal": "\(state.quitBySignal)"])
         if let failure { throw CommandError(failure) }
         let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
         if stopped > 0, keepsPartials {
@@ -163,7 +165,7 @@ final class TUISession {
                 "podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start."
             )
         }
-        return inbox.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
+        return state.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
     }
 
     private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -176,7 +178,7 @@ final class TUISession {
         var needsFrame = true
         var speeds = SpeedHistory()
         var wasRunning = false
-        while !state.quit && !inbox.quitRequested {
+        while !state.quit {
             var size = screen.size
             let running = runner.runningCount > 0
             // The last download just stopped: what their connections' buffers held goes back to the
@@ -186,44 +188,35 @@ final class TUISession {
             let key = screen.readKey(waiting: pacer.wait(now: now, moving: running, changed: needsFrame))
             if screen.isHungUp {
                 // Nobody can see or type any more: stop as after SIGHUP, with every partial kept.
-                inbox.requestQuit(signal: true)
+                _ = TUIController.apply(.quit(bySignal: true), state: &state, snapshot: snapshot(), pageSize: 1)
                 break
             }
             let busySince = FrameTrace.now
             defer { trace?.busy(FrameTrace.now - busySince) }
+            // The key first, then what the other threads posted meanwhile, each in its order.
+            var arrived: [TUIEvent] = []
             if let key {
                 trace?.key()
+                needsFrame = true
                 if key == .resize {
                     screen.invalidate()
                     size = screen.size
                 } else {
-                    let actions = TUIController.handle(key, state: &state, snapshot: snapshot(), pageSize: TUIRenderer.tableRows(height: size.height))
-                    for action in actions {
-                        if case .play(let id) = action { play(id, on: screen) } else { perform(action) }
-                    }
+                    arrived.append(.key(key))
+                }
+            }
+            arrived += events.drain()
+            for event in arrived {
+                let actions = TUIController.apply(event, state: &state, snapshot: snapshot(), pageSize: TUIRenderer.tableRows(height: size.height))
+                for action in actions {
+                    if case .play(let id) = action { play(id, on: screen) } else { perform(action) }
                 }
                 needsFrame = true
             }
+            if state.quit { break }
             let time = now
-            if let message = inbox.takeMessage() {
-                state.message = message
-                needsFrame = true
-            }
-            if let detail = inbox.takeDetail(), state.mode == .detail, state.detail?.view == detail.view, state.detail?.id == detail.id {
-                state.detail = detail
-                needsFrame = true
-            }
-            if let matches = inbox.takeNotesMatches() {
-                TUIController.receive(matches, state: &state, snapshot: snapshot())
-                needsFrame = true
-            }
-            if library.takeFresh() { needsFrame = true }
-            if let failure = library.takeFailure() {
-                state.message = .init("cannot read the episodes: \(failure)", isError: true)
-                needsFrame = true
-            }
             library.watch(at: time)
-            if model.needsDisplay || inbox.takeChanged() { needsFrame = true }
+            if model.needsDisplay { needsFrame = true }
             guard pacer.frameDue(now: time, moving: runner.runningCount > 0, changed: needsFrame, key: key != nil) else { continue }
             let tick = FramePacer.tick(at: time)
             let frameBegin = FrameTrace.now
@@ -241,7 +234,7 @@ final class TUISession {
     func snapshot() -> TUISnapshot {
         var snapshot = TUISnapshot(
             downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
-            limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond, notice: inbox.notice,
+            limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond,
             waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
         snapshot.playedChanges = library.playedChanges
         snapshot.libraryLoading = !library.isLoaded
