@@ -81,12 +81,8 @@ final class CompletionHooksTests: CLITestCase {
         }
         XCTAssertEqual(started.count, 2)
         for pid in started {
-            var alive = kill(pid, 0) == 0
-            for _ in 0..<100 where alive {
-                try await Task.sleep(for: .milliseconds(50))
-                alive = kill(pid, 0) == 0
-            }
-            XCTAssertFalse(alive, "process \(pid) of the hook outlived its timeout")
+            let gone = await waitUntil(timeout: 5, every: 50) { kill(pid, 0) != 0 }
+            XCTAssertTrue(gone, "process \(pid) of the hook outlived its timeout")
         }
     }
 

@@ -97,10 +97,7 @@ final class DownloadCommandTests: CLITestCase {
             let args = ["download", "--download-dir", dir.file("out"), url.absoluteString]
             let first = try podq(args)
             let part = dir.file("out/big\(index).mp3.part")
-            for _ in 0..<400 {
-                if let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 200_000 { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await waitUntil(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 200_000 }
             first.send(signal)
             let exit = await finish(first)
             XCTAssertEqual(exit.code, 130, "signal \(signal): \(first.standardOutput) \(first.standardError)")
@@ -137,10 +134,7 @@ final class DownloadCommandTests: CLITestCase {
             arguments: [ChildProcess.podqExecutable, "download", "--download-dir", dir.file("out"), url.absoluteString],
             environment: ["PODQ_HOME": cli.home], directory: dir.path)
         let part = dir.file("out/nohup.mp3.part")
-        for _ in 0..<400 {
-            if let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 100_000 { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 100_000 }
         child.send(SIGHUP)
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)

@@ -58,8 +58,8 @@ final class ExitCodeTests: CLITestCase {
 
     func testAnInterruptIs130() async throws {
         let runner = try cli.start(["download", server.dataURL(size: 5_000_000, name: "big.mp3", ["rate": "500000"]).absoluteString])
-        _ = await waitUntil(timeout: 3, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/big.mp3.part")) }
-        try await Task.sleep(for: .milliseconds(200))
+        let part = dir.file("home/downloads/big.mp3.part")
+        _ = await waitUntil(timeout: 5, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 50_000 }
         runner.send(SIGINT)
         let exit = await runner.finish()
         XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)

@@ -50,9 +50,10 @@ final class SegmentedDownloadTests: CLITestCase {
         let runner = try cli.start(["download", url.absoluteString])
         // Wait until a map with bytes in more than one segment has been saved.
         var saved: SegmentMap?
-        for _ in 0..<600 {
-            if let map = try? storedRow()?.segmentMap, map.segments.filter({ $0.done > 0 }).count >= 2 { saved = map; break }
-            try await Task.sleep(for: .milliseconds(20))
+        _ = await waitUntil(timeout: 12) {
+            guard let map = try? storedRow()?.segmentMap, map.segments.filter({ $0.done > 0 }).count >= 2 else { return false }
+            saved = map
+            return true
         }
         try await Task.sleep(for: .milliseconds(300))
         runner.send(SIGKILL)
@@ -96,10 +97,7 @@ final class SegmentedDownloadTests: CLITestCase {
     func testAFileChangedBetweenARunAndItsResumeStartsAgainFromZero() async throws {
         let url = server.url("/changing/show.mp3?size=\(size)&rate=1500000")
         let runner = try cli.start(["download", url.absoluteString])
-        for _ in 0..<600 {
-            if let map = try? storedRow()?.segmentMap, map.downloaded > 0 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await waitUntil(timeout: 12) { ((try? storedRow()?.segmentMap)??.downloaded ?? 0) > 0 }
         runner.send(SIGKILL)
         _ = await runner.finish(timeout: 10)
         // (CI saw this fail once: the row and the first run's output say why.)
@@ -154,10 +152,7 @@ final class SegmentedDownloadTests: CLITestCase {
     func testADamagedSegmentMapStartsThePartialAgainFromZero() async throws {
         let url = server.dataURL(size: size, seed: 48, name: "damaged.mp3", ["rate": "1500000"])
         let runner = try cli.start(["download", url.absoluteString])
-        for _ in 0..<600 {
-            if let map = try? storedRow()?.segmentMap, map.segments.filter({ $0.done > 0 }).count >= 2 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await waitUntil(timeout: 12) { ((try? storedRow()?.segmentMap)??.segments.filter { $0.done > 0 }.count ?? 0) >= 2 }
         runner.send(SIGKILL)
         _ = await runner.finish(timeout: 10)
         let queue = try DatabaseQueue(path: dir.file("home/queue.sqlite"))

@@ -54,8 +54,7 @@ final class SegmentConsistencyTests: XCTestCase {
             await op.start()
             ended.store(true, ordering: .releasing)
         }
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !ended.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await waitUntil(timeout: Double(seconds)) { ended.load(ordering: .acquiring) }
         XCTAssertTrue(ended.load(ordering: .acquiring), "\(name) never ended (a wait nothing ends): \(String(describing: op.segments))")
         return op
     }

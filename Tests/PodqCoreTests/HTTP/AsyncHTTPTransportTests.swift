@@ -98,10 +98,8 @@ final class AsyncHTTPTransportTests: XCTestCase {
     }
 
     private func waitForOutcome() async throws -> ServerLog.Outcome {
-        for _ in 0..<500 {
-            if let outcome = server.log.outcomes.values.first { return outcome }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw Refused()
+        _ = await waitUntil(timeout: 5, every: 10) { !self.server.log.outcomes.isEmpty }
+        guard let outcome = server.log.outcomes.values.first else { throw Refused() }
+        return outcome
     }
 }

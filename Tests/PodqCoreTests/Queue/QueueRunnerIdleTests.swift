@@ -24,11 +24,7 @@ final class QueueRunnerIdleTests: XCTestCase {
         // Another process adds a download: the next tick reads the queue and starts it.
         let other = try QueueStore(path: dir.file("q.sqlite"))
         let late = try other.add(url: server.dataURL(size: 1000, seed: 2, name: "b.bin").absoluteString, title: "b", destination: dir.file("b.bin"))
-        var done = false
-        for _ in 0..<100 where !done {
-            try await Task.sleep(for: .milliseconds(50))
-            done = try store.download(id: late.id!)?.state == .completed
-        }
+        let done = try await waitUntil(timeout: 5, every: 50) { try store.download(id: late.id!)?.state == .completed }
         XCTAssertTrue(done, "another process's row was seen and downloaded")
         XCTAssertEqual(syncs.values.first, 1)
         XCTAssertEqual(syncs.values.last, 2)

@@ -139,7 +139,10 @@ final class QueueRunnerTests: XCTestCase {
         let slow = try add(server.dataURL(size: 600_000, seed: 1, name: "slow.bin", ["rate": "300000"]), "slow.bin")
         let runner = QueueRunner(store: store, settings: settings(), transport: transport)
         let running = Task { try await runner.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        let started = try await waitUntil {
+            (try self.store.download(id: slow)?.bytesReceived ?? 0) > 0 || FileManager.default.fileExists(atPath: self.dir.file("slow.bin.part"))
+        }
+        XCTAssertTrue(started)
         // Another process (here: another connection to the same file) adds one and cancels the first.
         let other = try QueueStore(path: dir.file("q.sqlite"))
         let late = try other.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
@@ -158,7 +161,7 @@ final class QueueRunnerTests: XCTestCase {
         let running = Task { try await runner.run() }
         let started = try await waitUntil { (try self.store.download(id: id)?.state) == .downloading }
         XCTAssertTrue(started)
-        try await Task.sleep(for: .milliseconds(300))
+        _ = await waitUntil(timeout: 5) { ((try? FileManager.default.attributesOfItem(atPath: self.dir.file("big.bin.part"))[.size] as? Int) ?? 0) > 0 }
         await runner.stop()
         let summary = try await running.value
         XCTAssertTrue(summary.interrupted)
