@@ -145,4 +145,36 @@ final class QueueSessionTests: XCTestCase {
         XCTAssertEqual(try context.store.downloads().count, 0)
         XCTAssertTrue(try String(contentsOfFile: context.paths.configFile, encoding: .utf8).contains("simultaneous-downloads = 2"))
     }
+
+    /// The session as a unit: a `MemoryTransport` in place of the network, a temporary store. Each
+    /// file is the bytes scripted for its URL; a 404 fails its row with the reason; the requests went
+    /// through the given client only; a second session gets the lock the first released.
+    func testASessionOnAMemoryTransport() async throws {
+        let context = try context(count: 3)
+        let rows = try context.store.downloads()
+        let bytes = rows.map { row in (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(row.id ?? 0)) } }
+        let memory = MemoryTransport { request, _ in
+            guard let index = rows.firstIndex(where: { $0.url == request.url.absoluteString }), index < 2 else {
+                return .init(status: 404)
+            }
+            return .ok(bytes[index], chunkSize: 4096)
+        }
+        let seen = Seen()
+        let summary = try await QueueSession.with(context: context, overrides: .init(transport: memory), frontEnd: frontEnd(seen)) {
+            try await $0.run()
+        }
+        XCTAssertEqual(summary?.completed, 2)
+        XCTAssertEqual(summary?.failed, 1)
+        for (index, row) in rows.prefix(2).enumerated() {
+            XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), bytes[index], "row \(index)")
+        }
+        let failed = try XCTUnwrap(try context.store.download(id: rows[2].id!))
+        XCTAssertEqual(failed.state, .failed)
+        XCTAssertTrue(failed.lastError?.contains("404") == true, failed.lastError ?? "")
+        XCTAssertEqual(Set(memory.requests.values.map(\.url.absoluteString)), Set(rows.map(\.url)))
+        XCTAssertEqual(server.log.outcomes.count, 0, "nothing reached the real server")
+        XCTAssertEqual(seen.all.last, "closed")
+        let again = try await QueueSession.with(context: context, overrides: .init(transport: memory), frontEnd: frontEnd(Seen())) { _ in true }
+        XCTAssertEqual(again, true, "the lock was released")
+    }
 }

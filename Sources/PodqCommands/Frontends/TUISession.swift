@@ -16,7 +16,7 @@ final class TUISession {
     let session: QueueSession
     let runner: QueueRunner
     /// The session's HTTP client: the downloads' and the feeds'.
-    let transport: AsyncHTTPTransport
+    let transport: any HTTPTransport
     /// The speed limit the downloads share; `<` and `>` change it live.
     let rateLimiter: RateLimiter
     let model: DownloadsViewModel

@@ -23,6 +23,8 @@ final class QueueSession: Sendable {
         var stallTimeout: Double?
         /// `--limit-rate`: .some(nil) lifts the config's limit.
         var rateLimit: Int??
+        /// The HTTP client, in place of the session's own (a unit test's `MemoryTransport`).
+        var transport: (any HTTPTransport)?
 
         /// `settings` with these changes.
         func applied(to settings: Settings) -> Settings {
@@ -71,7 +73,7 @@ final class QueueSession: Sendable {
     /// The config with the command line's changes.
     let settings: Settings
     /// The session's HTTP client: the downloads', the feeds' and the sidecars'.
-    let transport: AsyncHTTPTransport
+    let transport: any HTTPTransport
     /// The speed limit the downloads share; nil when there is none and it cannot change.
     let rateLimiter: RateLimiter?
     let runner: QueueRunner
@@ -86,7 +88,7 @@ final class QueueSession: Sendable {
     /// The runner's own run returned (``run(untilStopped:)``): the end does not stop it again.
     private let finished = Mutex(false)
 
-    private init(context: QueueContext, settings: Settings, transport: AsyncHTTPTransport, rateLimiter: RateLimiter?, frontEnd: FrontEnd) {
+    private init(context: QueueContext, settings: Settings, transport: any HTTPTransport, rateLimiter: RateLimiter?, frontEnd: FrontEnd) {
         self.context = context
         self.settings = settings
         self.transport = transport
@@ -141,7 +143,8 @@ final class QueueSession: Sendable {
                 "jobs": "\(settings.simultaneousDownloads)", "per-host": "\(settings.perHostDownloads)", "connections": "\(settings.connectionsPerDownload)",
                 "rate-limit": "\(settings.rateLimit.map(String.init) ?? "none")", "folder": "\(context.paths.downloadFolder)",
             ])
-        let result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { transport in
+        // The run itself, on the session's own HTTP client or the one given.
+        func running(_ transport: any HTTPTransport) async throws -> T {
             let session = QueueSession(context: context, settings: settings, transport: transport, rateLimiter: rateLimiter, frontEnd: frontEnd)
             current.withLock { $0 = session }
             if interrupt.fired && onSignal == nil { await session.stop() }
@@ -165,6 +168,12 @@ final class QueueSession: Sendable {
             }
             await session.close()
             return result
+        }
+        let result: T
+        if let given = overrides.transport {
+            result = try await running(given)
+        } else {
+            result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
         }
         frontEnd.closed?()
         if case .afterRun = frontEnd.cleanup, !interrupt.fired { try CleanupRun(context: context).run() }
