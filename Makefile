@@ -99,14 +99,18 @@ install-files:
 	$(BIN) --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/podq.fish
 
 # The man page is generated from the commands' help and committed (a test checks it names every
-# command and option): swift-argument-parser's plugin builds the package in debug and writes podq.1.
-# The generated page, with the sections swift-argument-parser cannot know (docs/podq-sections.mdoc:
-# the TUI's keys, ENVIRONMENT, FILES, EXIT STATUS) in place of its bare EXIT STATUS.
+# command and option), by swift-argument-parser's generate-manual tool run on podq alone (its plugin
+# would also run podq-bench, which links the commands but is no ArgumentParser tool), with the sections
+# swift-argument-parser cannot know (docs/podq-sections.mdoc: the TUI's keys, ENVIRONMENT, FILES, EXIT
+# STATUS) in place of its bare EXIT STATUS.
 man:
-	$(SWIFT) package plugin generate-manual --configuration debug --authors "the podq authors"
+	$(SWIFT) build --product podq
+	$(SWIFT) build --product generate-manual
+	mkdir -p .build/man
+	.build/debug/generate-manual .build/debug/podq --authors "the podq authors" --output-directory .build/man
 	awk 'FNR == NR { extra = extra $$0 "\n"; next } /^\.Sh "EXIT STATUS"/ { printf "%s", extra; skip = 1; next } \
 	  skip && /^\.Sh / { skip = 0 } !skip { print }' docs/podq-sections.mdoc \
-	  .build/plugins/GenerateManual/outputs/podq/podq.1 > docs/podq.1
+	  .build/man/podq.1 > docs/podq.1
 
 # libFuzzer targets for podq's own parsers (Fuzz/), built with -sanitize=fuzzer,address in
 # .build/fuzz, seeded from Fuzz/seeds/ and the feed fixtures, each run for FUZZ_SECONDS; findings go

@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "PodqCoreTests",
             dependencies: [
-                "PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqCore", "PodqTestSupport", "PodqServer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],

@@ -174,6 +174,7 @@ struct EpisodesCommand: ParsableCommand {
             "title": .string(e.title), "guid": .optional(e.guid), "published": .optional(e.published.map { Int64($0) }),
             "duration": .optional(e.duration), "url": .string(e.url), "type": .optional(e.type),
             "length": .optional(e.length), "state": .string(state), "played": .bool(e.playedAt != nil),
+            "position": .optional(e.position),
             "updatedUpstream": .optional(e.upstreamChange),
             "enclosures": .array(e.allEnclosures.map { .object(["url": .string($0.url), "type": .optional($0.type), "length": .optional($0.length)]) }),
         ])

@@ -51,6 +51,7 @@ public enum ExitCodes {
             if case .fetch(let cause, _) = error { cause.isBadInput ? usage : failure } else { usage }
         case let error as DownloadError: error.isBadInput ? usage : failure
         case let error as PlayerError: error.isBadInput ? usage : failure
+        case let error as SyncError: error.isBadInput ? usage : failure
         case is CancellationError: interrupted
         default: nil
         }

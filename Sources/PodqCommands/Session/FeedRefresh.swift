@@ -23,6 +23,8 @@ struct FeedRefresh {
         var failed: Bool
         /// The episodes the refresh found new.
         var newCount = 0
+        /// The podcast subscribed to, when it was.
+        var podcast: PodcastRecord?
     }
 
     /// Fetches `source` (a URL or a file) and subscribes to it.
@@ -33,9 +35,10 @@ struct FeedRefresh {
     /// - Throws: ``CommandError`` (with its code from the table) when it cannot subscribe.
     ///   - login: the podcast's login and `User-Agent` (`podq add --user …`). A login written in the
     ///     URL (`https://user:pass@host/feed`) is taken out of it: the subscription's URL never holds it.
+    ///   - announce: tell the sync server (false for a subscription the server asked for).
     func subscribe(
         _ given: String, autoQueue: Bool, fallbackTitle: String = "", keepOnFailure: Bool = false,
-        login: Login = Login()
+        login: Login = Login(), announce: Bool = true
     ) async throws -> Outcome {
         var login = login
         var source = given
@@ -69,7 +72,7 @@ struct FeedRefresh {
             do {
                 let (podcast, _) = try context.store.addPodcast(
                     url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
-                    autoQueue: autoQueue)
+                    autoQueue: autoQueue, announce: announce)
                 try context.store.updatePodcast(id: podcast.id!) {
                     $0.error = message; login.save(in: &$0)
                 }
@@ -81,7 +84,7 @@ struct FeedRefresh {
         do {
             var (podcast, episodes) = try context.store.addPodcast(
                 url: loaded.location, feed: loaded.feed, etag: loaded.etag,
-                lastModified: loaded.lastModified, autoQueue: autoQueue)
+                lastModified: loaded.lastModified, autoQueue: autoQueue, announce: announce)
             if !login.isEmpty { podcast = try context.store.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
             var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
@@ -90,7 +93,7 @@ struct FeedRefresh {
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(loaded.feed.itemsWithoutEnclosure) items without media skipped)" }
             line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
             line += logNotes(loaded.notes, podcast: podcast.id ?? 0)
-            return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false)
+            return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false, podcast: podcast)
         } catch {
             throw CommandError(error)
         }

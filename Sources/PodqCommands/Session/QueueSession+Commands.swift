@@ -31,6 +31,8 @@ extension QueueSession {
         case setLimit(Int)
         /// Downloads at once from one host, now and in the config.
         case setPerHost(Int)
+        /// Sync with the account's server (``SyncRun``) on the session's HTTP client: push, then pull.
+        case sync(full: Bool)
     }
 
     /// Carries out `command` and returns the line to say (nil: nothing to say).
@@ -103,6 +105,8 @@ extension QueueSession {
         case .setPlayed(let ids, let played):
             try context.store.setPlayed(episodeIds: ids, played: played)
             return "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
+        case .sync(let full):
+            return try await SyncRun(context: context, transport: transport).run(full: full).line
         case .unsubscribe(let id):
             try context.store.removePodcast(id: id)
             return "unsubscribed; downloaded files are kept"

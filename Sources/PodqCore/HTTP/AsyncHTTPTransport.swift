@@ -218,17 +218,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
         do {
             let proxy = proxies.server(for: request.url)
             let head: HTTPResponseHead
-            if proxy == nil, !request.decompress {
+            let plainGet = request.method == .GET && request.body == nil
+            if proxy == nil, !request.decompress, plainGet {
                 // Media sent direct: podq's own connection (DirectConnection.swift).
                 let tls = request.url.scheme?.lowercased() == "https" ? try directTLS() : nil
                 head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, on: eventLoop, connectTimeout: connectTimeout)
-            } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http" {
+            } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http", plainGet {
                 // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
                 head = try await delegate.start(
                     forwarding: request.url, headers: request.headers, via: proxy, on: eventLoop, connectTimeout: connectTimeout,
                     decompress: request.decompress)
             } else {
-                let outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .GET, headers: request.headers)
+                let outgoing = try HTTPClient.Request(
+                    url: request.url.absoluteString, method: request.method, headers: request.headers, body: request.body.map { .bytes($0) })
                 head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy), eventLoop: eventLoop)
             }
             // The deadline fired as the head came: the request is cancelled, so say why.

@@ -2,10 +2,14 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// One GET request as the download engine sends it.
+/// One request: a GET as the download engine sends it, or (sync) a POST with a body.
 public struct TransportRequest: Sendable {
     /// The URL to fetch; http or https.
     public var url: URL
+    /// GET, unless a sync request posts (`POST`, `PUT`).
+    public var method: HTTPMethod = .GET
+    /// What a POST or PUT sends; nil for none.
+    public var body: [UInt8]?
     /// Extra headers (`Range`, `If-Range`, …).
     public var headers: HTTPHeaders
     /// True for a feed: a gzip or deflate body is decoded (and may be asked for). Media is never

@@ -16,8 +16,9 @@ public final class HomeLock: Sendable {
     /// The locked file while held; -1 otherwise.
     private let held = Mutex<Int32>(-1)
 
-    public init(home: String) {
-        path = (home as NSString).appendingPathComponent("lock")
+    /// The lock `name` in `home`: `lock` runs the queue; `sync.lock` one sync at a time.
+    public init(home: String, name: String = "lock") {
+        path = (home as NSString).appendingPathComponent(name)
     }
 
     /// Takes the lock without waiting; returns nil on success, or who holds it.

@@ -37,6 +37,8 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var userAgent: String?
     /// Its own rules (``PodcastSettings``) as JSON; nil when it follows the config in everything.
     public var settings: String? = nil
+    /// The feed's URL as the sync server writes it, when it rewrote podq's (`update_urls`).
+    public var syncURL: String? = nil
 
     public init(title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
         self.title = title
@@ -106,6 +108,10 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var transcripts: String? = nil
     public var chaptersURL: String? = nil
     public var imageURL: String? = nil
+    /// Where the listening stopped, in seconds (a sync server's play, or the player's); nil when never played.
+    public var position: Int? = nil
+    /// When that position was reached (the play action's time, seconds since 1970): a later one wins.
+    public var positionAt: Double? = nil
 
     /// ``transcripts`` read back.
     public var allTranscripts: [Transcript] {

@@ -4,7 +4,8 @@ import GRDB
 extension QueueStore {
     /// Subscribes: stores the podcast and every episode of `feed` (none queued).
     /// - Throws: ``StoreError/podcastExists(id:title:)`` when the URL is already subscribed.
-    public func addPodcast(url: String, feed: Feed, etag: String?, lastModified: String?, autoQueue: Bool) throws(StoreError)
+    /// - Parameter announce: queue the subscription for the sync server (false when the server asked for it).
+    public func addPodcast(url: String, feed: Feed, etag: String?, lastModified: String?, autoQueue: Bool, announce: Bool = true) throws(StoreError)
         -> (podcast: PodcastRecord, episodes: [EpisodeRecord])
     {
         try write { db in
@@ -18,6 +19,7 @@ extension QueueStore {
             podcast.lastRefresh = Date().timeIntervalSince1970
             try podcast.insert(db)
             let added = try Self.merge(feed, podcastId: podcast.id!, db: db)
+            if announce { try Self.queueSubscription(db, url: url, subscribe: true) }
             return (podcast, added)
         }
     }
@@ -84,8 +86,15 @@ extension QueueStore {
     }
 
     /// Unsubscribes; its episodes go, its downloads stay in the queue.
-    public func removePodcast(id: Int64) throws(StoreError) {
-        let deleted = try write { db in try PodcastRecord.deleteOne(db, key: id) }
+    /// Unsubscribes (its downloads and files stay).
+    /// - Parameter announce: queue the change for the sync server (false when the server asked for it).
+    public func removePodcast(id: Int64, announce: Bool = true) throws(StoreError) {
+        let deleted = try write { db -> Bool in
+            guard let podcast = try PodcastRecord.fetchOne(db, key: id) else { return false }
+            try PodcastRecord.deleteOne(db, key: id)
+            if announce { try Self.queueSubscription(db, url: podcast.syncURL ?? podcast.url, subscribe: false) }
+            return true
+        }
         if !deleted { throw .noSuchPodcast(String(id)) }
     }
 
@@ -187,19 +196,42 @@ extension QueueStore {
 
     /// Marks episodes played (now) or not played; returns how many changed.
     @discardableResult
+    /// Marks episodes played or not; a mark made here (not one a sync server sent) is queued for the
+    /// server as a play to the end (`started = position = total = duration`), in the same transaction.
     public func setPlayed(episodeIds: [Int64], played: Bool) throws(StoreError) -> Int {
         try write { db in
             var changed = 0
+            let now = Date().timeIntervalSince1970
             for id in episodeIds {
                 try db.execute(
                     sql: played
-                        ? "UPDATE episode SET playedAt = ? WHERE id = ? AND playedAt IS NULL"
+                        ? "UPDATE episode SET playedAt = ?1, position = IFNULL(duration, position), positionAt = ?1 WHERE id = ?2 AND playedAt IS NULL"
                         : "UPDATE episode SET playedAt = NULL WHERE id = ? AND playedAt IS NOT NULL",
-                    arguments: played ? [Date().timeIntervalSince1970, id] : [id])
+                    arguments: played ? [now, id] : [id])
                 changed += db.changesCount
+                if played, db.changesCount > 0, let action = try Self.playedAction(db, episode: id, at: Int64(now)) {
+                    try Self.queueAction(db, action)
+                }
             }
             return changed
         }
+    }
+
+    /// The play action that says `episode` was heard to the end, with its feed and media URL as the
+    /// server knows them; nil when the episode is gone.
+    static func playedAction(_ db: Database, episode id: Int64, at timestamp: Int64) throws -> EpisodeAction? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT episode.url, episode.guid, episode.duration, episode.length, podcast.url AS feed, podcast.syncURL
+                    FROM episode JOIN podcast ON podcast.id = episode.podcastId WHERE episode.id = ?
+                    """, arguments: [id])
+        else { return nil }
+        let duration: Int? = row["duration"]
+        let feed: String = row["feed"]
+        let syncURL: String? = row["syncURL"]
+        return EpisodeAction.played(podcast: syncURL ?? feed, episode: row["url"], guid: row["guid"], duration: duration ?? 1, at: timestamp)
     }
 
     /// One episode with its podcast.

@@ -1,0 +1,235 @@
+import ArgumentParser
+import Foundation
+import PodqCore
+
+/// `podq sync …`: subscriptions, played marks and positions with a gpodder.net or Nextcloud server
+/// (docs/SYNC.md).
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync subscriptions, played marks and positions with a gpodder.net or Nextcloud server.",
+        discussion: "`podq sync` sends what changed here, then takes what changed elsewhere (for cron). Exit code 1 when the server "
+            + "cannot be reached: nothing is lost, it is sent next time. docs/SYNC.md tells how to set it up with AntennaPod.",
+        subcommands: [SyncNowCommand.self, SyncLoginCommand.self, SyncLogoutCommand.self, SyncStatusCommand.self, SyncLinkCommand.self],
+        defaultSubcommand: SyncNowCommand.self
+    )
+}
+
+/// `podq sync [--full]`.
+struct SyncNowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "now", abstract: "Send what changed here, then take what changed elsewhere.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Ask the server for everything again, not only what changed since the last sync.")
+    var full = false
+
+    func run() async throws {
+        let context = try QueueContext.open(global)
+        let report = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            try await SyncRun(context: context, transport: transport).run(full: full)
+        }
+        Console.out(report.line)
+        if !report.subscribeFailed.isEmpty { throw ExitCode(ExitCodes.failure) }
+    }
+}
+
+/// `podq sync login <server-url> --user NAME [--password-command CMD] [--flavour gpodder|nextcloud] [--device ID]`.
+struct SyncLoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Log in to a sync server (this replaces any account before).",
+        discussion: "The password is asked for on the terminal (or read from standard input), or printed by --password-command; "
+            + "podq keeps the command, or the password in the desktop keyring (secret-tool), never in a file of its own.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The server's base URL: https://gpodder.net, https://cloud.example.org.") var server: String
+    @Option(name: .long, help: "The user name on the server.") var user: String
+    @Option(name: .long, help: ArgumentHelp("A command that prints the password (run by sh; %u the user, %h the host).", valueName: "command"))
+    var passwordCommand: String?
+    @Option(name: .long, help: ArgumentHelp("The server's API: gpodder or nextcloud (default: found out).", valueName: "flavour"))
+    var flavour: String?
+    @Option(name: .long, help: ArgumentHelp("This device's id on a gpodder.net account (default: podq-<host name>).", valueName: "id"))
+    var device: String?
+
+    func validate() throws {
+        if let flavour, SyncFlavour(rawValue: flavour.lowercased()) == nil {
+            throw ValidationError("--flavour is gpodder or nextcloud, not '\(flavour)'.")
+        }
+        if let device, device.isEmpty || device.contains(where: { !($0.isLetter || $0.isNumber || "-_.".contains($0)) }) {
+            throw ValidationError("--device takes letters, digits, '-', '_' and '.', not '\(device)'.")
+        }
+    }
+
+    func run() async throws {
+        let context = try QueueContext.open(global)
+        guard let given = URL(string: server), let scheme = given.scheme?.lowercased(), scheme == "http" || scheme == "https", given.host != nil else {
+            throw CommandError(
+                "'\(SafeText.clean(server))' is not an http(s) URL; give the server's base URL, e.g. https://gpodder.net.", code: ExitCodes.usage)
+        }
+        // A login in the URL is not kept in it.
+        let (clean, _) = Credentials.split(given)
+        let base = clean.absoluteString
+        let password: String
+        if let passwordCommand {
+            password = try await PodcastLogin.run(passwordCommand, user: user, host: clean.host ?? "")
+        } else {
+            password = try PasswordPrompt.ask(for: user)
+        }
+        let device = self.device ?? SyncRun.deviceID()
+        let line = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            let connection = SyncConnection(base: clean, user: user, password: password, transport: transport)
+            let kind = try await Self.flavour(flavour.flatMap { SyncFlavour(rawValue: $0.lowercased()) }, connection: connection, device: device)
+            var keyring = false
+            if passwordCommand == nil {
+                keyring = await SyncCredentials.store(password, server: base, user: user)
+                guard keyring else {
+                    throw CommandError(
+                        "the login works, but podq has nowhere to keep the password: there is no desktop keyring here (secret-tool). "
+                            + "Log in with a command that prints it: podq sync login \(base) --user \(user) --password-command 'pass show gpodder'",
+                        code: ExitCodes.usage)
+                }
+            }
+            try context.store.saveSyncAccount(
+                .init(server: base, flavour: kind, user: user, device: kind == .gpodder ? device : nil, passwordCommand: passwordCommand, keyring: keyring))
+            context.log.info("sync login", metadata: ["server": "\(base)", "flavour": "\(kind.rawValue)", "user": "\(user)"])
+            var line = "logged in to \(base) as \(user) (\(kind == .gpodder ? "gpodder.net API, this device is \(device)" : "Nextcloud GPodder Sync"))."
+            if kind == .gpodder, let devices = try? await GPodderServer(connection: connection, device: device).devices() {
+                let others = devices.filter { $0.id != device }
+                if !others.isEmpty {
+                    line +=
+                        "\nOther devices on this account: "
+                        + others.map {
+                            "\(SafeText.clean($0.id)) (\(SafeText.clean($0.caption.isEmpty ? $0.type : $0.caption)), \($0.subscriptions) subscriptions)"
+                        }
+                        .joined(separator: ", ")
+                    line +=
+                        ".\nThe first `podq sync` subscribes to every device's podcasts; to keep podq's subscriptions in step with one device "
+                        + "from then on: podq sync link \(SafeText.clean(others[0].id))"
+                }
+            }
+            return line + "\nNext: podq sync (it sends podq's subscriptions and takes the server's)."
+        }
+        Console.out(line)
+    }
+
+    /// The flavour given, or the one the server answers to: gpodder.net's login first, then Nextcloud's app.
+    static func flavour(_ given: SyncFlavour?, connection: SyncConnection, device: String) async throws -> SyncFlavour {
+        let caption = "podq on \(ProcessInfo.processInfo.hostName)"
+        if given == .gpodder || given == nil {
+            do {
+                try await GPodderServer(connection: connection, device: device).login(caption: caption)
+                return .gpodder
+            } catch {
+                if given == .gpodder { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                if case .refusedLogin = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                if case .network = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                if case .redirectedElsewhere = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+            }
+        }
+        do {
+            try await NextcloudServer(connection: connection).login(caption: caption)
+            return .nextcloud
+        } catch {
+            switch error {
+            case .status(let code, _, let detail) where given == nil:
+                throw CommandError(
+                    SyncError.notASyncServer(url: connection.serverName, detail: "\(code) \(detail)").localizedDescription, code: ExitCodes.failure)
+            case .badAnswer(_, let detail) where given == nil:
+                throw CommandError(SyncError.notASyncServer(url: connection.serverName, detail: detail).localizedDescription, code: ExitCodes.failure)
+            default:
+                throw CommandError(error.localizedDescription, code: ExitCodes.failure)
+            }
+        }
+    }
+}
+
+/// `podq sync logout`.
+struct SyncLogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Forget the sync account (and its password in the keyring).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let context = try QueueContext.open(global)
+        let counts = try? context.store.syncChangeCounts()
+        guard let account = try context.store.deleteSyncAccount() else {
+            Console.out("podq was not logged in to a sync server.")
+            return
+        }
+        if account.keyring { await SyncCredentials.forget(server: account.server, user: account.user) }
+        let dropped = (counts?.pending ?? 0) + (counts?.parked ?? 0)
+        Console.out("logged out of \(account.server)" + (dropped > 0 ? "; \(dropped) change\(dropped == 1 ? "" : "s") not sent were dropped" : "") + ".")
+    }
+}
+
+/// `podq sync status [--json]`.
+struct SyncStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "The sync account, the last push and pull, and what waits.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print JSON: server, flavour, user, device, lastPush, lastPull, pending, parked, lastError (docs/SYNC.md).")
+    var json = false
+
+    func run() throws {
+        let context = try QueueContext.open(global)
+        let account = try context.store.syncAccount()
+        let counts = try context.store.syncChangeCounts()
+        if json {
+            func time(_ t: Double?) -> JSONValue { t.map { .int(Int64($0)) } ?? .null }
+            let fields: [String: JSONValue] = [
+                "loggedIn": .bool(account != nil), "server": .optional(account?.server), "flavour": .optional(account?.flavour.rawValue),
+                "user": .optional(account?.user), "device": .optional(account?.device), "lastPush": time(account?.lastPush),
+                "lastPull": time(account?.lastPull), "pending": .int(Int64(counts.pending)), "parked": .int(Int64(counts.parked)),
+                "lastError": .optional(account?.lastError.map(SafeText.clean)),
+            ]
+            Console.out(JSONValue.object(fields).text)
+            return
+        }
+        guard let account else {
+            Console.out("Not logged in to a sync server. Log in with: podq sync login <server-url> --user NAME (docs/SYNC.md).")
+            return
+        }
+        func when(_ t: Double?) -> String { t.map { FeedDate.day(Date(timeIntervalSince1970: $0)) + " " + Self.clock($0) } ?? "never" }
+        Console.out("server:  \(account.server) (\(account.flavour == .gpodder ? "gpodder.net API" : "Nextcloud GPodder Sync"))")
+        Console.out("user:    \(account.user)" + (account.device.map { ", device \($0)" } ?? ""))
+        Console.out("pushed:  \(when(account.lastPush)); pulled: \(when(account.lastPull))")
+        Console.out(
+            "pending: \(counts.pending) change\(counts.pending == 1 ? "" : "s")"
+                + (counts.parked > 0 ? "; \(counts.parked) refused by the server, kept aside" : ""))
+        if let error = account.lastError { Console.out("last error: \(SafeText.clean(error))") }
+    }
+
+    static func clock(_ t: Double) -> String {
+        var time = time_t(t)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+    }
+}
+
+/// `podq sync link <device>`: one sync group with another device of a gpodder.net account.
+struct SyncLinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link", abstract: "Keep podq's subscriptions in step with another device of a gpodder.net account (sync-devices).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The other device's id (podq sync login lists them).") var device: String
+
+    func run() async throws {
+        let context = try QueueContext.open(global)
+        guard let account = try context.store.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
+        guard account.flavour == .gpodder else {
+            throw CommandError("Nextcloud's GPodder Sync has no devices: every client already shares one list.", code: ExitCodes.usage)
+        }
+        let password = try await SyncCredentials.password(for: account)
+        try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            guard let server = try SyncRun.server(for: account, password: password, transport: transport) as? GPodderServer else { return }
+            do {
+                let devices = try await server.devices()
+                guard devices.contains(where: { $0.id == device }) else {
+                    throw CommandError(
+                        "the account has no device '\(SafeText.clean(device))'; its devices: " + devices.map { SafeText.clean($0.id) }.joined(separator: ", "),
+                        code: ExitCodes.usage)
+                }
+                try await server.link(with: device)
+            } catch let error as SyncError {
+                throw CommandError(error.localizedDescription, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
+            }
+        }
+        Console.out("linked \(account.device ?? "this device") with \(SafeText.clean(device)): the server keeps their subscriptions the same.")
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+
+/// The sync account and the durable queue of changes for the sync server (docs/SYNC.md): every change
+/// podq makes that the server should hear of is written here first, in the same transaction as the
+/// change where it can be, and removed only once the server took it.
+extension QueueStore {
+    /// The one sync account.
+    public struct SyncAccount: Sendable, Equatable {
+        public var server: String
+        public var flavour: SyncFlavour
+        public var user: String
+        /// This device's id (gpodder flavour).
+        public var device: String?
+        /// The command that prints the password; nil when it is in the desktop keyring.
+        public var passwordCommand: String?
+        /// The password is in the desktop keyring (`secret-tool`).
+        public var keyring: Bool
+        /// The server's times to ask from next.
+        public var subscriptionsSince: Int64 = 0
+        public var actionsSince: Int64 = 0
+        public var lastPush: Double?
+        public var lastPull: Double?
+        public var lastError: String?
+
+        public init(server: String, flavour: SyncFlavour, user: String, device: String?, passwordCommand: String?, keyring: Bool) {
+            self.server = server
+            self.flavour = flavour
+            self.user = user
+            self.device = device
+            self.passwordCommand = passwordCommand
+            self.keyring = keyring
+        }
+    }
+
+    /// One change waiting for the server.
+    public struct SyncChange: Sendable, Equatable {
+        public enum Kind: String, Sendable {
+            case subscribe, unsubscribe, action
+        }
+        public var id: Int64
+        public var kind: Kind
+        /// The feed's URL.
+        public var url: String
+        /// The episode action, for `.action`.
+        public var action: EpisodeAction?
+    }
+
+    static func createSyncTables(_ db: Database) throws {
+        try db.create(table: "sync_account") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("server", .text).notNull()
+            t.column("flavour", .text).notNull()
+            t.column("user", .text).notNull()
+            t.column("device", .text)
+            t.column("passwordCommand", .text)
+            t.column("keyring", .boolean).notNull().defaults(to: false)
+            t.column("subscriptionsSince", .integer).notNull().defaults(to: 0)
+            t.column("actionsSince", .integer).notNull().defaults(to: 0)
+            t.column("lastPush", .double)
+            t.column("lastPull", .double)
+            t.column("lastError", .text)
+        }
+        try db.create(table: "sync_change") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("kind", .text).notNull()
+            t.column("url", .text).notNull()
+            t.column("episode", .text)
+            t.column("guid", .text)
+            t.column("action", .text)
+            t.column("timestamp", .integer).notNull()
+            t.column("started", .integer)
+            t.column("position", .integer)
+            t.column("total", .integer)
+            // Why the server refused it; a parked change is kept (and shown) but not sent again.
+            t.column("parked", .text)
+        }
+        try db.alter(table: "episode") { t in
+            t.add(column: "position", .integer)
+            t.add(column: "positionAt", .double)
+        }
+        try db.alter(table: "podcast") { t in t.add(column: "syncURL", .text) }
+    }
+
+    // MARK: - The account
+
+    public func syncAccount() throws(StoreError) -> SyncAccount? {
+        try read { db in try Self.account(db) }
+    }
+
+    static func account(_ db: Database) throws -> SyncAccount? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_account WHERE id = 1") else { return nil }
+        var account = SyncAccount(
+            server: row["server"], flavour: SyncFlavour(rawValue: row["flavour"]) ?? .gpodder, user: row["user"], device: row["device"],
+            passwordCommand: row["passwordCommand"], keyring: row["keyring"])
+        account.subscriptionsSince = row["subscriptionsSince"]
+        account.actionsSince = row["actionsSince"]
+        account.lastPush = row["lastPush"]
+        account.lastPull = row["lastPull"]
+        account.lastError = row["lastError"]
+        return account
+    }
+
+    /// Logs in: the account replaces any other, and the queue of changes starts empty (the first sync
+    /// sends every subscription).
+    public func saveSyncAccount(_ account: SyncAccount) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM sync_account")
+            try db.execute(sql: "DELETE FROM sync_change")
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_account (id, server, flavour, user, device, passwordCommand, keyring, subscriptionsSince, actionsSince)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, 0, 0)
+                    """,
+                arguments: [account.server, account.flavour.rawValue, account.user, account.device, account.passwordCommand, account.keyring])
+            // The first push sends every subscription podq has.
+            for row in try Row.fetchAll(db, sql: "SELECT url, syncURL FROM podcast ORDER BY id") {
+                try Self.queueSubscription(db, url: (row["syncURL"] as String?) ?? row["url"], subscribe: true)
+            }
+        }
+    }
+
+    /// Logs out: the account and its unsent changes go.
+    public func deleteSyncAccount() throws(StoreError) -> SyncAccount? {
+        try write { db in
+            let account = try Self.account(db)
+            try db.execute(sql: "DELETE FROM sync_account")
+            try db.execute(sql: "DELETE FROM sync_change")
+            return account
+        }
+    }
+
+    /// Records the end of a push or a pull (and the server's times), or why it failed.
+    public func recordSync(
+        pushed: Bool = false, pulled: Bool = false, subscriptionsSince: Int64? = nil, actionsSince: Int64? = nil, error: String?
+    ) throws(StoreError) {
+        try write { db in
+            let now = Date().timeIntervalSince1970
+            if pushed { try db.execute(sql: "UPDATE sync_account SET lastPush = ?", arguments: [now]) }
+            if pulled { try db.execute(sql: "UPDATE sync_account SET lastPull = ?", arguments: [now]) }
+            if let subscriptionsSince { try db.execute(sql: "UPDATE sync_account SET subscriptionsSince = ?", arguments: [subscriptionsSince]) }
+            if let actionsSince { try db.execute(sql: "UPDATE sync_account SET actionsSince = ?", arguments: [actionsSince]) }
+            try db.execute(sql: "UPDATE sync_account SET lastError = ?", arguments: [error])
+        }
+    }
+
+    /// Starts the next sync from the beginning (`podq sync --full`).
+    public func resetSyncTimes() throws(StoreError) {
+        try write { db in try db.execute(sql: "UPDATE sync_account SET subscriptionsSince = 0, actionsSince = 0") }
+    }
+
+    // MARK: - The queue of changes
+
+    /// Queues a subscription change when an account exists. Never the same feed in an add and a
+    /// remove: the last intent replaces an earlier one still waiting.
+    static func queueSubscription(_ db: Database, url: String, subscribe: Bool) throws {
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM sync_account") != nil else { return }
+        let key = SyncURL.key(url)
+        let waiting = try Row.fetchAll(db, sql: "SELECT id, url FROM sync_change WHERE kind IN ('subscribe', 'unsubscribe') AND parked IS NULL")
+        for row in waiting where SyncURL.key(row["url"]) == key {
+            try db.execute(sql: "DELETE FROM sync_change WHERE id = ?", arguments: [row["id"] as Int64])
+        }
+        try db.execute(
+            sql: "INSERT INTO sync_change (kind, url, timestamp) VALUES (?, ?, ?)",
+            arguments: [subscribe ? "subscribe" : "unsubscribe", url, Int64(Date().timeIntervalSince1970)])
+    }
+
+    public func queueSubscriptionChange(url: String, subscribe: Bool) throws(StoreError) {
+        try write { db in try Self.queueSubscription(db, url: url, subscribe: subscribe) }
+    }
+
+    /// Queues an episode action when an account exists; a newer play of the same episode replaces one
+    /// still waiting (the server needs the last position only).
+    static func queueAction(_ db: Database, _ action: EpisodeAction) throws {
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM sync_account") != nil else { return }
+        if action.action == .play {
+            try db.execute(
+                sql: "DELETE FROM sync_change WHERE kind = 'action' AND action = 'play' AND episode = ? AND url = ? AND parked IS NULL",
+                arguments: [action.episode, action.podcast])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO sync_change (kind, url, episode, guid, action, timestamp, started, position, total)
+                VALUES ('action', ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                action.podcast, action.episode, action.guid, action.action.rawValue, action.timestamp, action.started, action.position,
+                action.total,
+            ])
+    }
+
+    public func queueEpisodeAction(_ action: EpisodeAction) throws(StoreError) {
+        try write { db in try Self.queueAction(db, action) }
+    }
+
+    /// The changes waiting (parked ones left out), oldest first.
+    public func pendingSyncChanges() throws(StoreError) -> [SyncChange] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sync_change WHERE parked IS NULL ORDER BY id").compactMap { row in
+                guard let kind = SyncChange.Kind(rawValue: row["kind"]) else { return nil }
+                var action: EpisodeAction?
+                if kind == .action, let name: String = row["action"], let type = EpisodeAction.Kind(rawValue: name) {
+                    action = EpisodeAction(
+                        podcast: row["url"], episode: row["episode"] ?? "", guid: row["guid"], action: type, timestamp: row["timestamp"],
+                        started: row["started"], position: row["position"], total: row["total"])
+                }
+                return SyncChange(id: row["id"], kind: kind, url: row["url"], action: action)
+            }
+        }
+    }
+
+    /// How many changes wait, and how many the server refused (parked).
+    public func syncChangeCounts() throws(StoreError) -> (pending: Int, parked: Int) {
+        try read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_change WHERE parked IS NULL") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_change WHERE parked IS NOT NULL") ?? 0
+            )
+        }
+    }
+
+    /// The server took these.
+    public func removeSyncChanges(_ ids: [Int64]) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            try db.execute(sql: "DELETE FROM sync_change WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))", arguments: StatementArguments(ids))
+        }
+    }
+
+    /// The server refused this one alone: it is kept with the reason, and not sent again.
+    public func parkSyncChange(_ id: Int64, reason: String) throws(StoreError) {
+        try write { db in try db.execute(sql: "UPDATE sync_change SET parked = ? WHERE id = ?", arguments: [reason, id]) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import NIOHTTP1
+
+/// Nextcloud's GPodder Sync app (`/index.php/apps/gpoddersync/…`): one list of subscriptions and of
+/// episode actions per user, no devices, the login (an app password) on every request.
+public struct NextcloudServer: SyncServer {
+    public let connection: SyncConnection
+    public var flavour: SyncFlavour { .nextcloud }
+
+    public init(connection: SyncConnection) {
+        self.connection = connection
+    }
+
+    private static let app = "/index.php/apps/gpoddersync"
+
+    private struct Changes: Codable {
+        var add: [String]?
+        var remove: [String]?
+        var timestamp: Int64?
+    }
+    private struct Stamp: Decodable {
+        var timestamp: Int64?
+    }
+    private struct Actions: Decodable {
+        var actions: [EpisodeAction]?
+        var timestamp: Int64?
+    }
+
+    public func login(caption: String) async throws(SyncError) {
+        _ = try await subscriptions(since: Int64(Date().timeIntervalSince1970))
+    }
+
+    public func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta {
+        let changes = try await connection.json(.GET, "\(Self.app)/subscriptions?since=\(since)", as: Changes.self, call: "the subscription changes")
+        return SubscriptionDelta(add: changes.add ?? [], remove: changes.remove ?? [], timestamp: changes.timestamp ?? since)
+    }
+
+    public func allSubscriptions() async throws(SyncError) -> [String]? { nil }
+
+    public func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult {
+        let answer = try await connection.json(
+            .POST, "\(Self.app)/subscription_change/create", body: Changes(add: add, remove: remove), as: Stamp.self, call: "the subscription upload")
+        return UploadResult(timestamp: answer.timestamp ?? 0)
+    }
+
+    public func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) {
+        let answer = try await connection.json(.GET, "\(Self.app)/episode_action?since=\(since)", as: Actions.self, call: "the episode actions")
+        return (answer.actions ?? [], answer.timestamp ?? since)
+    }
+
+    public func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
+        // The app keeps play actions only (one row per episode): a download or a delete is not sent.
+        let plays = actions.filter { $0.action == .play }
+        guard !plays.isEmpty else { return UploadResult(timestamp: 0) }
+        let answer = try await connection.json(.POST, "\(Self.app)/episode_action/create", body: plays, as: Stamp.self, call: "the episode action upload")
+        return UploadResult(timestamp: answer.timestamp ?? 0)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP under a sync server: every request to the account's origin only, with its Basic login;
+/// JSON in and out; a deadline on each whole request (the transport's `fetch-timeout`), and a cap on
+/// what an answer may weigh.
+///
+/// A login reaches only the origin it was given for: a redirect is followed (up to 5) only when it
+/// stays on the same scheme, host and port; to anywhere else the call fails with
+/// ``SyncError/redirectedElsewhere(from:to:)``, and the login is never sent there.
+public struct SyncConnection: Sendable {
+    /// The server's base URL, without a trailing slash: `https://cloud.example.org`.
+    public let base: URL
+    public let user: String
+    private let password: String
+    private let transport: any HTTPTransport
+    /// The most an answer may weigh.
+    public static let answerLimit = 32 << 20
+
+    public init(base: URL, user: String, password: String, transport: any HTTPTransport) {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        self.base = URL(string: text) ?? base
+        self.user = user
+        self.password = password
+        self.transport = transport
+    }
+
+    /// The server's name for messages: scheme, host and port, never a login.
+    public var serverName: String { Self.origin(of: base) }
+
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? "")\(port)"
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
+    }
+
+    private static func defaultPort(_ url: URL) -> Int { url.scheme?.lowercased() == "http" ? 80 : 443 }
+
+    /// `path` (with its query) sent to the server: the status and the answer's bytes.
+    /// - Parameter call: the call's name for messages ("the subscription upload").
+    public func send(_ method: HTTPMethod, _ path: String, json body: [UInt8]? = nil, call: String) async throws(SyncError) -> (
+        status: Int, body: [UInt8]
+    ) {
+        guard var url = URL(string: base.absoluteString + path) else { throw .badInput("'\(path)' makes no URL with \(serverName)") }
+        var method = method
+        var body = body
+        for _ in 0...5 {
+            var headers = HTTPHeaders()
+            let login = Data("\(user):\(password)".utf8).base64EncodedString()
+            headers.add(name: "Authorization", value: "Basic \(login)")
+            headers.add(name: "Accept", value: "application/json")
+            if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+            var request = TransportRequest(url: url, headers: headers, decompress: true)
+            request.method = method
+            request.body = body
+            let response: TransportResponse
+            do {
+                response = try await transport.send(request)
+            } catch let error as DownloadError {
+                throw .network(error.localizedDescription)
+            } catch {
+                throw .network(String(describing: error))
+            }
+            if (300..<400).contains(response.status), response.status != 304, let location = response.headers.first(name: "Location") {
+                try? await RedirectFollower.drain(response.body)
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw .badAnswer(call: call, detail: "a redirect to '\(SafeText.clean(location))'")
+                }
+                guard Self.sameOrigin(next, base) else {
+                    throw .redirectedElsewhere(from: serverName, to: SafeText.redactingCredentials(Self.origin(of: next)))
+                }
+                url = next
+                // 303, and 301/302 after a POST as browsers do: the next is a GET.
+                if response.status == 303 || ((response.status == 301 || response.status == 302) && method != .GET) {
+                    method = .GET
+                    body = nil
+                }
+                continue
+            }
+            var bytes: [UInt8] = []
+            do {
+                for try await chunk in response.body {
+                    guard bytes.count + chunk.readableBytes <= Self.answerLimit else {
+                        throw SyncError.badAnswer(call: call, detail: "more than \(Self.answerLimit >> 20) MB")
+                    }
+                    bytes += chunk.readableBytesView
+                }
+            } catch let error as SyncError {
+                throw error
+            } catch let error as DownloadError {
+                throw .network(error.localizedDescription)
+            } catch {
+                throw .network(String(describing: error))
+            }
+            return (response.status, bytes)
+        }
+        throw .badAnswer(call: call, detail: "more than 5 redirects")
+    }
+
+    /// A call that must answer 2xx with JSON, decoded as `type` (an empty answer decodes from `{}`).
+    public func json<T: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable)? = nil as [String]?, as type: T.Type, call: String
+    ) async throws(SyncError) -> T {
+        var sent: [UInt8]?
+        if let body {
+            do {
+                sent = Array(try JSONEncoder().encode(body))
+            } catch {
+                throw .badInput("cannot write \(call): \(error)")
+            }
+        }
+        let (status, bytes) = try await send(method, path, json: sent, call: call)
+        try check(status, bytes, call: call)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
+        } catch {
+            throw .badAnswer(call: call, detail: "not the JSON expected: \(excerpt(bytes))")
+        }
+    }
+
+    /// Throws for a status that is not 2xx: a refused login, or the status with what the server said.
+    public func check(_ status: Int, _ bytes: [UInt8], call: String) throws(SyncError) {
+        switch status {
+        case 200..<300: return
+        case 401, 403: throw .refusedLogin(server: serverName, user: SafeText.clean(user))
+        default: throw .status(status, call: call, detail: excerpt(bytes))
+        }
+    }
+
+    /// The start of an answer, cleaned, for a message (never more than 200 characters, never the password
+    /// even if a server echoed it).
+    func excerpt(_ bytes: [UInt8]) -> String {
+        var text = SafeText.clean(String(decoding: bytes.prefix(400), as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !password.isEmpty { text = text.replacingOccurrences(of: password, with: "…") }
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import PodqCore
+import PodqTestSupport
+import XCTest
+
+/// The sync account's durable queue and what a pull applies, on a real store.
+final class SyncStoreTests: XCTestCase {
+    private var dir: TemporaryDirectory!
+    private var store: QueueStore!
+
+    override func setUp() async throws {
+        dir = TemporaryDirectory()
+        store = try QueueStore(path: dir.file("q.sqlite"))
+    }
+
+    override func tearDown() async throws { dir.remove() }
+
+    private func subscribe() throws -> [EpisodeRecord] {
+        let feed = Feed(
+            title: "Show",
+            episodes: (1...3).map { i in
+                FeedEpisode(
+                    guid: "g\(i)", title: "E\(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i)), duration: 1800,
+                    enclosures: [Enclosure(url: "https://cdn.example.com/e\(i).mp3")])
+            })
+        return try store.addPodcast(url: "https://feeds.example.com/show.xml", feed: feed, etag: nil, lastModified: nil, autoQueue: false).episodes
+    }
+
+    private func login() throws {
+        try store.saveSyncAccount(
+            .init(server: "https://sync.example", flavour: .gpodder, user: "u", device: "podq-t", passwordCommand: "cat pw", keyring: false))
+    }
+
+    func testNothingIsQueuedWithoutAnAccountAndTheFirstPushSendsEverySubscription() throws {
+        let episodes = try subscribe()
+        _ = try store.setPlayed(episodeIds: [episodes[0].id!], played: true)
+        try store.queueSubscriptionChange(url: "https://other.example/f", subscribe: true)
+        try login()
+        let pending = try store.pendingSyncChanges()
+        XCTAssertEqual(pending.map(\.kind), [.subscribe])
+        XCTAssertEqual(pending.first?.url, "https://feeds.example.com/show.xml")
+    }
+
+    /// Never one feed in both an add and a remove: the last intent replaces the one still waiting.
+    func testTheLastIntentForAFeedWins() throws {
+        try login()
+        try store.queueSubscriptionChange(url: "https://a.example/f", subscribe: true)
+        try store.queueSubscriptionChange(url: "http://A.example/f", subscribe: false)
+        try store.queueSubscriptionChange(url: "https://b.example/f", subscribe: false)
+        try store.queueSubscriptionChange(url: "https://b.example/f", subscribe: true)
+        XCTAssertEqual(try store.pendingSyncChanges().map { "\($0.kind) \($0.url)" }, ["unsubscribe http://A.example/f", "subscribe https://b.example/f"])
+    }
+
+    /// A mark queues a play to the end in the same transaction; a newer play of the same episode
+    /// replaces the waiting one; an undo queues nothing.
+    func testMarksQueuePlaysToTheEnd() throws {
+        let episodes = try subscribe()
+        try login()
+        _ = try store.setPlayed(episodeIds: [episodes[1].id!], played: true)
+        _ = try store.setPlayed(episodeIds: [episodes[1].id!], played: false)
+        let actions = try store.pendingSyncChanges().compactMap(\.action)
+        XCTAssertEqual(actions.count, 1)
+        XCTAssertEqual(actions.first?.episode, "https://cdn.example.com/e2.mp3")
+        XCTAssertEqual(actions.first?.guid, "g2")
+        XCTAssertEqual([actions.first?.started, actions.first?.position, actions.first?.total], [1800, 1800, 1800])
+        try store.queueEpisodeAction(
+            .init(
+                podcast: "https://feeds.example.com/show.xml", episode: "https://cdn.example.com/e2.mp3", action: .play, timestamp: 9, started: 0, position: 60,
+                total: 1800))
+        XCTAssertEqual(try store.pendingSyncChanges().compactMap(\.action?.position), [60])
+    }
+
+    /// Applying plays: by GUID first, else by URL; only a later play changes the position; a play to the
+    /// end marks it played; the same plays again change nothing.
+    func testPlaysApplyOnceAndALaterOneWins() throws {
+        let episodes = try subscribe()
+        let feed = "http://feeds.example.com/show.xml"
+        let plays = [
+            EpisodeAction(
+                podcast: feed, episode: "https://elsewhere.example/x.mp3", guid: "g1", action: .play, timestamp: 100, started: 0, position: 300, total: 1800),
+            EpisodeAction(
+                podcast: feed, episode: "https://dts.podtrac.com/redirect.mp3/cdn.example.com/e2.mp3", action: .play, timestamp: 100, started: 0,
+                position: 1800, total: 1800),
+            EpisodeAction(podcast: feed, episode: "https://cdn.example.com/e9.mp3", action: .play, timestamp: 100, started: 0, position: 5, total: 9),
+            EpisodeAction(
+                podcast: "https://unknown.example/f", episode: "https://cdn.example.com/e1.mp3", action: .play, timestamp: 100, position: 5, total: 9),
+            EpisodeAction(podcast: feed, episode: "https://cdn.example.com/e3.mp3", action: .delete, timestamp: 100),
+        ]
+        let first = try store.applyPlays(plays)
+        XCTAssertEqual(first.positions, 2)
+        XCTAssertEqual(first.played, 1)
+        XCTAssertEqual(first.unmatched, 2)
+        let again = try store.applyPlays(plays)
+        XCTAssertEqual([again.positions, again.played], [0, 0], "applied once only")
+        let older = EpisodeAction(podcast: feed, episode: "x", guid: "g1", action: .play, timestamp: 50, started: 0, position: 10, total: 1800)
+        XCTAssertEqual(try store.applyPlays([older]).positions, 0, "an older play does not move it back")
+        let newer = EpisodeAction(podcast: feed, episode: "x", guid: "g1", action: .play, timestamp: 200, started: 300, position: 900, total: 1800)
+        XCTAssertEqual(try store.applyPlays([newer]).positions, 1)
+        let stored = try store.episodes().map(\.episode)
+        XCTAssertEqual(stored.first { $0.guid == "g1" }?.position, 900)
+        XCTAssertNil(stored.first { $0.guid == "g1" }?.playedAt)
+        XCTAssertNotNil(stored.first { $0.guid == "g2" }?.playedAt)
+        XCTAssertNotNil(stored.first { $0.guid == "g3" }, "a received delete deletes nothing")
+        XCTAssertEqual(episodes.count, 3)
+    }
+}
