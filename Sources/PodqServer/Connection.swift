@@ -34,15 +34,19 @@ struct Connection {
         let ignoresClose = segmenting.map { Double.random(in: 0..<1, using: &random) < $0.keepOpenShare } ?? false
         try? await channel.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
+            var body: [UInt8] = []
             var closing = false
             for try await part in inbound where !closing {
                 switch part {
-                case .head(let h): head = h
-                case .body: break
+                case .head(let h):
+                    head = h
+                    body = []
+                case .body(let bytes):
+                    if body.count + bytes.readableBytes <= ServerRequest.bodyLimit { body += bytes.readableBytesView }
                 case .end:
                     guard let h = head else { return }
                     head = nil
-                    switch try await answer(h, outbound: outbound, ignoresClose: ignoresClose) {
+                    switch try await answer(h, body: body, outbound: outbound, ignoresClose: ignoresClose) {
                     case .keepOpen: break
                     case .close:
                         outbound.finish()
@@ -56,13 +60,13 @@ struct Connection {
 
     /// Writes the response; says how the connection goes on.
     private func answer(
-        _ head: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        _ head: HTTPRequestHead, body: [UInt8], outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         ignoresClose: Bool
     ) async throws -> After {
         let request = log.begin { sequence in
             ServerRequest(
                 sequence: sequence, method: head.method.rawValue, uri: head.uri,
-                headers: head.headers.map { ($0.name, $0.value) }, connection: id)
+                headers: head.headers.map { ($0.name, $0.value) }, connection: id, body: body)
         }
         var sent: Int64 = 0
         var completed = false

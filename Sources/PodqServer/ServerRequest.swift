@@ -13,13 +13,18 @@ public struct ServerRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The number of the connection it arrived on.
     public var connection: Int
+    /// What a POST or PUT sent (at most ``bodyLimit`` bytes are kept).
+    public var body: [UInt8]
+    /// The most of a request's body the server keeps.
+    public static let bodyLimit = 8 << 20
 
-    public init(sequence: Int, method: String, uri: String, headers: [(name: String, value: String)], connection: Int) {
+    public init(sequence: Int, method: String, uri: String, headers: [(name: String, value: String)], connection: Int, body: [UInt8] = []) {
         self.sequence = sequence
         self.method = method
         self.uri = uri
         self.headers = headers
         self.connection = connection
+        self.body = body
     }
 
     /// The path without the query string.

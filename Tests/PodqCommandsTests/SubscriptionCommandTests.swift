@@ -43,7 +43,7 @@ final class SubscriptionCommandTests: CLITestCase {
             Set(episodes[0].keys),
             [
                 "id", "podcastId", "podcast", "title", "guid", "published", "duration", "url", "type", "length", "state", "enclosures", "played",
-                "updatedUpstream",
+                "updatedUpstream", "position",
             ])
         XCTAssertEqual(episodes[0]["state"] as? String, "new")
         XCTAssertEqual(episodes[0]["duration"] as? Int, 600)

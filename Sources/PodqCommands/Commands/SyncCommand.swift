@@ -40,7 +40,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
             + "podq keeps the command, or the password in the desktop keyring (secret-tool), never in a file of its own.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The server's base URL: https://gpodder.net, https://cloud.example.org.") var server: String
-    @Option(name: .long, help: "The user name on the server.") var user: String
+    @Option(name: .long, help: "The user name on the server (without it, on Nextcloud: log in in a browser, Login Flow v2).") var user: String?
     @Option(name: .long, help: ArgumentHelp("A command that prints the password (run by sh; %u the user, %h the host).", valueName: "command"))
     var passwordCommand: String?
     @Option(name: .long, help: ArgumentHelp("The server's API: gpodder or nextcloud (default: found out).", valueName: "flavour"))
@@ -65,15 +65,21 @@ struct SyncLoginCommand: AsyncParsableCommand {
         }
         // A login in the URL is not kept in it.
         let (clean, _) = Credentials.split(given)
-        let base = clean.absoluteString
-        let password: String
-        if let passwordCommand {
-            password = try await PodcastLogin.run(passwordCommand, user: user, host: clean.host ?? "")
-        } else {
-            password = try PasswordPrompt.ask(for: user)
-        }
+        var base = clean.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
         let device = self.device ?? SyncRun.deviceID()
         let line = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            let user: String, password: String
+            if let given = self.user {
+                user = given
+                if let passwordCommand {
+                    password = try await PodcastLogin.run(passwordCommand, user: user, host: clean.host ?? "")
+                } else {
+                    password = try PasswordPrompt.ask(for: user)
+                }
+            } else {
+                (user, password) = try await Self.loginFlow(base: clean, flavour: flavour, transport: transport)
+            }
             let connection = SyncConnection(base: clean, user: user, password: password, transport: transport)
             let kind = try await Self.flavour(flavour.flatMap { SyncFlavour(rawValue: $0.lowercased()) }, connection: connection, device: device)
             var keyring = false
@@ -107,6 +113,28 @@ struct SyncLoginCommand: AsyncParsableCommand {
             return line + "\nNext: podq sync (it sends podq's subscriptions and takes the server's)."
         }
         Console.out(line)
+    }
+
+    /// Nextcloud's Login Flow v2: the page to open is printed, and podq waits (10 minutes at most) for
+    /// the user to grant access in the browser; the app password it receives goes to the keyring only.
+    static func loginFlow(base: URL, flavour: String?, transport: any HTTPTransport) async throws -> (String, String) {
+        guard flavour?.lowercased() != SyncFlavour.gpodder.rawValue else {
+            throw CommandError("a gpodder.net server needs --user NAME (logging in in a browser is Nextcloud's).", code: ExitCodes.usage)
+        }
+        guard SyncCredentials.keyringTool != nil else {
+            throw CommandError(
+                "logging in in a browser gives podq an app password to keep, and there is no desktop keyring here (secret-tool). Make an app "
+                    + "password in Nextcloud (Settings → Security), then: podq sync login \(base.absoluteString) --user NAME --password-command '…'",
+                code: ExitCodes.usage)
+        }
+        let flow = NextcloudLoginFlow(base: base, transport: transport)
+        do {
+            let started = try await flow.start()
+            Console.out("Open this page in a browser, log in and grant access (podq waits 10 minutes):\n  \(started.loginPage)")
+            return try await flow.wait(for: started)
+        } catch {
+            throw CommandError(error.localizedDescription, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
+        }
     }
 
     /// The flavour given, or the one the server answers to: gpodder.net's login first, then Nextcloud's app.

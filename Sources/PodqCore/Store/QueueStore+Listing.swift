@@ -66,7 +66,8 @@ extension QueueStore {
                     id: row[0], podcastId: row[1], guid: row[2], enclosureKey: row[3], title: row[4], link: row[5], description: nil,
                     published: row[6], duration: row[7], url: row[8], type: row[9], length: row[10], season: row[11],
                     episodeNumber: row[12], firstSeenAt: row[13], downloadId: row[14], enclosures: row[15], playedAt: row[16],
-                    digests: nil, upstreamChange: row[17], transcripts: nil, chaptersURL: row[18], imageURL: row[19], position: row[24])
+                    digests: nil, upstreamChange: row[17], transcripts: nil, chaptersURL: row[18], imageURL: row[19], position: row[24],
+                    positionAt: row[25])
                 try body(EpisodeListing(episode: episode, podcastTitle: row[20], downloadState: row[21], inLedger: row[22], notesMatch: row[23]))
             }
         }
@@ -96,7 +97,7 @@ extension QueueStore {
                    podcast.title AS podcastTitle, download.state AS downloadState,
                    \(inLedgerSQL) AS inLedger,
                    \(notes ? "episode.id IN (SELECT rowid FROM episode_notes WHERE episode_notes MATCH ?)" : "0") AS notesMatch,
-                   episode.position
+                   episode.position, episode.positionAt
             FROM episode JOIN podcast ON podcast.id = episode.podcastId
             LEFT JOIN download ON download.id = episode.downloadId
             """ + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + listingOrder
