@@ -17,9 +17,14 @@ public final class EpisodeLibrary: Sendable {
         public var length: Int64?
         /// Marked played by the user.
         public var played: Bool
+        /// Where the listening stopped, in seconds (here or, through sync, on another device).
+        public var position: Int?
 
-        public init(id: Int64, podcastId: Int64, title: String, published: Double?, duration: Int?, length: Int64?, played: Bool = false) {
+        public init(
+            id: Int64, podcastId: Int64, title: String, published: Double?, duration: Int?, length: Int64?, played: Bool = false, position: Int? = nil
+        ) {
             self.played = played
+            self.position = position
             self.id = id
             self.podcastId = podcastId
             self.title = title
@@ -44,6 +49,8 @@ public final class EpisodeLibrary: Sendable {
     private let durations: [Int32]
     private let lengths: [Int64]
     private let played: [Bool]
+    /// Seconds heard; -1 for none.
+    private let positions: [Int32]
     private let starts: [UInt32]
     private let folds: [UInt32]
     private let text: [UInt8]
@@ -81,11 +88,13 @@ public final class EpisodeLibrary: Sendable {
         var counts: [Int64: Int] = [:]
         var playedCounts: [Int64: Int] = [:]
         var played: [Bool] = []
+        var positions: [Int32] = []
 
         /// Room for `capacity` episodes whose titles take `titleBytes` of UTF-8 (a tenth more for the
         /// folded copies of titles beyond ASCII; past that the titles' buffer grows as they come).
         public init(capacity: Int, titleBytes: Int = 0) {
             played.reserveCapacity(capacity)
+            positions.reserveCapacity(capacity)
             ids.reserveCapacity(capacity)
             podcastIds.reserveCapacity(capacity)
             published.reserveCapacity(capacity)
@@ -118,6 +127,7 @@ public final class EpisodeLibrary: Sendable {
             }
             counts[entry.podcastId, default: 0] += 1
             played.append(entry.played)
+            positions.append(entry.position.map { Int32(clamping: $0) } ?? -1)
             if entry.played { playedCounts[entry.podcastId, default: 0] += 1 }
         }
     }
@@ -150,6 +160,7 @@ public final class EpisodeLibrary: Sendable {
         self.episodeCounts = builder.counts
         self.playedCounts = builder.playedCounts
         self.played = builder.played
+        self.positions = builder.positions
         var ranks = [Int32](repeating: 0, count: n)
         for (rank, position) in Self.titleOrder(count: n, starts: starts, folds: folds, text: text).enumerated() {
             ranks[Int(position)] = Int32(rank)
@@ -227,7 +238,8 @@ public final class EpisodeLibrary: Sendable {
             id: ids[position], podcastId: podcast, podcast: podcastTitles[podcast] ?? "", title: title,
             published: published[position].isNaN ? nil : published[position],
             duration: durations[position] < 0 ? nil : Int(durations[position]),
-            length: lengths[position] < 0 ? nil : lengths[position], state: state)
+            length: lengths[position] < 0 ? nil : lengths[position], state: state,
+            heardTo: positions.indices.contains(position) && positions[position] > 0 ? Int(positions[position]) : nil)
     }
 
     /// The positions of the episodes of `podcast` (nil: all) whose podcast or title contains `needle`

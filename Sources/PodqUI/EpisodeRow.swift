@@ -16,10 +16,14 @@ public struct EpisodeRow: Sendable, Equatable {
     /// `new`, or the state of its download.
     public var state: EpisodeState
 
+    /// Where the listening stopped, in seconds; nil when never played.
+    public var heardTo: Int?
+
     public init(
         id: Int64, podcastId: Int64, podcast: String, title: String, published: Double?, duration: Int?,
-        length: Int64?, state: EpisodeState
+        length: Int64?, state: EpisodeState, heardTo: Int? = nil
     ) {
+        self.heardTo = heardTo
         self.id = id
         self.podcastId = podcastId
         self.podcast = podcast

@@ -76,9 +76,9 @@ public enum KeyTable {
             full:
                 "remove the row (asks before deleting a completed file); on a podcast: unsubscribe / clear every completed row from the queue (the files stay)"),
         Row(
-            keys: [.actions([.addFeed, .refresh, .queueNew])], brief: "add a feed by URL · refresh the feeds · queue a podcast's new or latest",
+            keys: [.actions([.addFeed, .refresh, .sync, .queueNew])], brief: "add a feed · refresh the feeds · sync · queue a podcast's new or latest",
             full:
-                "add a feed by URL / refresh every feed / Podcasts view (or one podcast's episodes): queue its new episodes (Enter), or type N for the latest N; with podcasts marked, each of them"
+                "add a feed by URL / refresh every feed / sync with the phone's server now (podq sync; docs/SYNC.md) / Podcasts view (or one podcast's episodes): queue its new episodes (Enter), or type N for the latest N; with podcasts marked, each of them"
         ),
         Row(
             keys: [.actions([.search, .next, .previous])], brief: "search titles and podcasts · the next / previous match",

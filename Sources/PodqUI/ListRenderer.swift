@@ -10,7 +10,8 @@ enum ListRenderer {
 
     static func episodes(_ rows: [EpisodeRow], into grid: inout Grid, y: Int, selected: Int?) {
         let columns: [Column<EpisodeRow>] = [
-            Column(title: "STATE", width: 11) { $0.state.rawValue },
+            // An episode begun (here or on the phone) says where it stopped: `▸ 12:30`.
+            Column(title: "STATE", width: 11) { row in row.state == .new && (row.heardTo ?? 0) > 0 ? "▸ " + Format.duration(row.heardTo) : row.state.rawValue },
             Column(title: "DATE", width: 10) { Format.day($0.published) },
             Column(title: "LENGTH", width: 8) { Format.duration($0.duration) },
             Column(title: "SIZE", width: 9) { $0.length.map(Format.bytes) ?? "" },

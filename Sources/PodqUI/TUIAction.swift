@@ -39,6 +39,8 @@ public enum TUIAction: Sendable, Equatable {
     case addFeed(url: String)
     /// Re-fetch every feed.
     case refreshFeeds
+    /// Sync with the account's server now (push, then pull).
+    case sync
     /// Unsubscribe.
     case removePodcast(id: Int64)
     /// Open a completed download's file with the configured player.

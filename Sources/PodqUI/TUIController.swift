@@ -125,6 +125,7 @@ public enum TUIController {
             state.message = .init("sorted by \(order.key.rawValue)" + (order.reversed ? ", the other way round" : ""))
         case .addFeed: state.mode = .addingFeed("")
         case .refresh: return [.refreshFeeds]
+        case .sync: return [.sync]
         case .moreJobs: return [.changeLimit(by: 1)]
         case .fewerJobs: return [.changeLimit(by: -1)]
         case .morePerHost: return [.changePerHost(by: 1)]

@@ -144,3 +144,50 @@ final class NextcloudSyncTests: CLITestCase {
         XCTAssertTrue(result.err.contains("--password-command"), result.err)
     }
 }
+
+/// The TUI syncs when it starts and on `y`, in the background; `podq refresh` syncs first (`sync = auto`),
+/// and not with `sync = off`.
+final class SyncFrontEndTests: CLITestCase {
+    private var nextcloud: NextcloudTestServer!
+
+    override func setUp() async throws {
+        try await super.setUp()
+        nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-frontend"])
+    }
+
+    override func tearDown() async throws {
+        await nextcloud?.stop()
+        try await super.tearDown()
+    }
+
+    private func feed(_ title: String) -> [UInt8] {
+        Array(
+            ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title><item><title>\(title) 1</title><guid>\(title)-1</guid>"
+                + "<enclosure url=\"\(server.url("/data/x.mp3").absoluteString)?size=2000\" type=\"audio/mpeg\" length=\"2000\"/></item></channel></rss>").utf8)
+    }
+
+    private func login() async throws {
+        try "pw-frontend".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["sync", "login", nextcloud.base, "--user", "bob", "--password-command", "cat '\(dir.file("pw"))'"])
+        XCTAssertEqual(exit.code, 0, out + err)
+    }
+
+    func testRefreshSyncsFirstUnlessSyncIsOff() async throws {
+        try await login()
+        server.serve(feed("Later"), as: "later.xml")
+        nextcloud.phone(user: "bob", subscribe: [server.url("/static/later.xml").absoluteString])
+        try "sync = off\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        var (exit, out, err) = try await cli.run(["refresh"])
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertFalse(out.contains("sync:"), out)
+        try "sync = auto\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        (exit, out, err) = try await cli.run(["refresh"])
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.hasPrefix("sync: sent nothing; received subscribed to Later"), out)
+        // A server that is down: said, and the refresh goes on with its own exit code.
+        await nextcloud.stop()
+        (exit, out, err) = try await cli.run(["refresh"])
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(err.contains("sync first: cannot reach the sync server"), err)
+    }
+}

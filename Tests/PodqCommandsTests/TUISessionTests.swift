@@ -99,4 +99,34 @@ final class TUISessionTests: XCTestCase {
         XCTAssertEqual(slow.state, .queued, "it resumes on the next start")
         XCTAssertGreaterThan(slow.bytesReceived, 0)
     }
+
+    /// Logged in, the TUI syncs once it runs (in the background: the frames go on) and again on `y`.
+    func testTheTUISyncsWhenItStartsAndOnY() async throws {
+        let nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-tui"])
+        let context = try context()
+        try "pw-tui".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        try context.store.saveSyncAccount(
+            .init(server: nextcloud.base, flavour: .nextcloud, user: "bob", device: nil, passwordCommand: "cat '\(dir.file("pw"))'", keyring: false))
+        server.serve(
+            Array(
+                ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>From The Phone</title><item><title>P1</title><guid>p1</guid>"
+                    + "<enclosure url=\"\(server.url("/data/p1.mp3").absoluteString)?size=2000\" type=\"audio/mpeg\" length=\"2000\"/></item></channel></rss>")
+                    .utf8), as: "phone.xml")
+        let screen = TestScreen(
+            width: 130, height: 16,
+            script: [
+                .type("3", after: "sync: sent 1 subscription change"),
+                TestScreen.Step(.character("y")) { screen in
+                    // The phone subscribes once podq's first sync is done; then `y`.
+                    nextcloud.phone(user: "bob", subscribe: [self.server.url("/static/phone.xml").absoluteString])
+                    return screen.contains("Loop Show")
+                },
+                .type("q", after: "From The Phone"),
+            ])
+        let code = try await TUISession.run(context: context, screen: { _ in screen })
+        await nextcloud.stop()
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        XCTAssertEqual(nextcloud.subscriptions(of: "bob").count, 2)
+    }
 }

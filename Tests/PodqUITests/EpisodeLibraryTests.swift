@@ -141,4 +141,26 @@ final class EpisodeLibraryTests: XCTestCase {
         XCTAssertEqual(ids("cafe musica"), [1], "the podcast's title, accents ignored")
         XCTAssertEqual(SearchFold.fold("Plain ASCII"), "plain ascii")
     }
+
+    /// An episode begun (here or, through sync, on the phone) carries where it stopped to its row, and
+    /// the Episodes view's state column says it: `▸ 12:30`; a played one says `played`.
+    func testAPositionReachesTheRowAndTheStateColumn() {
+        let lib = EpisodeLibrary(
+            podcasts: podcasts,
+            entries: [
+                .init(id: 1, podcastId: 1, title: "Half heard", published: 300, duration: 1800, length: nil, position: 750),
+                .init(id: 2, podcastId: 1, title: "Heard", published: 200, duration: 1800, length: nil, played: true, position: 1800),
+                .init(id: 3, podcastId: 1, title: "Not begun", published: 100, duration: 1800, length: nil),
+            ])
+        XCTAssertEqual(lib.row(at: 0, state: .new).heardTo, 750)
+        XCTAssertNil(lib.row(at: 2, state: .new).heardTo)
+        var state = TUIState()
+        state.view = .episodes
+        let snapshot = TUISnapshot(library: lib, episodeStates: [2: .played])
+        let frame = TUIRenderer(tick: 0).render(&state, snapshot, width: 120, height: 12).text
+        let lines = frame.split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.contains("▸ 12:30") && $0.contains("Half heard") }, frame)
+        XCTAssertTrue(lines.contains { $0.contains("played") && $0.contains("Heard") }, frame)
+        XCTAssertFalse(lines.contains { $0.contains("▸") && $0.contains("Not begun") }, frame)
+    }
 }

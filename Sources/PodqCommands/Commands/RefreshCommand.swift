@@ -20,6 +20,7 @@ struct RefreshCommand: AsyncParsableCommand {
             podcasts = try podcast.map { [try context.store.podcast(matching: $0)] } ?? context.store.podcasts()
         } catch { throw CommandError(error) }
         let failed = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            await SyncFirst.run(context: context) { try await SyncRun(context: context, transport: transport).run().line }
             let refresher = FeedRefresh(context: context, transport: transport)
             var failed = 0
             for p in podcasts {

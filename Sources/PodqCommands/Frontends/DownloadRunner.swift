@@ -33,6 +33,7 @@ final class DownloadRunner: Sendable {
             })
         let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
             try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
+            await SyncFirst.run(context: context) { try await session.perform(.sync(full: false)) }
             reporter.begin()
             do {
                 let summary = try await session.run()

@@ -78,6 +78,7 @@ struct TUIDetailReader {
             .init("Podcast", Self.text(p.title)),
             .init("Published", Self.time(e.published)),
             .init("Duration", e.duration.map { Format.duration($0) } ?? ""),
+            .init("Listened", Self.listened(e)),
             .init("Size", e.length.map(Format.bytes) ?? ""),
             .init("Enclosure", Self.text(e.url) + (e.type.map { " (\(Self.text($0)))" } ?? "")),
             .init("Via", Self.via(e.url)),
@@ -110,5 +111,14 @@ struct TUIDetailReader {
                 .init("Repairs", Self.text(p.repairs)),
             ] + p.settingPairs.filter { $0.key != "auto-queue" }.map { .init($0.key, Self.text($0.value)) }
         return Detail(view: .podcasts, id: id, title: Self.text(p.title), fields: fields, notes: ShowNotes.paragraphs(p.description ?? ""))
+    }
+
+    /// How far the episode was heard: `played`, `12:30 of 30:00` (here or on another device, through
+    /// sync), or blank.
+    static func listened(_ e: EpisodeRecord) -> String {
+        if e.playedAt != nil { return "played" + (e.positionAt.map { " (\(time($0)))" } ?? "") }
+        guard let position = e.position, position > 0 else { return "" }
+        return Format.duration(position) + (e.duration.map { " of " + Format.duration($0) } ?? "")
+            + (e.positionAt.map { " (\(time($0)))" } ?? "")
     }
 }

@@ -139,7 +139,7 @@ final class TUILibrary: Sendable {
                 built.0.append(
                     .init(
                         id: e.id, podcastId: e.podcastId, title: e.title, published: e.published, duration: e.duration,
-                        length: e.length, played: e.played))
+                        length: e.length, played: e.played, position: e.position))
             }
             let rows = podcasts.map { p in
                 PodcastRow(

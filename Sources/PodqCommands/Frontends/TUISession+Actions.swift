@@ -90,6 +90,8 @@ extension TUISession {
                 if outcomes.contains(where: \.failed) { throw CommandError(line, code: ExitCodes.failure) }
                 return line
             }
+        case .sync:
+            sync(asked: true)
         case .removePodcast(let id):
             // A podcast of 20,000 episodes takes its episodes and their notes with it: in the background.
             let library = self.library
@@ -199,6 +201,31 @@ extension TUISession {
             library.reload()
             runner.wake()
             FreedMemory.release()  // a big feed's parse leaves freed memory resident otherwise
+        }
+    }
+
+    /// Syncs with the account's server in the background (the session's `sync` command), one sync at a
+    /// time; its line arrives through the events, and the library is read again after it. `asked`: the
+    /// key (a missing account is said); otherwise the start or the interval (without an account, nothing).
+    func sync(asked: Bool) {
+        guard syncing.start() else {
+            if asked { say("a sync is already running") }
+            return
+        }
+        if asked { say("syncing…") }
+        let session = self.session, events = self.events, library = self.library, runner = self.runner, store = context.store
+        let syncing = self.syncing
+        Task.detached {
+            defer { syncing.finish() }
+            // The account is read here, off the main actor: a key never waits for the store.
+            guard asked || (try? store.syncAccount()) != nil else { return }
+            do {
+                if let line = try await session.perform(.sync(full: false)) { events.post(line) }
+            } catch {
+                events.post(CommandError(error).message, isError: true)
+            }
+            library.reload()
+            runner.wake()
         }
     }
 

@@ -30,6 +30,8 @@ final class TUISession {
     /// write that waits for another program's lock then gives up within 2 s), so none writes once the
     /// home's lock is released.
     let bulkWork = BulkWork()
+    /// A sync runs (one at a time: the key, the start, the interval).
+    let syncing = OneAtATime()
     private let pending: AsyncStream<@Sendable () async -> Void>
     var state = TUIState()
     /// The number of downloads at once the keys asked for (`+`, `-`).
@@ -176,6 +178,8 @@ final class TUISession {
     private func loop(_ screen: any TerminalScreen) {
         var pacer = FramePacer()
         var needsFrame = true
+        // `sync = auto`: once the loop runs, then every `sync-interval` (never in the way of a frame: in the background).
+        var nextSync: Double? = settings.syncAuto ? now : nil
         var speeds = SpeedHistory()
         var wasRunning = false
         while !state.quit {
@@ -216,6 +220,10 @@ final class TUISession {
             if state.quit { break }
             let time = now
             library.watch(at: time)
+            if let due = nextSync, time >= due {
+                sync(asked: false)
+                nextSync = settings.syncInterval > 0 ? time + settings.syncInterval : nil
+            }
             if model.needsDisplay { needsFrame = true }
             guard pacer.frameDue(now: time, moving: runner.runningCount > 0, changed: needsFrame, key: key != nil) else { continue }
             let tick = FramePacer.tick(at: time)
@@ -253,4 +261,19 @@ final class BulkWork: Sendable {
     func finish() async {
         while let next = tasks.withLock({ $0.popLast() }) { await next.value }
     }
+}
+
+/// Work of which one runs at a time (the TUI's syncs).
+final class OneAtATime: Sendable {
+    private let running = Mutex(false)
+
+    /// True when nothing ran, and now this does; false when one still runs.
+    func start() -> Bool {
+        running.withLock { running in
+            defer { running = true }
+            return !running
+        }
+    }
+
+    func finish() { running.withLock { $0 = false } }
 }

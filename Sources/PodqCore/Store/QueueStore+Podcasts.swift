@@ -108,6 +108,8 @@ extension QueueStore {
         public var length: Int64?
         public var downloadId: Int64?
         public var played: Bool
+        /// Where the listening stopped, in seconds; nil when never played.
+        public var position: Int? = nil
     }
 
     /// Every episode's ``EpisodeSummary``, newest first (undated last), read without blocking a thread.
@@ -135,7 +137,7 @@ extension QueueStore {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL FROM episode
+                    SELECT id, podcastId, title, published, duration, length, downloadId, playedAt IS NOT NULL, position FROM episode
                     ORDER BY published IS NULL, published DESC, id DESC
                     """)
             while let row = try cursor.next() {
@@ -143,7 +145,7 @@ extension QueueStore {
                     &result,
                     EpisodeSummary(
                         id: row[0], podcastId: row[1], title: row[2], published: row[3], duration: row[4],
-                        length: row[5], downloadId: row[6], played: row[7]))
+                        length: row[5], downloadId: row[6], played: row[7], position: row[8]))
             }
             return result
         }

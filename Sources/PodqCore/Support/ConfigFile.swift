@@ -252,6 +252,13 @@ public struct ConfigFile: Sendable {
         case "playlist":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.playlist = value == "true"
+        case "sync":
+            switch value.lowercased() {
+            case "auto": settings.syncAuto = true
+            case "off": settings.syncAuto = false
+            default: throw .badValue(path: path, line: line, key: key, expected: "auto or off")
+            }
+        case "sync-interval": settings.syncInterval = Double(try int(0...1440)) * 60
         case "mouse":
             guard value == "true" || value == "false" else { throw .badValue(path: path, line: line, key: key, expected: "true or false") }
             settings.mouse = value == "true"

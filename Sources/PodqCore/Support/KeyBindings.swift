@@ -16,6 +16,7 @@ public struct KeyBindings: Sendable, Equatable {
         case morePerHost = "more-per-host", fewerPerHost = "fewer-per-host"
         case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new", played
         case stateFilter = "state-filter"
+        case sync
     }
 
     /// Every action's key when the config does not change it.
@@ -25,7 +26,7 @@ public struct KeyBindings: Sendable, Equatable {
         .moreJobs: "+", .fewerJobs: "-", .slower: "<", .faster: ">", .pauseAll: "P", .addFeed: "a", .refresh: "u",
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
         .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
-        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m", .stateFilter: "F",
+        .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m", .stateFilter: "F", .sync: "y",
     ]
 
     /// The config's changes.

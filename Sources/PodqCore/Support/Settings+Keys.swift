@@ -15,6 +15,14 @@ extension Settings {
     /// knows and this leaves out fails DocsTests.
     public static let keys: [Key] = [
         Key(
+            name: "sync", defaultValue: #"`auto`"#,
+            meaning:
+                #"logged in to a sync server (`podq sync login`, docs/SYNC.md), `auto` makes `podq refresh` and `podq download` sync first (a sync that fails is said and changes nothing else) and the TUI sync when it starts and every `sync-interval` minutes, in the background; `off`: only `podq sync` and `y` in the TUI"#
+        ),
+        Key(
+            name: "sync-interval", defaultValue: #"`15`"#,
+            meaning: #"minutes between the TUI's syncs with `sync = auto`, 0 to 1440; `0`: when it starts and on `y` only"#),
+        Key(
             name: "simultaneous-downloads", defaultValue: #"`3`"#,
             meaning: #"downloads that run at once, 1 to 64; `--jobs` overrides it for one run"#),
         Key(

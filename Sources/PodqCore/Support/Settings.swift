@@ -68,6 +68,11 @@ public struct Settings: Sendable, Equatable {
     public var playlist = false
     /// The cleanup rules (`cleanup-days`, `keep-episodes`, `cleanup-unplayed`); off by default.
     public var cleanup = CleanupPolicy()
+    /// Logged in to a sync server, `podq refresh` and `podq download` sync first and the TUI syncs on
+    /// start and every ``syncInterval`` (`sync = auto`); false: only `podq sync` and the TUI's key (`sync = off`).
+    public var syncAuto = true
+    /// Seconds between the TUI's syncs (`sync-interval`, in minutes, 0 to 1440; 0: on start and on the key only).
+    public var syncInterval: Double = 15 * 60
     /// The TUI's keys (`key-<action>`).
     public var keys = KeyBindings()
 

@@ -1,0 +1,16 @@
+import Foundation
+import PodqCore
+
+/// `sync = auto`: `podq refresh` and `podq download` sync first when podq is logged in. The sync's line
+/// is said; a sync that fails is said on standard error and changes nothing else (the command goes on,
+/// its exit code its own; the changes wait for the next sync).
+enum SyncFirst {
+    static func run(context: QueueContext, _ sync: () async throws -> String?) async {
+        guard context.settings.syncAuto, (try? context.store.syncAccount()) != nil else { return }
+        do {
+            if let line = try await sync() { Console.out(line) }
+        } catch {
+            Console.error("podq: sync first: \(CommandError(error).message)")
+        }
+    }
+}
