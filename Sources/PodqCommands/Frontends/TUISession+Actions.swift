@@ -236,10 +236,15 @@ extension TUISession {
             let file = try Player.file(of: id, in: context.store)
             let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
             context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
-            let status = try screen.handOver { try Player.run(argv) }
+            // One read of the row and its episode before the terminal goes to the player (the key's one store read).
+            let listening = Listening(store: context.store, home: context.paths.home)
+            let (status, line) = try screen.handOver { try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) } }
             say(
-                status == 0 ? "played #\(id) with \(argv[0])" : PlayerError.failed(command: argv[0], status: status).localizedDescription,
+                status == 0
+                    ? "played #\(id) with \(argv[0])" + (line.map { ": " + $0 } ?? "")
+                    : PlayerError.failed(command: argv[0], status: status).localizedDescription,
                 isError: status != 0)
+            if line != nil { library.reload() }
         } catch {
             say((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
         }

@@ -208,8 +208,10 @@ extension QueueStore {
                 try db.execute(
                     sql: played
                         ? "UPDATE episode SET playedAt = ?1, position = IFNULL(duration, position), positionAt = ?1 WHERE id = ?2 AND playedAt IS NULL"
-                        : "UPDATE episode SET playedAt = NULL WHERE id = ? AND playedAt IS NOT NULL",
-                    arguments: played ? [now, id] : [id])
+                        // Not played: heard from the start again; the time stays, so an older play (a
+                        // sync's overlap window) does not mark it played again.
+                        : "UPDATE episode SET playedAt = NULL, position = NULL, positionAt = ?1 WHERE id = ?2 AND playedAt IS NOT NULL",
+                    arguments: [now, id])
                 changed += db.changesCount
                 if played, db.changesCount > 0, let action = try Self.playedAction(db, episode: id, at: Int64(now)) {
                     try Self.queueAction(db, action)
@@ -220,8 +222,9 @@ extension QueueStore {
     }
 
     /// The play action that says `episode` was heard to the end, with its feed and media URL as the
-    /// server knows them; nil when the episode is gone.
-    static func playedAction(_ db: Database, episode id: Int64, at timestamp: Int64) throws -> EpisodeAction? {
+    /// server knows them; nil when the episode is gone. With `heard` (started, position, total), a play
+    /// that stopped there instead.
+    static func playedAction(_ db: Database, episode id: Int64, at timestamp: Int64, heard: (Int, Int, Int?)? = nil) throws -> EpisodeAction? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -233,6 +236,11 @@ extension QueueStore {
         let duration: Int? = row["duration"]
         let feed: String = row["feed"]
         let syncURL: String? = row["syncURL"]
+        if let (started, position, total) = heard {
+            return EpisodeAction(
+                podcast: syncURL ?? feed, episode: row["url"], guid: row["guid"], action: .play, timestamp: timestamp, started: started,
+                position: position, total: total ?? duration ?? max(position, 1))
+        }
         return EpisodeAction.played(podcast: syncURL ?? feed, episode: row["url"], guid: row["guid"], duration: duration ?? 1, at: timestamp)
     }
 

@@ -189,6 +189,26 @@ extension QueueStore {
             ])
     }
 
+    /// What a player heard of `episode` (podq's own listening, `podq play` with mpv): the position is
+    /// stored, or at the end the episode is marked played; either is queued for the sync server as a
+    /// play, in the same transaction.
+    public func recordListening(episode id: Int64, started: Int, position: Int, total: Int?, reachedEnd: Bool) throws(StoreError) {
+        try write { db in
+            let now = Date().timeIntervalSince1970
+            if reachedEnd {
+                try db.execute(
+                    sql: "UPDATE episode SET playedAt = IFNULL(playedAt, ?1), position = IFNULL(?2, IFNULL(duration, position)), positionAt = ?1 WHERE id = ?3",
+                    arguments: [now, total, id])
+                let stated = try Int.fetchOne(db, sql: "SELECT duration FROM episode WHERE id = ?", arguments: [id])
+                let length = total ?? stated ?? position
+                if let action = try Self.playedAction(db, episode: id, at: Int64(now), heard: (length, length, length)) { try Self.queueAction(db, action) }
+            } else {
+                try db.execute(sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ?", arguments: [position, now, id])
+                if let action = try Self.playedAction(db, episode: id, at: Int64(now), heard: (started, position, total)) { try Self.queueAction(db, action) }
+            }
+        }
+    }
+
     public func queueEpisodeAction(_ action: EpisodeAction) throws(StoreError) {
         try write { db in try Self.queueAction(db, action) }
     }

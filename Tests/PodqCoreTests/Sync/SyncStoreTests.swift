@@ -103,4 +103,19 @@ final class SyncStoreTests: XCTestCase {
         XCTAssertNotNil(stored.first { $0.guid == "g3" }, "a received delete deletes nothing")
         XCTAssertEqual(episodes.count, 3)
     }
+
+    /// What a player heard is stored and queued as a play; heard to the end, the episode is played.
+    func testListeningIsStoredAndQueued() throws {
+        let episodes = try subscribe()
+        try login()
+        try store.recordListening(episode: episodes[0].id!, started: 0, position: 640, total: 1800, reachedEnd: false)
+        try store.recordListening(episode: episodes[1].id!, started: 100, position: 1799, total: 1800, reachedEnd: true)
+        let stored = try store.episodes().map(\.episode)
+        XCTAssertEqual(stored.first { $0.guid == "g1" }?.position, 640)
+        XCTAssertNil(stored.first { $0.guid == "g1" }?.playedAt)
+        XCTAssertNotNil(stored.first { $0.guid == "g2" }?.playedAt)
+        let actions = try store.pendingSyncChanges().compactMap(\.action)
+        XCTAssertEqual(actions.map { [$0.started, $0.position, $0.total] }, [[0, 640, 1800], [1800, 1800, 1800]])
+        XCTAssertTrue(actions.allSatisfy { $0.action == .play })
+    }
 }

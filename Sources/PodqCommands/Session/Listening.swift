@@ -1,0 +1,191 @@
+import Foundation
+import PodqCore
+import Synchronization
+
+/// Listening to an episode in the terminal (`podq play`, `o` in the TUI). With mpv, podq starts it at
+/// the stored position and follows the position through mpv's IPC socket (`--input-ipc-server`): when
+/// mpv quits, the position is stored and queued for the sync server as a play; at the end the episode
+/// is marked played. Any other player is only started (mark it played with `m` or `podq mark-played`).
+struct Listening {
+    /// What is known of the episode being played (nil for a URL queued by hand: nothing is recorded).
+    struct Episode: Sendable {
+        var id: Int64
+        var position: Int?
+        var played: Bool
+        var duration: Int?
+    }
+
+    /// What mpv said before it quit.
+    struct Heard: Sendable, Equatable {
+        var started: Int
+        var position: Double?
+        var duration: Double?
+        var reachedEnd = false
+    }
+
+    let store: QueueStore
+    let home: String
+
+    /// The episode of download `id`, when it has one.
+    func episode(ofDownload id: Int64) -> Episode? {
+        guard let row = try? store.download(id: id), let episodeId = row.episodeId, let found = try? store.episode(id: episodeId) else { return nil }
+        return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
+    }
+
+    /// True when `argv` runs mpv (its name, whatever the folder).
+    static func isMPV(_ argv: [String]) -> Bool {
+        (argv.first.map { ($0 as NSString).lastPathComponent } ?? "") == "mpv"
+    }
+
+    /// `argv` with mpv's IPC socket and start position added (mpv only), and the socket's path.
+    func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: String?, started: Int) {
+        guard Self.isMPV(argv), let episode else { return (argv, nil, 0) }
+        let socket = (home as NSString).appendingPathComponent("mpv-\(getpid()).sock")
+        unlink(socket)
+        var options = ["--input-ipc-server=\(socket)"]
+        var started = 0
+        if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
+            options.append("--start=\(position)")
+            started = position
+        }
+        return ([argv[0]] + options + argv.dropFirst(), socket, started)
+    }
+
+    /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position; then
+    /// records what was heard. Returns the player's exit status and a line saying what was recorded.
+    func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Int32) throws -> (status: Int32, line: String?) {
+        let (command, socket, started) = prepared(argv, episode: episode)
+        let follower = socket.map { MPVFollower(socket: $0, started: started) }
+        follower?.start()
+        let status: Int32
+        do {
+            status = try run(command)
+        } catch {
+            follower?.stop()
+            if let socket { unlink(socket) }
+            throw error
+        }
+        let heard = follower?.finish()
+        if let socket { unlink(socket) }
+        guard let episode, let heard else { return (status, nil) }
+        return (status, try record(heard, episode: episode))
+    }
+
+    /// Stores what was heard and queues it for the sync server; the line says it.
+    func record(_ heard: Heard, episode: Episode) throws -> String? {
+        let total = heard.duration.map { Int($0.rounded()) } ?? episode.duration
+        let position = heard.position.map { Int($0.rounded()) } ?? 0
+        let atTheEnd = heard.reachedEnd || (total.map { $0 > 0 && position >= $0 - max(15, $0 / 50) } ?? false)
+        guard atTheEnd || position > 0 else { return nil }
+        try store.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
+        return atTheEnd
+            ? "heard to the end: marked played"
+            : "stopped at \(Self.clock(position))" + (total.map { " of \(Self.clock($0))" } ?? "") + "; it starts there next time"
+    }
+
+    static func clock(_ seconds: Int) -> String {
+        seconds >= 3600
+            ? String(format: "%d:%02d:%02d", seconds / 3600, (seconds % 3600) / 60, seconds % 60) : String(format: "%d:%02d", seconds / 60, seconds % 60)
+    }
+}
+
+/// Follows mpv's playback through its JSON IPC socket on a thread of its own: it connects (retrying
+/// for up to 10 s while mpv starts), asks mpv to report `time-pos` and `duration` as they change, and
+/// reads until mpv closes the socket (it quit). An `end-file` with reason `eof` means the end was reached.
+final class MPVFollower: Sendable {
+    private let socket: String
+    private let state: Mutex<Listening.Heard>
+    private let stopped = Mutex(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let descriptor = Mutex<Int32>(-1)
+
+    init(socket: String, started: Int) {
+        self.socket = socket
+        self.state = Mutex(Listening.Heard(started: started, position: started > 0 ? Double(started) : nil))
+    }
+
+    func start() {
+        Thread.detachNewThread { [self] in
+            follow()
+            done.signal()
+        }
+    }
+
+    /// Waits (2 s at most) for the reading to end after the player quit; returns what was heard.
+    func finish() -> Listening.Heard {
+        if done.wait(timeout: .now() + 2) == .timedOut { stop() }
+        return state.withLock { $0 }
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        let fd = descriptor.withLock { $0 }
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private func follow() {
+        let deadline = Date().addingTimeInterval(10)
+        var fd: Int32 = -1
+        while fd < 0, Date() < deadline, !stopped.withLock({ $0 }) {
+            fd = Self.connect(socket)
+            if fd < 0 { usleep(100_000) }
+        }
+        guard fd >= 0 else { return }
+        descriptor.withLock { $0 = fd }
+        defer {
+            descriptor.withLock { $0 = -1 }
+            close(fd)
+        }
+        let ask = #"{"command":["observe_property",1,"time-pos"]}"# + "\n" + #"{"command":["observe_property",2,"duration"]}"# + "\n"
+        _ = ask.withCString { write(fd, $0, strlen($0)) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            pending += buffer[..<n]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                handle(Array(pending[..<newline]))
+                pending.removeSubrange(...newline)
+            }
+        }
+    }
+
+    /// One line of mpv's: a property change, or the end of the file.
+    private func handle(_ line: [UInt8]) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
+        let event = object["event"] as? String
+        if event == "property-change", let name = object["name"] as? String, let value = object["data"] as? Double {
+            state.withLock { heard in
+                if name == "time-pos" { heard.position = value }
+                if name == "duration" { heard.duration = value }
+            }
+        } else if event == "end-file", (object["reason"] as? String) == "eof" {
+            state.withLock { $0.reachedEnd = true }
+        }
+    }
+
+    private static func connect(_ path: String) -> Int32 {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            return -1
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// `podq play` with a real mpv (Debian's) on audio files the test makes: mpv starts where the episode
+/// was left, podq follows the position through mpv's IPC socket and stores it when mpv quits (and queues
+/// it for the sync server), and an episode heard to the end is marked played.
+final class ListeningTests: CLITestCase {
+    /// Subscribes to a feed of two silent episodes (`short`: 2 s, `long`: 60 s), downloads them, and
+    /// sets mpv as the player, with no audio device and no window.
+    private func prepare() async throws {
+        server.serve(silentWAV(seconds: 2), as: "short.wav", type: "audio/wav")
+        server.serve(silentWAV(seconds: 60), as: "long.wav", type: "audio/wav")
+        let items = [("short", 2, 2), ("long", 60, 1)].map { name, duration, day in
+            "<item><title>\(name)</title><guid>\(name)</guid><pubDate>\(day) Nov 2026 10:00:00 GMT</pubDate><itunes:duration>\(duration)</itunes:duration>"
+                + "<enclosure url=\"\(server.url("/static/\(name).wav").absoluteString)\" type=\"audio/wav\"/></item>"
+        }.joined()
+        server.serve(
+            Array(
+                ("<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Quiet</title>"
+                    + items + "</channel></rss>").utf8), as: "quiet.xml")
+        var (exit, out, err) = try await cli.run(["add", server.url("/static/quiet.xml").absoluteString])
+        XCTAssertEqual(exit.code, 0, out + err)
+        (exit, out, err) = try await cli.run(["queue", "add", "--latest", "2", "Quiet"])
+        XCTAssertEqual(exit.code, 0, out + err)
+        (exit, out, err) = try await cli.run(["download"])
+        XCTAssertEqual(exit.code, 0, out + err)
+        try "player = mpv --no-video --ao=null --no-config --really-quiet\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+    }
+
+    private func episode(_ guid: String) async throws -> [String: Any] {
+        let (_, out, err) = try await cli.run(["episodes", "--json"])
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], out + err)
+        return try XCTUnwrap(list.first { ($0["guid"] as? String) == guid })
+    }
+
+    private func download(of title: String) async throws -> String {
+        let (_, out, _) = try await cli.run(["queue", "--json"])
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        return String(try XCTUnwrap(rows.first { ($0["title"] as? String)?.hasSuffix(title) == true }?["id"] as? Int))
+    }
+
+    func testAnEpisodeHeardToTheEndIsMarkedPlayed() async throws {
+        try await prepare()
+        let (exit, out, err) = try await cli.run(["play", try await download(of: "short")])
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("heard to the end: marked played"), out + err)
+        let short = try await episode("short")
+        XCTAssertEqual(short["played"] as? Bool, true)
+        XCTAssertEqual(short["position"] as? Int, 2)
+    }
+
+    /// Quit halfway: the position is kept; the next play starts there (mpv's own time says so).
+    func testThePositionIsKeptAndTheNextPlayStartsThere() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        func socket() -> String? {
+            (try? FileManager.default.contentsOfDirectory(atPath: dir.file("home")))?.first { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
+                .map { dir.file("home/" + $0) }
+        }
+        func remote() async -> MPVRemote? {
+            var found: MPVRemote?
+            _ = await waitUntil(timeout: 15, every: 50) {
+                found = socket().flatMap(MPVRemote.init(socket:))
+                return found != nil
+            }
+            return found
+        }
+        var child = try cli.start(["play", id])
+        let first = await remote()
+        var mpv = try XCTUnwrap(first, "mpv's socket: " + child.standardError)
+        // A second of playback first: podq's own connection to mpv is made by then (a person does not quit sooner).
+        _ = await waitUntil(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 1 }
+        mpv.send(["seek", 25, "absolute"])
+        _ = await waitUntil(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 25 }
+        mpv.send(["quit"])
+        var exit = await child.finish()
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertTrue(child.standardOutput.contains("stopped at 0:2"), child.standardOutput)
+        let long = try await episode("long")
+        XCTAssertEqual(long["played"] as? Bool, false)
+        let position = try XCTUnwrap(long["position"] as? Int)
+        XCTAssertTrue((25...28).contains(position), "\(position)")
+
+        child = try cli.start(["play", id])
+        let second = await remote()
+        mpv = try XCTUnwrap(second, "mpv's socket: " + child.standardError)
+        var at: Double?
+        _ = await waitUntil(timeout: 10) {
+            at = mpv.send(["get_property", "time-pos"]) as? Double  // none until the file is open
+            return at != nil
+        }
+        let started = try XCTUnwrap(at)
+        XCTAssertGreaterThanOrEqual(started, Double(position) - 1, "mpv started where the episode was left")
+        mpv.send(["quit"])
+        exit = await child.finish()
+        XCTAssertEqual(exit.code, 0)
+    }
+}
