@@ -223,4 +223,28 @@ final class SyncCommandTests: CLITestCase {
         XCTAssertEqual(sync.code, 2)
         XCTAssertTrue(sync.err.contains("not logged in"), sync.err)
     }
+
+    /// On a gpodder.net account, a completed download and a file podq deleted are told as `download` and
+    /// `delete` actions (a received delete deletes nothing: SyncStoreTests).
+    func testDownloadsAndDeletionsAreToldToAGPodderServer() async throws {
+        server.serve(feed("Show", guid: "d", items: 1), as: "show.xml")
+        _ = try await podq(["add", server.url("/static/show.xml").absoluteString])
+        try await login()
+        _ = try await podq(["sync"])
+        let listed = try await episodes()
+        let id = try XCTUnwrap(listed.first?["id"] as? Int)
+        _ = try await podq(["queue", "add", String(id)])
+        var result = try await podq(["download"])
+        XCTAssertEqual(result.code, 0, result.out + result.err)
+        result = try await podq(["queue", "remove", "--delete-file", "1"])
+        XCTAssertEqual(result.code, 0, result.out + result.err)
+        result = try await podq(["sync"])
+        XCTAssertTrue(result.out.contains("sent 2 episode actions"), result.out)
+        let deviceField = try await status()["device"]
+        let device = try XCTUnwrap(deviceField as? String)
+        let phoneActions = try await phone(["actions"])
+        let actions = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(phoneActions.utf8)) as? [[String: Any]])
+        let ours = actions.filter { ($0["device"] as? String) == device }.compactMap { $0["action"] as? String }
+        XCTAssertEqual(ours, ["download", "delete"])
+    }
 }

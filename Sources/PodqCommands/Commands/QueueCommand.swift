@@ -171,8 +171,12 @@ struct QueueRemoveCommand: ParsableCommand {
                 let folder = try DownloadFolder(path: row.folderPath)
                 let relative = try folder.relativePath(of: row.destination)
                 // The file first: when it cannot go (a link on the way), the row stays to say so.
-                if deleteFile && row.state == .completed, try !folder.removeFile(relative, recorded: row.committedFile?.identity) {
-                    Console.error("#\(id): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept")
+                if deleteFile && row.state == .completed {
+                    if try folder.removeFile(relative, recorded: row.committedFile?.identity) {
+                        if let episode = row.episodeId { context.store.announceDeletedNow(episodeIds: [episode]) }
+                    } else {
+                        Console.error("#\(id): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept")
+                    }
                 }
                 try context.store.remove(id: id)
                 // The partial goes unless a running runner holds it: that one cancels its transfer (and

@@ -147,6 +147,7 @@ public enum Cleanup {
                     continue
                 }
                 if let id = c.download.id { try store.remove(id: id) }
+                if let episode = c.download.episodeId { store.announceDeletedNow(episodeIds: [episode]) }
             }
             report.removed.append(c.download)
             report.bytes += identity?.size ?? 0

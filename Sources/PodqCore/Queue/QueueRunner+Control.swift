@@ -106,9 +106,10 @@ extension QueueRunner {
             let run = running[id]
             if let run { run.operation.cancel() } else { removePartial(of: row) }
             if deletingFile && row.state == .completed, let folder = folder(row.folderPath),
-                let relative = try? folder.relativePath(of: row.destination)
+                let relative = try? folder.relativePath(of: row.destination),
+                (try? folder.removeFile(relative, recorded: row.committedFile?.identity)) == true, let episode = row.episodeId
             {
-                _ = try? folder.removeFile(relative, recorded: row.committedFile?.identity)
+                await store.announceDeleted(episodeIds: [episode])
             }
             return run?.task
         }
@@ -125,6 +126,7 @@ extension QueueRunner {
         let (count, stopping) = try await exclusively { () async throws(StoreError) -> (Int, [Task<Void, Never>]) in
             let rows = try await store.removeAsync(ids: ids)
             var stopping: [Task<Void, Never>] = []
+            var deleted: [Int64] = []
             for row in rows {
                 if let id = row.id, let run = running[id] {
                     run.operation.cancel()
@@ -133,11 +135,13 @@ extension QueueRunner {
                     removePartial(of: row)
                 }
                 if deletingFiles && row.state == .completed, let folder = folder(row.folderPath),
-                    let relative = try? folder.relativePath(of: row.destination)
+                    let relative = try? folder.relativePath(of: row.destination),
+                    (try? folder.removeFile(relative, recorded: row.committedFile?.identity)) == true, let episode = row.episodeId
                 {
-                    _ = try? folder.removeFile(relative, recorded: row.committedFile?.identity)
+                    deleted.append(episode)
                 }
             }
+            await store.announceDeleted(episodeIds: deleted)
             return (rows.count, stopping)
         }
         wake()

@@ -82,6 +82,48 @@ extension QueueStore {
         try db.alter(table: "podcast") { t in t.add(column: "syncURL", .text) }
     }
 
+    /// A feed episode's download completed (by the runner, reconcile, any podq): on a gpodder.net
+    /// account a `download` action is queued in the same transaction, as the ledger is written.
+    static func createSyncDownloadTrigger(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TRIGGER sync_on_completed AFTER UPDATE OF state ON download
+                WHEN NEW.state = 'completed' AND OLD.state IS NOT 'completed' AND NEW.episodeId IS NOT NULL
+                     AND EXISTS (SELECT 1 FROM sync_account WHERE flavour = 'gpodder')
+                BEGIN
+                    INSERT INTO sync_change (kind, url, episode, guid, action, timestamp)
+                    SELECT 'action', IFNULL(podcast.syncURL, podcast.url), episode.url, episode.guid, 'download',
+                           CAST(IFNULL(NEW.completedAt, strftime('%s', 'now')) AS INTEGER)
+                    FROM episode JOIN podcast ON podcast.id = episode.podcastId WHERE episode.id = NEW.episodeId;
+                END;
+                """)
+    }
+
+    /// The files of these episodes were deleted by podq (cleanup, `x` with the file, `queue remove
+    /// --delete-file`): on a gpodder.net account a `delete` action is queued for each.
+    public func announceDeleted(episodeIds: [Int64]) async {
+        guard !episodeIds.isEmpty else { return }
+        _ = try? await writeAsync { db in try Self.queueDeletes(db, episodeIds) }
+    }
+
+    /// ``announceDeleted(episodeIds:)`` in the caller's thread.
+    public func announceDeletedNow(episodeIds: [Int64]) {
+        guard !episodeIds.isEmpty else { return }
+        _ = try? write { db in try Self.queueDeletes(db, episodeIds) }
+    }
+
+    static func queueDeletes(_ db: Database, _ ids: [Int64]) throws {
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM sync_account WHERE flavour = 'gpodder'") != nil else { return }
+        for id in ids {
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_change (kind, url, episode, guid, action, timestamp)
+                    SELECT 'action', IFNULL(podcast.syncURL, podcast.url), episode.url, episode.guid, 'delete', ?
+                    FROM episode JOIN podcast ON podcast.id = episode.podcastId WHERE episode.id = ?
+                    """, arguments: [Int64(Date().timeIntervalSince1970), id])
+        }
+    }
+
     // MARK: - The account
 
     public func syncAccount() throws(StoreError) -> SyncAccount? {

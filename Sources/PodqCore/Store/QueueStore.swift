@@ -311,6 +311,7 @@ public final class QueueStore: Sendable {
             try db.create(index: "episode_download", on: "episode", columns: ["downloadId"], ifNotExists: true)
         }
         migrator.registerMigration("v17: sync with a phone") { db in try createSyncTables(db) }
+        migrator.registerMigration("v18: downloads told to a gpodder.net server") { db in try createSyncDownloadTrigger(db) }
         return migrator
     }
 }
