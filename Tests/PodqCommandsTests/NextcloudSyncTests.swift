@@ -42,15 +42,6 @@ final class NextcloudSyncTests: CLITestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]], out + err)
     }
 
-    private func assertPasswordNowhere(file: StaticString = #filePath, line: UInt = #line) throws {
-        for text in printed { XCTAssertFalse(text.contains(password), "printed: \(text)", file: file, line: line) }
-        let home = dir.file("home")
-        for name in try FileManager.default.subpathsOfDirectory(atPath: home) {
-            guard let data = FileManager.default.contents(atPath: home + "/" + name) else { continue }
-            XCTAssertNil(data.range(of: Data(password.utf8)), "\(name) holds the password", file: file, line: line)
-        }
-    }
-
     func testSubscriptionsAndPlaysBothWaysWithNextcloud() async throws {
         server.serve(feed("Mine", guid: "m"), as: "mine.xml")
         server.serve(feed("Phone's", guid: "p"), as: "phones.xml")
@@ -92,7 +83,7 @@ final class NextcloudSyncTests: CLITestCase {
         nextcloud.phone(user: "bob", unsubscribe: [phones])
         result = try await podq(["sync"])
         XCTAssertTrue(result.out.contains("unsubscribed from Phone's (files kept)"), result.out)
-        try assertPasswordNowhere()
+        try assertNothingHolds(password, printed: printed)
     }
 
     /// Login Flow v2: podq prints the page to open, waits, and keeps the app password in the keyring
@@ -131,7 +122,7 @@ final class NextcloudSyncTests: CLITestCase {
         XCTAssertEqual(try String(contentsOfFile: keyring, encoding: .utf8), password, "the app password went to the keyring")
         let synced = try await podq(["sync"], environment: environment)
         XCTAssertEqual(synced.code, 0, synced.out + synced.err)
-        try assertPasswordNowhere()
+        try assertNothingHolds(password, printed: printed)
         let out = try await podq(["sync", "logout"], environment: environment)
         XCTAssertTrue(out.out.contains("logged out of \(nextcloud.base)"), out.out)
         XCTAssertFalse(FileManager.default.fileExists(atPath: keyring), "logout clears the keyring's entry")

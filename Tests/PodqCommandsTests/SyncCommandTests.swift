@@ -70,16 +70,6 @@ final class SyncCommandTests: CLITestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any], out)
     }
 
-    /// The password is in no output, no log line and no byte of the home (database, config, log).
-    private func assertPasswordNowhere(file: StaticString = #filePath, line: UInt = #line) throws {
-        for text in printed { XCTAssertFalse(text.contains(password), "printed: \(text)", file: file, line: line) }
-        let home = dir.file("home")
-        for name in (try FileManager.default.subpathsOfDirectory(atPath: home)) {
-            guard let data = FileManager.default.contents(atPath: home + "/" + name) else { continue }
-            XCTAssertNil(data.range(of: Data(password.utf8)), "\(name) holds the password", file: file, line: line)
-        }
-    }
-
     func testSubscriptionsGoBothWaysAndTheServersRemoveUnsubscribes() async throws {
         server.serve(feed("Ours", guid: "o"), as: "ours.xml")
         server.serve(feed("Theirs", guid: "t"), as: "theirs.xml")
@@ -118,7 +108,7 @@ final class SyncCommandTests: CLITestCase {
         XCTAssertEqual(pendingAfterSync as? Int, 0)
         let after = try await gpodder.phone(user: user, password: password, device: device, ["subscriptions"])
         XCTAssertFalse(after.contains(ours), after)
-        try assertPasswordNowhere()
+        try assertNothingHolds(password, printed: printed)
     }
 
     /// The phone's position and played mark arrive (matched by GUID, and by the URL inside a tracking
@@ -182,7 +172,7 @@ final class SyncCommandTests: CLITestCase {
         XCTAssertNotNil(stamp.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$"#, options: .regularExpression), stamp)
         now = try await episodes()
         XCTAssertEqual(field("s-3", "played") as? Bool, true)
-        try assertPasswordNowhere()
+        try assertNothingHolds(password, printed: printed)
     }
 
     /// Changes made while the server is down wait in the store (exit 1, nothing lost) and go once it is back.
@@ -209,7 +199,7 @@ final class SyncCommandTests: CLITestCase {
         XCTAssertTrue(now["lastError"] is NSNull, "\(now)")
         let actions = try await phone(["actions"])
         XCTAssertEqual(actions.components(separatedBy: "\"action\": \"play\"").count - 1, 3, actions)
-        try assertPasswordNowhere()
+        try assertNothingHolds(password, printed: printed)
     }
 
     /// A wrong password is said as such, with what to do, and nothing is stored.

@@ -127,7 +127,7 @@ final class MPVFollower: Sendable {
         let deadline = Date().addingTimeInterval(10)
         var fd: Int32 = -1
         while fd < 0, Date() < deadline, !stopped.withLock({ $0 }) {
-            fd = Self.connect(socket)
+            fd = UnixSocket.connect(socket) ?? -1
             if fd < 0 { usleep(100_000) }
         }
         guard fd >= 0 else { return }
@@ -166,26 +166,4 @@ final class MPVFollower: Sendable {
         }
     }
 
-    private static func connect(_ path: String) -> Int32 {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return -1 }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            return -1
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return -1
-        }
-        return fd
-    }
 }
