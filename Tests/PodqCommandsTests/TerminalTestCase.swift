@@ -14,6 +14,13 @@ class TerminalTestCase: CLITestCase {
 
     override func tearDown() async throws {
         tmux?.stop()
+        // A failure in CI leaves no home to look at: the end of podq's log and the server's requests go
+        // to the test's output (a TUI that waited on something says what in its log).
+        if (testRun?.failureCount ?? 0) > 0 {
+            let log = (try? String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)) ?? "(no podq.log)"
+            print("--- podq.log (last 4000 characters) of \(name):\n" + String(log.suffix(4000)))
+            print("--- requests: " + server.log.requests.suffix(20).map { "\($0.method) \($0.uri)" }.joined(separator: ", "))
+        }
         try await super.tearDown()
     }
 
