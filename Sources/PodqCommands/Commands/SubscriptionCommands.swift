@@ -183,7 +183,9 @@ struct EpisodesCommand: ParsableCommand {
     /// One episode as the plain listing gives it.
     private func line(_ r: QueueStore.EpisodeListing, state: String) -> String {
         let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
-        let shown = r.episode.upstreamChange != nil ? "updated" : state
+        // An episode begun (here or, through sync, on the phone) says where it stopped, as the TUI does.
+        let begun = state == "new" ? r.episode.position.flatMap { $0 > 0 ? "▸ " + Format.duration($0) : nil } : nil
+        let shown = r.episode.upstreamChange != nil ? "updated" : begun ?? state
         var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
         if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
         return line

@@ -46,10 +46,12 @@ extension QueueStore {
                 }
                 // A play with no time (some clients send none) counts as heard now.
                 let when = play.timestamp > 0 ? Double(play.timestamp) : Date().timeIntervalSince1970
-                let stored = try Row.fetchOne(db, sql: "SELECT positionAt, playedAt FROM episode WHERE id = ?", arguments: [episode])
+                let stored = try Row.fetchOne(db, sql: "SELECT position, positionAt, playedAt FROM episode WHERE id = ?", arguments: [episode])
                 let positionAt: Double? = stored?["positionAt"]
                 guard positionAt.map({ when > $0 }) ?? true else { continue }
-                if let position = play.position {
+                // The same position again (a play with no time of its own, seen on every pull) changes nothing.
+                let storedPosition: Int? = stored?["position"]
+                if let position = play.position, position != storedPosition {
                     try db.execute(sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ?", arguments: [position, when, episode])
                     applied.positions += 1
                 }

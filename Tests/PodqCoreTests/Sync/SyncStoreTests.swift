@@ -92,6 +92,10 @@ final class SyncStoreTests: XCTestCase {
         XCTAssertEqual(first.unmatched, 2)
         let again = try store.applyPlays(plays)
         XCTAssertEqual([again.positions, again.played], [0, 0], "applied once only")
+        // A play with no time of its own is taken as heard now, and once: the same again changes nothing.
+        let timeless = EpisodeAction(podcast: feed, episode: "x", guid: "g3", action: .play, timestamp: 0, started: 0, position: 42, total: 1800)
+        XCTAssertEqual(try store.applyPlays([timeless]).positions, 1)
+        XCTAssertEqual(try store.applyPlays([timeless]).positions, 0)
         let older = EpisodeAction(podcast: feed, episode: "x", guid: "g1", action: .play, timestamp: 50, started: 0, position: 10, total: 1800)
         XCTAssertEqual(try store.applyPlays([older]).positions, 0, "an older play does not move it back")
         let newer = EpisodeAction(podcast: feed, episode: "x", guid: "g1", action: .play, timestamp: 200, started: 300, position: 900, total: 1800)
