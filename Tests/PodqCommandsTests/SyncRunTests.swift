@@ -81,4 +81,29 @@ final class SyncRunTests: XCTestCase {
         XCTAssertEqual(try context.store.syncChangeCounts().pending, 5)
         XCTAssertTrue(try context.store.syncAccount()?.lastError?.contains("503") == true)
     }
+
+    /// A server that lists what is not a web feed: nothing is read from the disk or subscribed, and the
+    /// line says what was left out.
+    func testOnlyWebFeedsFromAServerAreSubscribed() async throws {
+        final class Listing: SyncServer, Sendable {
+            var flavour: SyncFlavour { .nextcloud }
+            func login(caption: String) async throws(SyncError) {}
+            func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta {
+                SubscriptionDelta(
+                    add: ["/etc/passwd", "file:///etc/hosts", "javascript:alert(1)", "ftp://x.example/f", "\u{1B}[2J"], remove: [], timestamp: 10)
+            }
+            func allSubscriptions() async throws(SyncError) -> [String]? { nil }
+            func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
+            func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) { ([], 10) }
+            func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
+        }
+        let context = try context(actions: 0, bad: nil)
+        let report = try await SyncRun(context: context, transport: MemoryTransport { _, _ in .init(status: 500) }).run(using: Listing())
+        XCTAssertEqual(report.subscribed, [])
+        XCTAssertEqual(try context.store.podcasts().count, 0)
+        XCTAssertTrue(report.line.contains("could not subscribe to 5 listed feeds, not http(s)"), report.line)
+        XCTAssertFalse(report.line.contains("\u{1B}"), report.line)
+        XCTAssertEqual(SyncRun.webFeed("feed://a.example/f.xml"), "http://a.example/f.xml")
+        XCTAssertEqual(SyncRun.webFeed("https://a.example/f.xml"), "https://a.example/f.xml")
+    }
 }

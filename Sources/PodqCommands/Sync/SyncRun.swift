@@ -114,6 +114,19 @@ struct SyncRun {
         return report
     }
 
+    /// `text` as an http(s) feed URL (`feed://`, `itpc://`, `pcast://` and `podcast://` are http), or nil.
+    static func webFeed(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == "\0" })
+        else { return nil }
+        switch scheme {
+        case "http", "https": return trimmed
+        case "feed", "itpc", "pcast", "podcast": return "http" + trimmed.dropFirst(scheme.count)
+        default: return nil
+        }
+    }
+
     // MARK: - Push
 
     private func push(_ server: any SyncServer, report: inout Report) async throws {
@@ -178,6 +191,20 @@ struct SyncRun {
         adds.removeAll { both.contains(SyncURL.key($0)) }
         removes.removeAll { both.contains(SyncURL.key($0)) }
         let removed = Set(removes.map(SyncURL.key))
+        // Only web feeds: a server's list is the network's text, and `podq add` would also read a
+        // local file or a folder's path (`/etc/passwd`, `file:…`). Podcast apps' schemes become http.
+        var refused: [String] = []
+        adds = adds.compactMap { url in
+            guard let web = Self.webFeed(url) else {
+                refused.append(SafeText.clean(url))
+                return nil
+            }
+            return web
+        }
+        if !refused.isEmpty {
+            report.subscribeFailed.append("\(Report.count(refused.count, "listed feed")), not http(s): \(refused.prefix(3).joined(separator: ", "))")
+            context.log.warning("sync: the server listed feeds that are not http(s); left out", metadata: ["count": "\(refused.count)"])
+        }
         var seen = Set<String>()
         let refresh = FeedRefresh(context: context, transport: transport)
         for url in adds where !removed.contains(SyncURL.key(url)) && seen.insert(SyncURL.key(url)).inserted {
