@@ -15,9 +15,13 @@ struct AddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --user: a command that prints the password (run by sh when needed), instead of storing it.")
     var passwordCommand: String?
     @Option(name: .long, help: "The User-Agent for this podcast's feed and episodes.") var userAgent: String?
-    @Argument(help: "The feed's http(s) URL, a website that links to its feed, or a feed file.") var source: String
+    @Argument(help: "The feed's http(s) URL, a website that links to its feed, or a feed file.") var sources: [String]
+
+    /// The one source given.
+    var source: String { sources.joined(separator: " ") }
 
     func validate() throws {
+        if sources.isEmpty { throw ValidationError("Give the feed's URL (or a feed file). To find a podcast by name: podq search <words>") }
         if passwordCommand != nil && user == nil { throw ValidationError("--password-command needs --user NAME.") }
         if let userAgent, userAgent.isEmpty || !userAgent.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             throw ValidationError("--user-agent takes printable ASCII text, such as \"MyPlayer/1.0\".")
@@ -25,6 +29,12 @@ struct AddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Words, not an address: a name typed where the URL goes.
+        if sources.count > 1 || DirectoryLookup.words(in: source) != nil, let words = DirectoryLookup.words(in: source) {
+            throw CommandError(
+                "'\(SafeText.clean(words))' is not a feed URL or a file. To find a podcast by name: podq search \(DirectoryLookup.shellWords(SafeText.clean(words)))",
+                code: ExitCodes.usage)
+        }
         let context = try QueueContext.open(global)
         var login = FeedRefresh.Login(user: user, passwordCommand: passwordCommand, userAgent: userAgent)
         if let user, passwordCommand == nil, context.settings.passwordCommand == nil { login.password = try PasswordPrompt.ask(for: user) }

@@ -320,6 +320,30 @@ public struct ConfigFile: Sendable {
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath
+        case "search-providers":
+            var chosen: [Directory] = []
+            for word in value.split(whereSeparator: { $0 == " " || $0 == "," }) {
+                guard let directory = Directory(rawValue: word.lowercased()) else {
+                    throw .badValue(path: path, line: line, key: key, expected: "directories separated by spaces: itunes, gpodder, podcastindex")
+                }
+                if !chosen.contains(directory) { chosen.append(directory) }
+            }
+            guard !chosen.isEmpty else {
+                throw .badValue(path: path, line: line, key: key, expected: "directories separated by spaces: itunes, gpodder, podcastindex")
+            }
+            settings.searchProviders = chosen
+        case "search-itunes-url", "search-gpodder-url", "search-podcastindex-url":
+            guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+                throw .badValue(path: path, line: line, key: key, expected: "an http(s) URL, such as \(Directory.itunes.defaultEndpoint)")
+            }
+            let name = key.dropFirst("search-".count).dropLast("-url".count)
+            settings.searchEndpoints[Directory(rawValue: String(name))!] = value
+        case "podcastindex-key", "podcastindex-secret":
+            // Sent in headers: printable ASCII only.
+            guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .badValue(path: path, line: line, key: key, expected: "the text api.podcastindex.org gave (letters, digits and signs)")
+            }
+            if key == "podcastindex-key" { settings.podcastIndexKey = value } else { settings.podcastIndexSecret = value }
         case _ where key.hasPrefix("key-"):
             guard let action = KeyBindings.Action(rawValue: String(key.dropFirst(4))) else {
                 throw .unknownAction(path: path, line: line, key: key)

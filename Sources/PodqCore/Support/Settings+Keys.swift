@@ -155,6 +155,28 @@ extension Settings {
                 #"`true` lets `cleanup-days`, `keep-episodes` and a podcast's `keep` and `size-budget` delete episodes not yet played too. By default, as in gPodder and AntennaPod, nothing is deleted before it was played (`m` in the TUI marks it). When these rules (or a podcast's) change, the next automatic cleanup (after `podq download`, `podq refresh`, in the TUI) deletes nothing and says what they would delete (`podq cleanup --dry-run` lists it); the run after applies them. `podq set` says it at once"#
         ),
         Key(
+            name: "search-providers", defaultValue: #"`itunes gpodder`, and `podcastindex` when it has a key"#,
+            meaning:
+                #"the podcast directories `podq search` and the TUI's `a` ask, at once, separated by spaces: `itunes` (Apple's iTunes Search API), `gpodder` (gpodder.net), `podcastindex` (Podcast Index, with `podcastindex-key`)"#
+        ),
+        Key(
+            name: "search-itunes-url", defaultValue: #"`https://itunes.apple.com/search`"#,
+            meaning: #"where the iTunes Search API is asked (a mirror, a test server)"#),
+        Key(
+            name: "search-gpodder-url", defaultValue: #"`https://gpodder.net/search.json`"#,
+            meaning: #"where gpodder.net's search is asked"#),
+        Key(
+            name: "search-podcastindex-url", defaultValue: #"`https://api.podcastindex.org/api/1.0/search/byterm`"#,
+            meaning: #"where Podcast Index's search is asked"#),
+        Key(
+            name: "podcastindex-key", defaultValue: #"none"#,
+            meaning:
+                #"Podcast Index's API key and, in `podcastindex-secret`, its secret (free at https://api.podcastindex.org): with both, searches ask Podcast Index too. The secret is sent only as the SHA-1 Podcast Index asks for, never printed"#
+        ),
+        Key(
+            name: "podcastindex-secret", defaultValue: #"none"#,
+            meaning: #"Podcast Index's API secret, with `podcastindex-key`"#),
+        Key(
             name: "key-<action>", defaultValue: #"see below"#,
             meaning: #"the TUI's letter for an action: one visible character"#),
     ]

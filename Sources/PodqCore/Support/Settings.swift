@@ -75,6 +75,27 @@ public struct Settings: Sendable, Equatable {
     public var syncInterval: Double = 15 * 60
     /// The TUI's keys (`key-<action>`).
     public var keys = KeyBindings()
+    /// The directories `podq search` and the TUI's `a` ask, in order (`search-providers`); nil: iTunes
+    /// and gpodder.net, and Podcast Index too when it has a key.
+    public var searchProviders: [Directory]?
+    /// Where each directory is asked (`search-itunes-url`, `search-gpodder-url`,
+    /// `search-podcastindex-url`); a directory not here is asked at its public endpoint.
+    public var searchEndpoints: [Directory: String] = [:]
+    /// Podcast Index's key and secret (`podcastindex-key`, `podcastindex-secret`).
+    public var podcastIndexKey: String?
+    public var podcastIndexSecret: String?
+
+    /// The directories a search asks, and where.
+    public var directorySources: [DirectorySearch.Source] {
+        let directories = searchProviders ?? ([.itunes, .gpodder] + (podcastIndex == nil ? [] : [.podcastindex]))
+        return directories.map { DirectorySearch.Source($0, endpoint: searchEndpoints[$0] ?? $0.defaultEndpoint) }
+    }
+
+    /// Podcast Index's login, when both halves are set.
+    public var podcastIndex: Directory.Key? {
+        guard let key = podcastIndexKey, let secret = podcastIndexSecret else { return nil }
+        return Directory.Key(key: key, secret: secret)
+    }
 
     public init() {}
 }
