@@ -37,6 +37,11 @@ public enum TUIAction: Sendable, Equatable {
     case searchNotes(String)
     /// Subscribe to a feed.
     case addFeed(url: String)
+    /// Search the podcast directories for words (`a`, then words): the answer comes back as
+    /// ``TUIEvent/directory(_:)``.
+    case searchDirectory(String)
+    /// Subscribe to a show found in a directory, then show its episodes (``TUIEvent/showPodcast(id:title:)``).
+    case subscribeFound(url: String, title: String)
     /// Re-fetch every feed.
     case refreshFeeds
     /// Sync with the account's server now (push, then pull).

@@ -209,9 +209,65 @@ extension TUIController {
         case .finished:
             state.mode = .normal
             let url = text.trimmingASCIIWhitespace
-            return url.isEmpty ? [] : [.addFeed(url: url)]
+            guard !url.isEmpty else { return [] }
+            if DirectoryPane.isWords(url) {
+                let words = url.split(separator: " ").joined(separator: " ")
+                state.directory = DirectoryPane(words: words)
+                state.mode = .directory
+                return [.searchDirectory(words)]
+            }
+            return [.addFeed(url: url)]
         case .changed(let typed): state.mode = .addingFeed(typed)
         case .ignored: break
+        }
+        return []
+    }
+
+    /// A key in a directory search's results: ↑↓ (and the `up`/`down` letters) select, PgUp/PgDn a page,
+    /// Enter subscribes, the `detail` key opens the show's description (↑↓ then scroll it), the
+    /// `addFeed` key asks again, Esc goes back (from the description to the list, from the list to the
+    /// view it was opened over).
+    static func directoryKey(_ key: Key, state: inout TUIState, pageSize: Int) -> [TUIAction] {
+        guard var pane = state.directory else {
+            state.mode = .normal
+            return []
+        }
+        defer { if state.mode == .directory { state.directory = pane } }
+        func leave() {
+            state.mode = .normal
+            state.directory = nil
+        }
+        switch key {
+        case .escape:
+            if pane.showingAbout { pane.showingAbout = false } else { leave() }
+            return []
+        case .pageUp:
+            if pane.showingAbout { pane.aboutScroll -= pageSize } else { pane.selected = max(0, pane.selected - pageSize) }
+        case .pageDown:
+            if pane.showingAbout { pane.aboutScroll += pageSize } else { pane.selected = max(0, min(pane.shows.count - 1, pane.selected + pageSize)) }
+        default:
+            switch state.keys.action(for: key) {
+            case .up:
+                if pane.showingAbout { pane.aboutScroll = max(0, pane.aboutScroll - 1) } else { pane.selected = max(0, pane.selected - 1) }
+            case .down:
+                if pane.showingAbout { pane.aboutScroll += 1 } else { pane.selected = max(0, min(pane.shows.count - 1, pane.selected + 1)) }
+            case .top: pane.selected = 0
+            case .bottom: pane.selected = max(0, pane.shows.count - 1)
+            case .detail:
+                guard pane.selectedShow != nil else { return [] }
+                pane.showingAbout.toggle()
+                pane.aboutScroll = 0
+            case .open:
+                guard let show = pane.selectedShow else { return [] }
+                leave()
+                return [.subscribeFound(url: show.feedURL, title: show.title)]
+            case .addFeed:
+                leave()
+                state.mode = .addingFeed(pane.words)
+            case .quit:
+                leave()
+            default: break
+            }
         }
         return []
     }

@@ -23,6 +23,8 @@ public enum TUIController {
             return editSearch(key, origin: origin, state: &state, snapshot: snapshot)
         case .addingFeed(let text):
             return editFeedURL(key, text: text, state: &state)
+        case .directory:
+            return directoryKey(key, state: &state, pageSize: max(1, pageSize))
         case .queueingFrom(let podcasts, let title, let count):
             return editQueueCount(key, podcasts: podcasts, title: title, count: count, state: &state)
         case .confirming(let question):

@@ -18,6 +18,10 @@ public enum TUIEvent: Sendable, Equatable {
     case libraryFailed(String)
     /// Something the whole queue waits on (a full disk), or nil when it is over.
     case notice(String?)
+    /// A directory search answered.
+    case directory(DirectoryPane.Answer)
+    /// A podcast was subscribed from a search: its episodes are shown.
+    case showPodcast(id: Int64, title: String)
     /// Leave: a signal or the terminal hanging up (`bySignal`), or the store failing.
     case quit(bySignal: Bool)
 }
@@ -40,6 +44,15 @@ extension TUIController {
             break
         case .libraryFailed(let reason):
             state.message = .init("cannot read the episodes: \(reason)", isError: true)
+        case .directory(let answer):
+            state.directory?.receive(answer)
+        case .showPodcast(let id, let title):
+            state.episodesOf = .init(id: id, title: title)
+            state.filter[.episodes] = nil
+            state.stateFilter[.episodes] = nil
+            state.view = .episodes
+            state.selectedIndex[.episodes] = 0
+            state.selectedID[.episodes] = nil
         case .notice(let text):
             state.notice = text
         case .quit(let bySignal):

@@ -59,9 +59,15 @@ public struct TUIRenderer: Sendable {
                 }
                 ListRenderer.podcasts(rows, into: &grid, y: 1, selected: selectedOnScreen)
             }
-            if ids.isEmpty { grid.put(emptyText(view, state, loading: snapshot.libraryLoading), x: 2, y: 3, style: .dim) }
+            if ids.isEmpty {
+                grid.put(emptyText(view, state, loading: snapshot.libraryLoading, subscribed: !snapshot.podcasts.isEmpty), x: 2, y: 3, style: .dim)
+            }
         }
         if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
+        if state.mode == .directory, var pane = state.directory {
+            DirectoryRenderer.render(&pane, into: &grid)
+            state.directory = pane
+        }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
             grid.put(
@@ -185,7 +191,7 @@ public struct TUIRenderer: Sendable {
         case .filtering:
             return ("Filter: \(state.filter[state.view] ?? "")▏  Enter keeps it · Esc clears it", .accent)
         case .addingFeed(let text):
-            return ("Feed URL: \(text)▏  Enter adds it · Esc cancels", .accent)
+            return ("Add a podcast: \(text)▏  a feed URL, or words to search the directories · Enter · Esc cancels", .accent)
         case .confirming(.removeCompleted(_, let title)):
             return ("Remove \"\(title)\"? y: and delete its file · k: keep the file · any other key: keep both", .accent)
         case .confirming(.removePodcast(_, let title)):
@@ -207,6 +213,10 @@ public struct TUIRenderer: Sendable {
             )
         case .searching:
             return ("Search: \(state.search[state.view] ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous", .accent)
+        case .directory:
+            if state.message == nil, let pane = state.directory, !pane.loading, !pane.shows.isEmpty {
+                return ("\(pane.shows.count) show\(pane.shows.count == 1 ? "" : "s") from \(pane.answered)", .normal)
+            }
         case .normal, .help, .detail:
             break
         }
@@ -242,13 +252,16 @@ public struct TUIRenderer: Sendable {
         return lines
     }
 
-    private func emptyText(_ view: TUIView, _ state: TUIState, loading: Bool) -> String {
+    private func emptyText(_ view: TUIView, _ state: TUIState, loading: Bool, subscribed: Bool) -> String {
         if loading && view != .downloads { return "Reading the library…" }
         if state.filter[view] != nil { return "Nothing matches the filter (Esc clears it)." }
         switch view {
-        case .downloads: return "The queue is empty: queue episodes in the Episodes view (2), or `podq queue add <url>`."
-        case .episodes: return "No episodes: subscribe to a feed with a (or `podq add <feed-url>`)."
-        case .podcasts: return "No subscriptions: press a to add a feed by URL."
+        case .downloads:
+            return !subscribed
+                ? "Nothing here yet. Press \(state.keys.key(.addFeed)) and type a podcast's name to find it (or paste its feed URL)."
+                : "The queue is empty: Enter on an episode (\(state.keys.key(.episodes)) shows them) queues it."
+        case .episodes: return "No episodes: press \(state.keys.key(.addFeed)) and type a podcast's name or its feed URL."
+        case .podcasts: return "No subscriptions: press \(state.keys.key(.addFeed)) and type a podcast's name or its feed URL."
         }
     }
 
@@ -260,7 +273,7 @@ public struct TUIRenderer: Sendable {
             switch view {
             case .downloads:
                 [
-                    "↑↓ select", "Tab view", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
+                    "↑↓ select", "Tab view", "\(k(.addFeed)) add", "\(k(.pause)) pause", "\(k(.cancel)) cancel", "\(k(.retry)) retry", "Enter next",
                     "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
                     "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.search)) search",
                     "\(k(.filter)) filter", "\(k(.detail)) detail", "\(k(.mark)) mark", "\(k(.sort)) sort",
@@ -268,12 +281,12 @@ public struct TUIRenderer: Sendable {
             case .episodes:
                 [
                     "↑↓ select", "Tab view", "Enter queue", "\(k(.search)) search", "\(k(.filter)) filter", "Esc all",
-                    "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
+                    "\(k(.addFeed)) add", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
                     "\(k(.sort)) sort",
                 ]
             case .podcasts:
                 [
-                    "↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add feed", "\(k(.refresh)) refresh",
+                    "↑↓ select", "Tab view", "Enter episodes", "\(k(.addFeed)) add", "\(k(.refresh)) refresh",
                     "\(k(.remove)) unsubscribe", "\(k(.search)) search", "\(k(.detail)) detail", "\(k(.sort)) sort",
                 ]
             }

@@ -11,8 +11,10 @@ public struct TUIState: Sendable, Equatable {
         /// Typing a search (`/`): the selection jumps to the first match as it is typed; Esc goes back
         /// to `origin`.
         case searching(origin: Int64?)
-        /// Typing a feed URL (`a`).
+        /// Typing a feed URL or words to search the directories for (`a`).
         case addingFeed(String)
+        /// A directory search's results (``TUIState/directory``).
+        case directory
         /// Waiting for an answer to a question.
         case confirming(Confirmation)
         /// The help overlay (`?`).
@@ -79,6 +81,8 @@ public struct TUIState: Sendable, Equatable {
         public var lines: [String]
         public var styles: [CellStyle]
     }
+    /// The directory search shown (`a`, then words), kept while its mode is on.
+    public var directory: DirectoryPane?
     /// The marked rows of each view (`v`, `*`): keys that act on a row act on all of them.
     public var marked: [TUIView: Set<Int64>] = [:]
     /// The search of each view (`/`; `n` and `N` go to the next and previous match).

@@ -60,7 +60,7 @@ final class TUIRendererTests: XCTestCase {
 
              2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 5/7
             #5 failed: 404: The server has no file at http://x/y
-            ↑↓ select  Tab view  p pause  c cancel  r retry  Enter next  K/J move  +/- limit  ? help  q quit
+            ↑↓ select  Tab view  a add  p pause  c cancel  r retry  Enter next  K/J move  ? help  q quit
             """)
     }
 
@@ -150,7 +150,7 @@ final class TUIRendererTests: XCTestCase {
             queued                                    日本語ラジオ         第一回
              0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 0 done · row 1/3
 
-            ↑↓ select  Tab view  Enter queue  / search  f filter  Esc all  a add feed  ? help  q quit
+            ↑↓ select  Tab view  Enter queue  / search  f filter  Esc all  a add  ? help  q quit
             """)
 
         state.filter[.episodes] = "LINUX"
@@ -169,7 +169,7 @@ final class TUIRendererTests: XCTestCase {
             1        0     0                     failed   日本語ラジオ
              0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 0 done · row 2/2
             last refresh failed: 404: The server has no file at https://example.jp/rss
-            ↑↓ select  Tab view  Enter episodes  a add feed  u refresh  x unsubscribe  ? help  q quit
+            ↑↓ select  Tab view  Enter episodes  a add  u refresh  x unsubscribe  ? help  q quit
             """)
         state.selectedID[.podcasts] = 1
         XCTAssertTrue(frame(&state, snapshot, width: 90, height: 7).contains("read with repairs: repaired 1 control character"))
@@ -178,7 +178,7 @@ final class TUIRendererTests: XCTestCase {
     func testPromptsAndTheHelpOverlay() {
         var state = TUIState()
         state.mode = .addingFeed("https://exa")
-        XCTAssertTrue(frame(&state).contains("Feed URL: https://exa▏  Enter adds it · Esc cancels"))
+        XCTAssertTrue(frame(&state).contains("Add a podcast: https://exa▏  a feed URL, or words to search the directories"))
         state.mode = .confirming(.removeCompleted(id: 7, title: "Done"))
         XCTAssertTrue(frame(&state).contains("Remove \"Done\"? y: and delete its file · k: keep the file"))
         state.mode = .filtering

@@ -34,14 +34,16 @@ struct SearchCommand: AsyncParsableCommand {
                 code: ExitCodes.failure)
         }
         if !answer.failures.isEmpty {
-            Console.error("podq: \(DirectoryLookup.failureLine(answer.failures)); these results are \(answer.answered.map(\.name).joined(separator: " and "))'s.")
+            Console.error(
+                "podq: \(DirectoryLookup.failureLine(answer.failures)); these results are \(answer.answered.map(\.name).joined(separator: " and "))'s.")
         }
         if json {
             Console.out(JSONValue.array(answer.shows.map(Self.json)).text)
             return
         }
         guard !answer.shows.isEmpty else {
-            Console.out("No podcast found for “\(SafeText.clean(text))” (asked \(answer.answered.map(\.name).joined(separator: ", "))). Try fewer or other words.")
+            Console.out(
+                "No podcast found for “\(SafeText.clean(text))” (asked \(answer.answered.map(\.name).joined(separator: ", "))). Try fewer or other words.")
             return
         }
         var out = Console.Buffered()
@@ -64,18 +66,10 @@ struct SearchCommand: AsyncParsableCommand {
         var parts: [String] = []
         if !show.author.isEmpty { parts.append("by \(show.author)") }
         if let episodes = show.episodes { parts.append("\(episodes) episode\(episodes == 1 ? "" : "s")") }
-        if let latest = show.latest { parts.append("latest \(Self.day(latest))") }
+        if let latest = show.latest { parts.append("latest \(FeedDate.day(latest))") }
         if let subscribers = show.subscribers, subscribers > 0 { parts.append("\(subscribers) on gpodder.net") }
         parts.append(show.sources.compactMap { Directory(rawValue: $0)?.name }.joined(separator: ", "))
         return parts.joined(separator: " · ")
-    }
-
-    static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
     }
 
     static func json(_ show: DirectoryShow) -> JSONValue {

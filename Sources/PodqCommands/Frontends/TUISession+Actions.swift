@@ -79,6 +79,32 @@ extension TUISession {
                 let outcome = try await refresher.subscribe(url, autoQueue: false)
                 return outcome.line
             }
+        case .searchDirectory(let words):
+            // Beside the keys' work: each directory has its deadline, and the answer comes as an event.
+            let settings = context.settings, transport = self.transport, events = self.events, log = context.log
+            Task.detached {
+                let answer = await DirectoryLookup.search(words, settings: settings, transport: transport)
+                log.info("search", metadata: ["shows": "\(answer.shows.count)", "failed": "\(answer.failures.count)"])
+                let note = answer.failures.isEmpty ? nil : DirectoryLookup.failureLine(answer.failures)
+                events.post(
+                    .directory(
+                        .init(
+                            words: words, shows: answer.shows, answered: answer.answered.map(\.name).joined(separator: ", "),
+                            note: answer.answered.isEmpty ? "No directory could be searched: \(note ?? "")" : note, failed: answer.answered.isEmpty)))
+            }
+        case .subscribeFound(let url, let title):
+            say("subscribing to \(SafeText.clean(title))…")
+            let events = self.events, store = context.store
+            background { refresher in
+                // Already followed (by this URL): its episodes, nothing fetched.
+                if let known = try? store.podcast(matching: url), let id = known.id {
+                    events.post(.showPodcast(id: id, title: known.title))
+                    return "already subscribed to \(known.title) (podcast #\(id))"
+                }
+                let outcome = try await refresher.subscribe(url, autoQueue: false)
+                if let podcast = outcome.podcast, let id = podcast.id { events.post(.showPodcast(id: id, title: podcast.title)) }
+                return outcome.line + " · Enter on an episode queues it"
+            }
         case .refreshFeeds:
             // The subscriptions are read by the background task, not here: a key never waits for the store.
             let count = library.current.podcasts.count, store = context.store

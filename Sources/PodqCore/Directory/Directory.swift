@@ -104,24 +104,24 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
 
     /// One item of an answer as a show; nil without a usable feed URL or a title.
     func show(_ item: [String: Any]) -> DirectoryShow? {
-        let fields: (title: Any?, author: Any?, feed: Any?, episodes: Any?, latest: Date?, description: Any?, subscribers: Any?)
+        let fields: (title: Any?, author: Any?, feed: [Any?], episodes: Any?, latest: Date?, description: Any?, subscribers: Any?)
         switch self {
         case .itunes:
             if let kind = Self.text(item["kind"]), kind != "podcast" { return nil }
             fields = (
-                item["collectionName"] ?? item["trackName"], item["artistName"], item["feedUrl"], item["trackCount"],
+                item["collectionName"] ?? item["trackName"], item["artistName"], [item["feedUrl"]], item["trackCount"],
                 Self.text(item["releaseDate"]).flatMap(Self.isoDate), nil, nil
             )
         case .gpodder:
-            fields = (item["title"], item["author"], item["url"], nil, nil, item["description"], item["subscribers"])
+            fields = (item["title"], item["author"], [item["url"]], nil, nil, item["description"], item["subscribers"])
         case .podcastindex:
             let latest = Self.number(item["newestItemPubdate"]) ?? Self.number(item["lastUpdateTime"])
             fields = (
-                item["title"], item["author"] ?? item["ownerName"], item["url"] ?? item["originalUrl"], item["episodeCount"],
+                item["title"], item["author"] ?? item["ownerName"], [item["url"], item["originalUrl"]], item["episodeCount"],
                 latest.flatMap { $0 > 0 ? Date(timeIntervalSince1970: Double($0)) : nil }, item["description"], nil
             )
         }
-        guard let feed = DirectoryShow.usableFeedURL(Self.text(fields.feed)) else { return nil }
+        guard let feed = fields.feed.lazy.compactMap({ DirectoryShow.usableFeedURL(Self.text($0)) }).first else { return nil }
         let title = Self.line(Self.text(fields.title))
         return DirectoryShow(
             title: title.isEmpty ? feed : title, author: Self.line(Self.text(fields.author)), feedURL: feed,

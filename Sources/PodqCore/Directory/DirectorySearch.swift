@@ -125,7 +125,12 @@ public struct DirectorySearch: Sendable {
         } catch let error as DirectoryError {
             throw error
         } catch let error as DownloadError {
-            throw .unreachable(directory, reason: SafeText.clean(error.localizedDescription))
+            switch error {
+            // The transport's own clocks (`fetch-timeout`, `response-timeout`, `stall-timeout`) may end
+            // it first: the same "too slow" as the search's deadline.
+            case .tooSlow(let seconds), .noResponse(let seconds), .stalled(let seconds): throw .tooSlow(directory, seconds: Int(seconds.rounded(.up)))
+            default: throw .unreachable(directory, reason: SafeText.clean(error.localizedDescription))
+            }
         } catch {
             throw .unreachable(directory, reason: SafeText.clean(String(describing: error)))
         }
