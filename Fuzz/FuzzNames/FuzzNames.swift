@@ -2,6 +2,7 @@
 // fits in 255 bytes; the cleaner leaves nothing unsafe.
 import CFuzzMain
 import Foundation
+
 @testable import PodqCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -14,6 +15,8 @@ public func fuzzNames(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(!terminal.unicodeScalars.contains { $0 != "\n" && $0 != "\t" && SafeText.isUnsafe($0) }, "terminal left unsafe text")
     let name = FileNamer.safeName(text)
     precondition(!name.contains("/") && !name.hasPrefix(".") && name.utf8.count <= FileNamer.maxNameBytes, "unsafe name \(name.debugDescription)")
+    let windows = FileNamer.safeName(text, rules: .windows)
+    precondition(!windows.contains(where: { "/\\<>:\"|?*".contains($0) }) && !windows.hasPrefix("."), "a name Windows refuses \(windows.debugDescription)")
     for (n, numbered) in FileNamer.numberedNames("Show/" + (name.isEmpty ? "x" : name)).prefix(3).enumerated() {
         let last = numbered.split(separator: "/").last.map(String.init) ?? ""
         precondition(last.utf8.count + 5 <= 255, "name \(n) too long")

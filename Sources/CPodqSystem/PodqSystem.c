@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "PodqSystem.h"
 
@@ -42,4 +43,10 @@ int podq_terminal_hung_up(int fd) {
     struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
     if (poll(&p, 1, 0) < 0) return 0;
     return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+long long podq_file_system_type(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return (long long)(unsigned long)info.f_type;
 }

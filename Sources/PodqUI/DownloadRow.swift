@@ -22,6 +22,8 @@ public struct DownloadRow: Sendable, Equatable {
     public var spans: [ClosedRange<Double>]?
     /// The connections a segmented download uses now (1 otherwise).
     public var connections: Int = 1
+    /// Counted by the overall gauge: unfinished, or completed since the gauge began (it never goes back).
+    public var inGauge = false
 
     public init(
         id: Int, title: String, state: DownloadState, fraction: Double?, received: Int64, expected: Int64?,

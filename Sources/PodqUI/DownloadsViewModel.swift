@@ -40,6 +40,9 @@ public final class DownloadsViewModel: Sendable {
         var episodeStates: [Int64: EpisodeState] = [:]
         var episodeStatesVersion = 0
         var dirty = true
+        /// The downloads the overall gauge covers: each seen unfinished since the gauge last emptied. A
+        /// row that completes stays in it (so the gauge never goes back), until nothing is unfinished.
+        var gauge: Set<Int> = []
     }
 
     private let rows = Mutex(Rows())
@@ -69,7 +72,8 @@ public final class DownloadsViewModel: Sendable {
             guard let self, let value = change.newValue else { return }
             let now = self.clock()
             self.rows.withLock {
-                $0.meters[id, default: SpeedMeter()].record(bytes: value.downloadedLength, at: now)
+                // What came over the network: a resumed prefix appearing at once is no speed.
+                $0.meters[id, default: SpeedMeter()].record(bytes: value.transferred, at: now)
                 $0.tracked[id]?.progress = value
                 $0.dirty = true
             }
@@ -179,14 +183,40 @@ public final class DownloadsViewModel: Sendable {
         let now = clock()
         return rows.withLock { rows in
             rows.dirty = false
+            var made: [DownloadRow]
             if let stored = rows.stored {
-                return stored.map { s in
+                made = stored.map { s in
                     let id = Int(s.record.id ?? 0)
                     if let t = rows.tracked[id] { return Self.liveRow(t, id: id, now: now, stored: s, in: rows) }
                     return Self.storedRow(s, id: id, in: rows)
                 }
+            } else {
+                made = rows.order.compactMap { id in rows.tracked[id].map { Self.liveRow($0, id: id, now: now, stored: nil, in: rows) } }
             }
-            return rows.order.compactMap { id in rows.tracked[id].map { Self.liveRow($0, id: id, now: now, stored: nil, in: rows) } }
+            Self.markGauge(&made, &rows.gauge)
+            return made
+        }
+    }
+
+    /// Marks the rows the overall gauge counts: the unfinished ones, and those that completed while
+    /// the gauge covered them; when none is unfinished, the gauge starts again empty.
+    static func markGauge(_ made: inout [DownloadRow], _ gauge: inout Set<Int>) {
+        var unfinished = false
+        for i in made.indices {
+            switch made[i].state {
+            case .downloading, .queued, .paused:
+                unfinished = true
+                gauge.insert(made[i].id)
+                made[i].inGauge = true
+            case .completed:
+                made[i].inGauge = gauge.contains(made[i].id)
+            default:
+                gauge.remove(made[i].id)
+            }
+        }
+        if !unfinished {
+            gauge.removeAll()
+            for i in made.indices { made[i].inGauge = false }
         }
     }
 

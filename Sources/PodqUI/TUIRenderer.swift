@@ -193,7 +193,7 @@ public struct TUIRenderer: Sendable {
         case .addingFeed(let text):
             return ("Add a podcast: \(text)▏  a feed URL, or words to search the directories · Enter · Esc cancels", .accent)
         case .confirming(.removeCompleted(_, let title)):
-            return ("Remove \"\(title)\"? y: and delete its file · k: keep the file · any other key: keep both", .accent)
+            return ("Remove \"\(title)\" from the queue? y: and delete its file · k: keep the file · any other key: cancel", .accent)
         case .confirming(.removePodcast(_, let title)):
             return ("Unsubscribe from \"\(title)\" (its episodes leave the list, files stay)? y: yes · any other key: no", .accent)
         case .confirming(.cancelMarked(let ids)):

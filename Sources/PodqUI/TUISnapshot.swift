@@ -112,8 +112,8 @@ public struct TUISnapshot: Sendable {
         public var completed = 0
         /// Bytes a second, all downloads together.
         public var speed: Double = 0
-        /// The unfinished downloads whose size is known (or estimated by the feed): bytes received of
-        /// bytes in all, for the overall gauge.
+        /// The downloads of the gauge (unfinished, and those completed since; ``DownloadRow/inGauge``)
+        /// whose size is known (or estimated by the feed): bytes received of bytes in all.
         public var received: Int64 = 0
         public var total: Int64 = 0
     }
@@ -123,9 +123,9 @@ public struct TUISnapshot: Sendable {
         var t = Totals()
         for row in downloads {
             switch row.state {
-            case .downloading, .queued, .paused:
-                if let size = row.expected ?? row.estimate, size > 0 {
-                    t.received += min(row.received, size)
+            case .downloading, .queued, .paused, .completed:
+                if row.inGauge || row.state != .completed, let size = row.expected ?? row.estimate, size > 0 {
+                    t.received += row.state == .completed ? size : min(row.received, size)
                     t.total += size
                 }
             default: break

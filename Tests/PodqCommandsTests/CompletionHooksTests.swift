@@ -40,7 +40,7 @@ final class CompletionHooksTests: CLITestCase {
         XCTAssertEqual(lines[5], url)
         XCTAssertEqual(lines[6], "1")
         let finished = try XCTUnwrap(log().split(separator: "\n").first { $0.contains("hook finished") }, log())
-        XCTAssertTrue(finished.contains("output=tagged") && finished.contains("status=exited(0)"), String(finished))
+        XCTAssertTrue(finished.contains("output=tagged") && finished.contains("status=\"exit code 0\""), String(finished))
     }
 
     func testAFailingHookIsLoggedAndTheDownloadStaysCompleted() async throws {
@@ -49,7 +49,7 @@ final class CompletionHooksTests: CLITestCase {
         XCTAssertEqual(code, 0, "a failing hook never fails the download: \(child.standardError)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/fails.mp3")))
         let line = try XCTUnwrap(log().split(separator: "\n").first { $0.contains("hook failed") }, log())
-        XCTAssertTrue(line.contains("status=exited(3)") && line.contains("output=\"no space in library\""), String(line))
+        XCTAssertTrue(line.contains("status=\"exit code 3\"") && line.contains("output=\"no space in library\""), String(line))
         let (_, queue, _) = try await cli.run(["queue", "--json"])
         XCTAssertTrue(queue.contains("\"completed\""), queue)
     }
@@ -61,7 +61,7 @@ final class CompletionHooksTests: CLITestCase {
         let (child, code, _) = try await download("chatty.mp3")
         XCTAssertEqual(code, 0, child.standardError)
         let line = try XCTUnwrap(log().split(separator: "\n").first { $0.contains("hook") }, log())
-        XCTAssertTrue(line.contains("hook finished") && line.contains("status=exited(0)"), String(line))
+        XCTAssertTrue(line.contains("hook finished") && line.contains("status=\"exit code 0\""), String(line))
         XCTAssertTrue(line.contains("output=\"start xxxx"), String(line))
         XCTAssertFalse(line.contains("\u{1B}") || line.contains("title"), "escape sequences are cleaned out: \(line)")
         XCTAssertLessThan(line.utf8.count, CompletionHooks.keptOutput + 400, "the log keeps the start, not 100 KB")

@@ -84,7 +84,7 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertTrue(help.standardOutput.contains("--jobs"))
         let version = try podq(["--version"])
         _ = await finish(version)
-        XCTAssertEqual(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "0.1.0")
+        XCTAssertEqual(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "podq 0.1.0")
     }
 
     /// SIGINT, SIGTERM and SIGHUP: exit 130, the partial kept; the next run resumes it with Range to a

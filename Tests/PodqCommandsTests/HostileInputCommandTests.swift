@@ -219,13 +219,13 @@ final class HostileInputCommandTests: CLITestCase {
         server.serve(rss("<item><title>Only</title><guid>o</guid><enclosure url=\"/data/o.mp3?size=1000&amp;seed=3\"/></item>"), as: "one.xml")
         _ = try await cli.run(["add", server.url("/static/one.xml").absoluteString])
         let (first, out, _) = try await cli.run(["queue", "add", "1"])
-        XCTAssertTrue(first.code == 0 && out.contains("added     #1"), out)
+        XCTAssertTrue(first.code == 0 && out.hasPrefix("episode 1 → download #1: Show — Only -> "), out)
         let (again, queued, _) = try await cli.run(["queue", "add", "1"])
-        XCTAssertTrue(again.code == 0 && queued.contains("already queued as #1 (queued): Show — Only"), queued)
+        XCTAssertTrue(again.code == 0 && queued.contains("episode 1: already queued as download #1 (queued): Show — Only"), queued)
         let (done, dout, derr) = try await cli.run(["download"])
         XCTAssertEqual(done.code, 0, dout + derr)
         let (_, downloaded, _) = try await cli.run(["queue", "add", "1"])
-        XCTAssertTrue(downloaded.contains("already downloaded as #1: Show — Only -> "), downloaded)
+        XCTAssertTrue(downloaded.contains("episode 1: already downloaded as download #1: Show — Only -> "), downloaded)
     }
 
     func testAHundredAndOneEpisodesWithOneLongTitleAllFitTheirNames() async throws {
@@ -235,7 +235,7 @@ final class HostileInputCommandTests: CLITestCase {
         _ = try await cli.run(["add", server.url("/static/long.xml").absoluteString])
         let (queued, out, err) = try await cli.run(["queue", "add", "--latest", "101", "Long"])
         XCTAssertEqual(queued.code, 0, err)
-        XCTAssertEqual(out.components(separatedBy: "added ").count - 1, 101, out)
+        XCTAssertEqual(out.components(separatedBy: " → download #").count - 1, 101, out)
         let (done, dout, derr) = try await cli.run(["download", "--jobs", "8", "--per-host", "8"])
         XCTAssertEqual(done.code, 0, derr)
         XCTAssertTrue(dout.contains("101 completed"), dout)

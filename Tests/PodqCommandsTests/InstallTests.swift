@@ -103,6 +103,6 @@ final class InstallTests: CLITestCase {
         let installed = try ChildProcess(executable: prefix + "/bin/podq", arguments: ["--version"], directory: dir.path)
         let version = await installed.finish()
         XCTAssertEqual(version.code, 0)
-        XCTAssertTrue(installed.standardOutput.range(of: #"^\d+\.\d+\.\d+"#, options: .regularExpression) != nil, installed.standardOutput)
+        XCTAssertTrue(installed.standardOutput.range(of: #"^podq \d+\.\d+\.\d+"#, options: .regularExpression) != nil, installed.standardOutput)
     }
 }

@@ -201,6 +201,8 @@ final class VerifyCommandTests: CLITestCase {
         XCTAssertEqual(bad.code, 1, badOut)
         XCTAssertTrue(badOut.contains("4 files checked: 1 ok, 1 changed, 1 missing, 1 unreadable"), badOut)
         XCTAssertTrue(badOut.contains("changed      #2 v2.mp3: \(flipped) differs from the file podq downloaded"), badOut)
+        // With the next step: these are URL downloads, fetched again by their address.
+        XCTAssertTrue(badOut.contains("To fetch it again: podq queue remove 2 && podq download '"), badOut)
         XCTAssertTrue(badOut.contains("missing      #3 v3.mp3"), badOut)
         XCTAssertTrue(badOut.contains("unreadable   #4 v4.mp3"), badOut)
 

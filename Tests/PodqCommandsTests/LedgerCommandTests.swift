@@ -134,7 +134,7 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
 
         let (replaced, qout, qerr) = try await cli.run(["queue", "add", "--replace", "1"])
         XCTAssertEqual(replaced.code, 0, qerr)
-        XCTAssertTrue(qout.contains("added     #2"), qout)
+        XCTAssertTrue(qout.contains("episode 1 → download #2: "), qout)
         let (again, aout, aerr) = try await cli.run(["download"])
         XCTAssertEqual(again.code, 0, aout + aerr)
         XCTAssertTrue(aout.contains("completed #2 Fixed Show — Pilot -> \(path)"), "the new file took the old one's name: \(aout)")

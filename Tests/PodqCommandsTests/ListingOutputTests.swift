@@ -38,7 +38,7 @@ final class ListingOutputTests: CLITestCase {
     func testFeedsEpisodesAndTheQueueAsTheyArePrinted() async throws {
         try await subscribe()
         var result = try await run(["feeds"])
-        XCTAssertEqual(result.out, "#1  Golden Show  (2 episodes)  <server>/static/golden.xml\n")
+        XCTAssertEqual(result.out, "#1  Golden Show  2 episodes  <server>/static/golden.xml\n")
         result = try await run(["episodes"])
         XCTAssertEqual(
             result.out,

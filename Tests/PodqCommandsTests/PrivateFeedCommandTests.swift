@@ -127,6 +127,22 @@ final class PrivateFeedCommandTests: CLITestCase {
         let (_, brokenOut, brokenErr) = try await cli.run(["refresh"])
         let broken = brokenOut + brokenErr
         XCTAssertTrue(broken.contains("the password command") && broken.contains("nope"), broken)
+        XCTAssertTrue(broken.contains("failed (exit code 3)"), "the status in words, not `exited(3)`: \(broken)")
+    }
+
+    /// A password command that never ends (a `pass` waiting for a passphrase in cron) is stopped at its
+    /// deadline, with what it started: the refresh goes on and says why.
+    func testAPasswordCommandThatHangsIsStoppedAtItsDeadline() async throws {
+        servePrivateFeed()
+        let pidFile = dir.file("sleeper.pid")
+        let (added, out, err) = try await cli.run(
+            ["add", "--user", "me", "--password-command", "sh -c 'echo $$ > \(pidFile); exec sleep 120'", server.url(feedPath).absoluteString],
+            environment: ["PODQ_COMMAND_TIMEOUT": "1"], timeout: 30)
+        XCTAssertEqual(added.code, 1, out + err)
+        XCTAssertTrue(err.contains("did not finish within 1 s"), err)
+        let pid = try XCTUnwrap(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let gone = await waitUntil(timeout: 10) { kill(pid, 0) != 0 }
+        XCTAssertTrue(gone, "the command's child was stopped too")
     }
 }
 

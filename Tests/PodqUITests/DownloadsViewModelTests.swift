@@ -84,6 +84,45 @@ final class DownloadsViewModelTests: XCTestCase {
     }
 }
 
+final class OverallGaugeTests: XCTestCase {
+    private func record(_ id: Int64, _ state: StoredState, received: Int64, expected: Int64) -> DownloadRecord {
+        var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)", destination: "/d/\(id)")
+        r.id = id
+        r.state = state
+        r.bytesReceived = received
+        r.bytesExpected = expected
+        return r
+    }
+
+    /// The status line's gauge never goes back as rows complete: a completed row stays in it until
+    /// nothing is unfinished; then it is empty for the next batch. Every step of random batches.
+    func testTheGaugeNeverGoesBack() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let model = DownloadsViewModel(clock: { 0 })
+            let count = Int.random(in: 1...6, using: &random)
+            let sizes: [Int64] = (0..<count).map { _ in Int64.random(in: 1...1_000, using: &random) }
+            var received = [Int64](repeating: 0, count: count)
+            var last = -1.0
+            while received != sizes {
+                let i = Int.random(in: 0..<count, using: &random)
+                received[i] = min(sizes[i], received[i] + Int64.random(in: 0...400, using: &random))
+                model.update(
+                    records: (0..<count).map { j in
+                        record(Int64(j + 1), received[j] == sizes[j] ? .completed : .downloading, received: received[j], expected: sizes[j])
+                    })
+                let totals = TUISnapshot(downloads: model.snapshot()).totals
+                guard totals.total > 0 else { break }
+                let fraction = Double(totals.received) / Double(totals.total)
+                XCTAssertGreaterThanOrEqual(fraction, last, "\(received) of \(sizes)")
+                last = fraction
+            }
+            model.update(records: (0..<count).map { record(Int64($0 + 1), .completed, received: 1, expected: 1) })
+            XCTAssertEqual(TUISnapshot(downloads: model.snapshot()).totals.total, 0, "all done: no gauge")
+        }
+    }
+}
+
 final class EpisodeStatesTests: XCTestCase {
     /// The Episodes view's states come from the queue's rows: the newest row not cancelled speaks
     /// for its episode; rows without an episode are ignored.

@@ -180,7 +180,7 @@ final class TUIRendererTests: XCTestCase {
         state.mode = .addingFeed("https://exa")
         XCTAssertTrue(frame(&state).contains("Add a podcast: https://exa▏  a feed URL, or words to search the directories"))
         state.mode = .confirming(.removeCompleted(id: 7, title: "Done"))
-        XCTAssertTrue(frame(&state).contains("Remove \"Done\"? y: and delete its file · k: keep the file"))
+        XCTAssertTrue(frame(&state).contains("Remove \"Done\" from the queue? y: and delete its file · k: keep the file · any other key: cancel"))
         state.mode = .filtering
         state.filter[.downloads] = "show"
         let filtered = frame(&state)

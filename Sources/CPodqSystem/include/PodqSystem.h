@@ -19,4 +19,7 @@ int podq_signal_is_ignored(int sig);
 /// ssh session), so reads on it will never wait again.
 int podq_terminal_hung_up(int fd);
 
+/// The file system type of `path` (statfs(2)'s f_type: 0x4d44 for FAT…), or -1 when it cannot be asked.
+long long podq_file_system_type(const char *path);
+
 #endif

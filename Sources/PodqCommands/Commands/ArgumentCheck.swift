@@ -36,6 +36,12 @@ enum ArgumentCheck {
             let argument = arguments[index]
             index += 1
             if argument == "--" { break }
+            // A short option: `-V` is no option of podq's (without this, the TUI's usage would answer).
+            if argument.count == 2, argument.hasPrefix("-"), argument != "--", options[argument] == nil {
+                var message = "Unknown option '\(argument)' for `\(path.joined(separator: " "))`."
+                if argument == "-V" { message += " `podq --version` prints the version." }
+                return message + "\nSee '\(path.joined(separator: " ")) --help'."
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else { continue }
             let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
             if let takesValue = options[name] {
@@ -56,7 +62,7 @@ enum ArgumentCheck {
     /// The long options of `command` (its help screen's OPTIONS), and whether each takes a value.
     static func longOptions(of command: ParsableCommand.Type) -> [String: Bool] {
         var options: [String: Bool] = [
-            "--help": false, "--version": false, "--experimental-dump-help": false,
+            "--help": false, "-h": false, "--version": false, "--experimental-dump-help": false,
             "--generate-completion-script": true,
         ]
         let help =
@@ -68,7 +74,7 @@ enum ArgumentCheck {
             guard trimmed.hasPrefix("-") else { continue }
             let column = trimmed.components(separatedBy: "  ").first ?? ""
             let words = column.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "/" }).map(String.init)
-            for (i, word) in words.enumerated() where word.hasPrefix("--") {
+            for (i, word) in words.enumerated() where word.hasPrefix("-") && word.count >= 2 {
                 options[word] = i + 1 < words.count && words[i + 1].hasPrefix("<")
             }
         }

@@ -17,7 +17,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "How many downloads run at once.")
     var jobs: Int = 3
 
-    @Option(name: .long, help: ArgumentHelp("Where the episodes go (default: a temporary folder, removed at the end).", valueName: "dir"))
+    @Option(
+        name: .long, help: ArgumentHelp("Where the episodes go (default: a temporary folder, removed at the end).", valueName: "dir"), completion: .directory)
     var downloadDir: String?
 
     @Option(name: .long, help: ArgumentHelp("How fast the demo server sends each episode.", valueName: "bytes"))
@@ -50,7 +51,7 @@ struct DemoCommand: AsyncParsableCommand {
             // Every episode comes from one host here: the per-host cap would hide the point of --jobs.
             code = try await TUISession.run(context: context, jobs: jobs, perHost: jobs, keepsPartials: downloadDir != nil)
         } else {
-            Console.out("Downloading \(podcast.episodes.count) episodes, \(jobs) at a time, into \(folder)")
+            Console.out("Downloading \(Counted.of(podcast.episodes.count, "episode")), \(jobs) at a time, into \(folder)")
             code = try await DownloadRunner(context: context, jobs: jobs, perHost: jobs).run(adding: [])
         }
         await server.stop()

@@ -39,11 +39,15 @@ struct DownloadCommand: AsyncParsableCommand {
     var limitRate: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"))
+        name: .long, help: ArgumentHelp("Where new files go (default: the config's download-folder, $PODQ_HOME/downloads, else ~/Podcasts).", valueName: "dir"),
+        completion: .directory)
     var downloadDir: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt is abandoned (default: the config's, 30).", valueName: "seconds"))
     var stallTimeout: Double?
+
+    @Flag(name: .long, help: "One JSON object per line for each event, progress every second, and a summary (docs/COMMANDS.md).")
+    var json = false
 
     @Argument(help: "http:// or https:// URLs to add to the queue before running it.")
     var urls: [String] = []
@@ -64,7 +68,7 @@ struct DownloadCommand: AsyncParsableCommand {
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
         let code = try await DownloadRunner(
             context: context, jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout,
-            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }
+            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }, json: json
         ).run(adding: items)
         if code != ExitCodes.success { throw ExitCode(code) }
     }

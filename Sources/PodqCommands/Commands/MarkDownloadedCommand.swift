@@ -19,7 +19,7 @@ struct MarkDownloadedCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Episode ids, or podcasts (all their episodes).")
+    @Argument(help: "Episode ids, or podcasts (all their episodes).", completion: PodcastCompletion.podcasts)
     var items: [String]
 
     func validate() throws {

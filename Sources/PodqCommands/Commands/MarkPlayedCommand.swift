@@ -9,7 +9,8 @@ struct MarkPlayedCommand: ParsableCommand {
         discussion: "When podq is logged in to a sync server, each new mark is sent to it as a play to the end (podq sync).")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Mark them not played.") var undo = false
-    @Argument(help: "Episode ids (podq episodes lists them), or podcasts: an id, title or feed URL.") var items: [String]
+    @Argument(help: "Episode ids (podq episodes lists them), or podcasts: an id, title or feed URL.", completion: PodcastCompletion.podcasts) var items:
+        [String]
 
     func run() throws {
         let context = try QueueContext.open(global)

@@ -5,15 +5,22 @@ import PodqCore
 /// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Subscribe to the feeds of an OPML file.",
+        commandName: "import", abstract: "Subscribe to the feeds of an OPML file (a path or an http(s) URL).",
         discussion: "A feed that cannot be fetched is still subscribed (with the error shown by `podq feeds`), so nothing is lost.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "An OPML file.") var file: String
+    @Argument(help: "An OPML file, or its http(s) URL.", completion: .file(extensions: ["opml", "xml"])) var file: String
+
+    /// The most an OPML file fetched from a URL may weigh.
+    static let urlLimit: Int64 = 20_000_000
 
     func run() async throws {
         let context = try QueueContext.open(global)
         let contents: OPML.Contents
-        do { contents = try OPML.read(file: file) } catch { throw CommandError(error) }
+        if case .url(let address) = try? FeedSource.resolve(file), !FileManager.default.fileExists(atPath: file) {
+            contents = try await Self.fetch(address, context: context)
+        } else {
+            do { contents = try OPML.read(file: file) } catch { throw CommandError(error) }
+        }
         let outlines = contents.outlines
         if !contents.repairs.isEmpty { Console.error("read \(file) with repairs: \(contents.repairs.summary)") }
         if contents.skipped > 0 { Console.error("skipped \(contents.skipped) outlines whose xmlUrl is not an http(s) URL") }
@@ -41,7 +48,29 @@ struct ImportCommand: AsyncParsableCommand {
             }
             return added
         }
-        Console.out("\(added) of \(outlines.count) feeds imported")
+        Console.out("\(added) of \(Counted.of(outlines.count, "feed")) imported")
+    }
+}
+
+extension ImportCommand {
+    /// The OPML at `address`, fetched (20 MB at most) into a temporary file in the home and read.
+    static func fetch(_ address: String, context: QueueContext) async throws -> OPML.Contents {
+        guard let url = URL(string: address) else { throw CommandError("'\(SafeText.clean(address))' is not a URL.", code: ExitCodes.usage) }
+        let bytes = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+            do {
+                return try await SmallFetch.get(url, transport: transport, limit: urlLimit).bytes
+            } catch let error as SmallFetch.TooLarge {
+                throw CommandError("\(SafeText.clean(address)): \(error.localizedDescription)", code: ExitCodes.failure)
+            } catch {
+                throw CommandError(FeedError.fetch(error as? DownloadError ?? .network(String(describing: error)), url: address))
+            }
+        }
+        let temporary = context.paths.home + "/.import-\(getpid()).opml"
+        defer { unlink(temporary) }
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw CommandError("cannot write \(temporary) to read the OPML", code: ExitCodes.failure)
+        }
+        do { return try OPML.read(file: temporary) } catch { throw CommandError(error) }
     }
 }
 

@@ -12,7 +12,7 @@ struct ParseCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
-    @Argument(help: "A feed file, or the URL of a feed or of a website that links to one.") var source: String
+    @Argument(help: "A feed file, or the URL of a feed or of a website that links to one.", completion: .file()) var source: String
 
     func run() async throws {
         let feed: Feed
@@ -32,7 +32,7 @@ struct ParseCommand: AsyncParsableCommand {
         if json {
             Console.out(FeedJSON.encode(feed))
         } else {
-            Console.out("\(feed.title) — \(feed.episodes.count) episodes")
+            Console.out("\(feed.title) — \(Counted.of(feed.episodes.count, "episode"))")
             if !feed.repairs.isEmpty { Console.out("read with repairs: \(feed.repairs.summary)") }
             for e in feed.episodes {
                 let date = e.published.map(FeedDate.day) ?? "          "

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PodqCore
 
 /// The entry point: parses the arguments, runs the command, and maps errors to podq's exit codes
 /// through the one table (``ExitCodes/code(for:)``); ArgumentParser's usage errors become 2, as
@@ -7,6 +8,16 @@ import Foundation
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        // `podq --version` and `podq -V` (as cargo, rustc and python): the name with the version, as git says it.
+        if arguments == ["--version"] || arguments == ["-V"] {
+            Console.out("podq \(PodqVersion.current)")
+            exit(ExitCodes.success)
+        }
+        // `podq help config`: every config key (the man page's CONFIGURATION, docs/CONFIG.md).
+        if arguments == ["help", "config"] || arguments == ["config", "--help"] {
+            Console.raw(GeneratedDocs.configHelp())
+            exit(ExitCodes.success)
+        }
         do {
             var command = try Podq.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
@@ -26,7 +37,12 @@ public enum PodqCLI {
         } catch {
             let code = Podq.exitCode(for: error)
             if code == .success {
-                Podq.exit(withError: error)  // --help, --version
+                // `podq nosuch --help` would print the TUI's help (the default command's) and exit 0.
+                if arguments.first != "---completion", let problem = ArgumentCheck.problem(in: arguments) {
+                    Console.error("Error: " + problem)
+                    exit(ExitCodes.usage)
+                }
+                Podq.exit(withError: error)  // --help, --version, a shell's completion request
             }
             // A typo gets the nearest command or option (worked out only now: building the help
             // screens it reads costs 2–3 MB, which a command that parses need not pay).

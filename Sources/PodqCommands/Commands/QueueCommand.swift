@@ -30,17 +30,24 @@ struct QueueListCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         let rows: [DownloadRecord]
         do { rows = try context.store.downloads() } catch { throw CommandError(error) }
+        // A row left `downloading` by a podq that was killed (kill -9, a crash) runs nowhere: nobody
+        // holds the queue's lock. It resumes on the next run.
+        let running = HomeLock(home: context.paths.home).currentHolder() != nil
         if json {
-            Console.out(QueueJSON.encode(rows))
+            Console.out(QueueJSON.encode(rows, running: running))
             return
         }
         if rows.isEmpty {
             Console.out("The queue is empty. Add downloads with `podq queue add <url>`.")
             return
         }
+        let idWidth = String(rows.map { $0.id ?? 0 }.max() ?? 0).count
         for row in rows {
             let amount = Format.amount(received: row.bytesReceived, expected: row.bytesExpected)
-            var line = "#\(row.id ?? 0)  \(DisplayWidth.pad(row.state.rawValue, to: 11)) \(row.title)  \(amount)"
+            let interrupted = row.state == .downloading && !running
+            let state = interrupted ? "interrupted" : row.state.rawValue
+            var line = "\(EpisodesCommand.number(row.id ?? 0, width: idWidth))  \(DisplayWidth.pad(state, to: 11)) \(row.title)  \(amount)"
+            if interrupted { line += "  (podq stopped under it; it resumes on the next podq download or in the TUI)" }
             if let error = row.lastError, row.state != .completed {
                 line += row.state == .queued ? "  (retrying: \(error))" : "  (\(error))"
             }
@@ -53,8 +60,10 @@ struct QueueListCommand: ParsableCommand {
 enum QueueJSON {
     struct Item: Encodable {
         let row: DownloadRecord
+        /// Whether a podq runs the queue now (holds its lock).
+        var running = true
         enum Keys: String, CodingKey {
-            case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error, checksum, sha256, verifiedBy, unverified
+            case id, url, title, podcast, state, path, bytesReceived, bytesExpected, error, checksum, sha256, verifiedBy, unverified, running
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -72,13 +81,15 @@ enum QueueJSON {
             try c.encode(row.sha256, forKey: .sha256)
             try c.encode(row.verifiedBy, forKey: .verifiedBy)
             try c.encode(row.integrityProblem, forKey: .unverified)
+            // True only for a download that is moving now: `downloading` left by a killed podq is not.
+            try c.encode(row.state == .downloading && running, forKey: .running)
         }
     }
 
-    static func encode(_ rows: [DownloadRecord]) -> String {
+    static func encode(_ rows: [DownloadRecord], running: Bool = true) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(rows.map(Item.init))) ?? Data("[]".utf8)
+        let data = (try? encoder.encode(rows.map { Item(row: $0, running: running) })) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }
@@ -91,7 +102,7 @@ struct QueueAddCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("Where the files go (default: the config's download-folder).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Where the files go (default: the config's download-folder).", valueName: "dir"), completion: .directory)
     var downloadDir: String?
 
     @Option(name: .long, help: "The title to show (one URL only; default: the file name).")
@@ -123,8 +134,16 @@ struct QueueAddCommand: ParsableCommand {
     /// The line for an item not added again: where it already is.
     static func alreadyThere(_ row: DownloadRecord) -> String {
         row.state == .completed
-            ? "already downloaded as #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
-            : "already queued as #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
+            ? "\(Self.subject(row))already downloaded as download #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
+            : "\(Self.subject(row))already queued as download #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
+    }
+
+    /// "episode 3: " for a feed episode's row: episode ids and download ids are two numberings.
+    static func subject(_ row: DownloadRecord) -> String { row.episodeId.map { "episode \($0): " } ?? "" }
+
+    /// The line for a row just added: `episode 3 → download #1: Title -> path` (a URL's: `added download #4: …`).
+    static func added(_ row: DownloadRecord) -> String {
+        (row.episodeId.map { "episode \($0) → " } ?? "added ") + "download #\(row.id ?? 0): \(row.title) -> \(row.destination)"
     }
 
     func run() throws {
@@ -137,13 +156,11 @@ struct QueueAddCommand: ParsableCommand {
             }
             let planning = QueuePlanning(context: context)
             let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
-            for row in try context.store.add(fromEpisodes) {
-                Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)")
-            }
+            for row in try context.store.add(fromEpisodes) { Console.out(Self.added(row)) }
             for row in already { Console.out(Self.alreadyThere(row)) }
             let urls = latest == nil ? try URLArguments.parse(items.filter { Int64($0) == nil }) : []
             let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
-            for row in try context.store.add(new) { Console.out("added     #\(row.id ?? 0) \(row.title) -> \(row.destination)") }
+            for row in try context.store.add(new) { Console.out(Self.added(row)) }
             for row in skipped { Console.out(Self.alreadyThere(row)) }
         } catch let error as CommandError {
             throw error

@@ -9,7 +9,7 @@ struct RefreshCommand: AsyncParsableCommand {
         commandName: "refresh", abstract: "Re-fetch feeds and add their new episodes.",
         discussion: "A 304 changes nothing; a permanent redirect updates the stored URL. Exit code 1 when a feed failed.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
+    @Argument(help: "A podcast: its id, title or feed URL (default: all).", completion: PodcastCompletion.podcasts) var podcast: String?
     @Flag(name: .long, help: "Also ask the server about each downloaded file (one byte of it) and flag those that changed there.")
     var checkFiles = false
 

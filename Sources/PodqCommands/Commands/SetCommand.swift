@@ -16,7 +16,7 @@ struct SetCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The podcast: its id, title or feed URL.")
+    @Argument(help: "The podcast: its id, title or feed URL.", completion: PodcastCompletion.podcasts)
     var podcast: String
 
     @Argument(help: "key=value pairs (see above).")

@@ -15,7 +15,7 @@ struct AddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "With --user: a command that prints the password (run by sh when needed), instead of storing it.")
     var passwordCommand: String?
     @Option(name: .long, help: "The User-Agent for this podcast's feed and episodes.") var userAgent: String?
-    @Argument(help: "The feed's http(s) URL, a website that links to its feed, or a feed file.") var sources: [String]
+    @Argument(help: "The feed's http(s) URL, a website that links to its feed, or a feed file.", completion: .file()) var sources: [String]
 
     /// The one source given.
     var source: String { sources.joined(separator: " ") }
@@ -56,7 +56,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user name.") var user: String?
     @Option(name: .long, help: "A command that prints the password (run by sh when needed), instead of storing it.") var passwordCommand: String?
     @Flag(name: .long, help: "Remove the login.") var remove = false
-    @Argument(help: "A podcast: its id, title or feed URL.") var podcast: String
+    @Argument(help: "A podcast: its id, title or feed URL.", completion: PodcastCompletion.podcasts) var podcast: String
 
     func validate() throws {
         if remove == (user != nil) { throw ValidationError("Give --user NAME to set a login, or --remove to remove it.") }
@@ -110,9 +110,18 @@ struct FeedsCommand: ParsableCommand {
                 ).text)
             return
         }
-        if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`.") }
-        for p in podcasts {
-            var line = "#\(p.id ?? 0)  \(p.title)  (\(counts[p.id ?? 0] ?? 0) episodes\(p.autoQueues(config: false) ? ", auto" : ""))  \(p.url)"
+        if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`, or find one: podq search <words>") }
+        // Columns: the id, the title, the count, the URL, each as wide as its widest (a title at most 40).
+        let idWidth = String(podcasts.map { $0.id ?? 0 }.max() ?? 0).count
+        let titleWidth = min(40, podcasts.map { DisplayWidth.of($0.title) }.max() ?? 0)
+        let tallies = podcasts.map { p in
+            let n = counts[p.id ?? 0] ?? 0
+            return "\(n) episode\(n == 1 ? "" : "s")\(p.autoQueues(config: false) ? ", auto" : "")"
+        }
+        let countWidth = tallies.map { DisplayWidth.of($0) }.max() ?? 0
+        for (p, count) in zip(podcasts, tallies) {
+            let title = DisplayWidth.pad(DisplayWidth.truncate(p.title, to: titleWidth), to: titleWidth)
+            var line = "\(EpisodesCommand.number(p.id ?? 0, width: idWidth))  \(title)  \(DisplayWidth.pad(count, to: countWidth))  \(p.url)"
             let own = p.settingPairs
             if !own.isEmpty { line += "\n      " + own.map { "\($0.key)=\($0.value)" }.joined(separator: "  ") }
             if let error = p.error { line += "\n      last refresh failed: \(error)" }
@@ -136,7 +145,7 @@ struct EpisodesCommand: ParsableCommand {
             "Only episodes whose title or podcast contains the text, or whose show notes have words beginning with its words (case and accents ignored).",
             valueName: "text"))
     var search: String?
-    @Argument(help: "A podcast: its id, title or feed URL (default: all).") var podcast: String?
+    @Argument(help: "A podcast: its id, title or feed URL (default: all).", completion: PodcastCompletion.podcasts) var podcast: String?
 
     func run() throws {
         let context = try QueueContext.open(global)
@@ -145,6 +154,8 @@ struct EpisodesCommand: ParsableCommand {
         var first = true
         do {
             let id = try podcast.map { try context.store.podcast(matching: $0).id }
+            // Ids right-aligned to the widest: `#  9` under `# 12`.
+            let idWidth = json ? 0 : String(try context.store.largestEpisodeId()).count
             if search != nil { try context.store.indexAllNotes() }  // the episodes stored before the index, once
             let folded = search?.lowercased()  // as the TUI's `/`
             if json { out.piece("[") }
@@ -156,11 +167,12 @@ struct EpisodesCommand: ParsableCommand {
                 if json {
                     out.piece((first ? "" : ",") + Self.json(r, state: state).text)
                 } else {
-                    out.line(line(r, state: state))
+                    out.line(line(r, state: state, idWidth: idWidth))
                 }
                 first = false
             }
             if json { out.line("]") }
+            if !json, first { out.line(emptyLine) }
             out.flush()
         } catch {
             out.flush()
@@ -191,12 +203,27 @@ struct EpisodesCommand: ParsableCommand {
     }
 
     /// One episode as the plain listing gives it.
-    private func line(_ r: QueueStore.EpisodeListing, state: String) -> String {
+    /// What an empty listing says, rather than nothing.
+    private var emptyLine: String {
+        var what = new ? "No new episodes" : updated ? "No episode was updated upstream" : "No episodes"
+        if let search { what += " match “\(SafeText.clean(search))”" }
+        if let podcast { what += " in \(SafeText.clean(podcast))" }
+        if new { return what + " (never queued, not downloaded, not played). `podq refresh` looks for new ones." }
+        return what + "." + (podcast == nil && search == nil && !updated ? " Subscribe with `podq add <feed-url>`, or find one: podq search <words>" : "")
+    }
+
+    /// `#7` right-aligned under `#12`: padded on the left to `width` digits.
+    static func number(_ id: Int64, width: Int) -> String {
+        let digits = String(id)
+        return String(repeating: " ", count: max(0, width - digits.count)) + "#" + digits
+    }
+
+    private func line(_ r: QueueStore.EpisodeListing, state: String, idWidth: Int) -> String {
         let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
         // An episode begun (here or, through sync, on the phone) says where it stopped, as the TUI does.
         let begun = state == "new" ? r.episode.position.flatMap { $0 > 0 ? "▸ " + Format.duration($0) : nil } : nil
         let shown = r.episode.upstreamChange != nil ? "updated" : begun ?? state
-        var line = "#\(r.episode.id ?? 0)  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+        var line = "\(Self.number(r.episode.id ?? 0, width: idWidth))  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
         if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
         return line
     }
@@ -206,7 +233,7 @@ struct EpisodesCommand: ParsableCommand {
 struct RemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Unsubscribe; downloads and files are kept.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "A podcast: its id, title or feed URL.") var podcast: String
+    @Argument(help: "A podcast: its id, title or feed URL.", completion: PodcastCompletion.podcasts) var podcast: String
 
     func run() throws {
         let context = try QueueContext.open(global)

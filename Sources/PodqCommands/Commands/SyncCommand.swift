@@ -102,7 +102,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
                     line +=
                         "\nOther devices on this account: "
                         + others.map {
-                            "\(SafeText.clean($0.id)) (\(SafeText.clean($0.caption.isEmpty ? $0.type : $0.caption)), \($0.subscriptions) subscriptions)"
+                            "\(SafeText.clean($0.id)) (\(SafeText.clean($0.caption.isEmpty ? $0.type : $0.caption)), \(Counted.of($0.subscriptions, "subscription")))"
                         }
                         .joined(separator: ", ")
                     line +=

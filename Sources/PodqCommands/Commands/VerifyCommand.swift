@@ -24,7 +24,7 @@ struct VerifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the results as JSON (an array of {id, title, path, result, expected, found}).")
     var json = false
 
-    @Argument(help: "Download ids or podcasts (default: every completed download).")
+    @Argument(help: "Download ids or podcasts (default: every completed download).", completion: PodcastCompletion.podcasts)
     var items: [String] = []
 
     func run() throws {
@@ -95,10 +95,18 @@ struct VerifyCommand: ParsableCommand {
         let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) #\(row.id ?? 0) \(row.title)"
         switch check {
         case .ok, .notRecorded: return head
-        case .changed: return head + ": \(row.destination) differs from the file podq downloaded"
-        case .missing: return head + ": \(row.destination) is gone"
+        case .changed: return head + ": \(row.destination) differs from the file podq downloaded. \(Self.again(row))"
+        case .missing: return head + ": \(row.destination) is gone. \(Self.again(row))"
         case .unreadable(let why): return head + ": \(why)"
         }
+    }
+
+    /// The next step for a file that changed or went: fetch it again (a feed episode by its episode id,
+    /// a URL by its address).
+    static func again(_ row: DownloadRecord) -> String {
+        if let episode = row.episodeId { return "To fetch the publisher's file again: podq queue add --replace \(episode)" }
+        let address = URL(string: row.url).map { Credentials.split($0).url.absoluteString } ?? row.url
+        return "To fetch it again: podq queue remove \(row.id ?? 0) && podq download '\(SafeText.clean(address))'"
     }
 
     static func json(_ results: [(DownloadRecord, FileCheck)]) -> String {

@@ -20,7 +20,7 @@ public enum GeneratedDocs {
 
     /// Every generated section.
     public static var sections: [Section] {
-        let mdocKeys = mdocTUIKeys(), mdocExit = mdocExitStatus()
+        let mdocKeys = mdocTUIKeys(), mdocExit = mdocExitStatus(), mdocConfig = mdocConfigKeys()
         return [
             Section(file: "README.md", name: "tui-keys", text: markdownTUIKeys()),
             Section(file: "docs/CONFIG.md", name: "config-keys", text: markdownConfigKeys()),
@@ -29,9 +29,11 @@ public enum GeneratedDocs {
             Section(file: "docs/FEEDS.md", name: "feed-limits", text: markdownFeedLimits()),
             Section(file: "docs/podq-sections.mdoc", name: "tui-keys", text: mdocKeys),
             Section(file: "docs/podq-sections.mdoc", name: "exit-status", text: mdocExit),
+            Section(file: "docs/podq-sections.mdoc", name: "config-keys", text: mdocConfig),
             // The page `make man` builds holds the same text: a section changed without `make man` is stale there.
             Section(file: "docs/podq.1", name: "tui-keys", text: mdocKeys),
             Section(file: "docs/podq.1", name: "exit-status", text: mdocExit),
+            Section(file: "docs/podq.1", name: "config-keys", text: mdocConfig),
         ]
     }
 
@@ -123,6 +125,43 @@ public enum GeneratedDocs {
             let keys = KeyTable.keys(row).replacingOccurrences(of: "  ", with: " ")
             return ".It Li " + (keys.contains(" ") ? "\"\(keys)\"" : keys) + "\n" + mdocLine(row.brief) + "\n"
         }.joined()
+    }
+
+    /// The config keys for the man page: each key, its default and its meaning, as plain text.
+    static func mdocConfigKeys() -> String {
+        Settings.keys.map { key in
+            ".It Cm \(key.name)\n" + mdocLine(plain("\(key.meaning). Default: \(key.defaultValue).")) + "\n"
+        }.joined()
+    }
+
+    /// The config keys as `podq help config` prints them: each key and its default, then its meaning
+    /// wrapped at `width` and indented.
+    public static func configHelp(width: Int = 80) -> String {
+        var text = "The config file: <home>/config (podq --home, $PODQ_HOME), one `key = value` a line; `#` starts a comment.\n"
+        text += "Every key is optional; docs/CONFIG.md has more. `podq set` changes one podcast's own settings.\n\n"
+        for key in Settings.keys {
+            text += "\(key.name)  (default: \(plain(key.defaultValue)))\n"
+            text += wrap(plain(key.meaning) + ".", width: width - 4).map { "    " + $0 + "\n" }.joined() + "\n"
+        }
+        return text
+    }
+
+    /// Markdown's marks taken out of a text: `code`, **bold**.
+    static func plain(_ text: String) -> String {
+        text.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "**", with: "")
+    }
+
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     static func mdocExitStatus() -> String {

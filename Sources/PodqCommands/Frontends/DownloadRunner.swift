@@ -10,15 +10,21 @@ import Synchronization
 final class DownloadRunner: Sendable {
     let context: QueueContext
     let overrides: QueueSession.Overrides
+    /// One JSON object per event (`--json`).
+    let json: Bool
 
-    init(context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil) {
+    init(
+        context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil,
+        json: Bool = false
+    ) {
         self.context = context
+        self.json = json
         overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout, rateLimit: rateLimit)
     }
 
     /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
     func run(adding items: [DownloadItem]) async throws -> Int32 {
-        let reporter = DownloadReporter(live: isatty(STDOUT_FILENO) == 1)
+        let reporter = DownloadReporter(mode: json ? .json : isatty(STDOUT_FILENO) == 1 ? .live : .lines)
         let started = DispatchTime.now().uptimeNanoseconds
         let context = self.context
         let ran = Mutex<QueueRunner.Summary?>(nil)
@@ -27,8 +33,9 @@ final class DownloadRunner: Sendable {
             closed: {
                 // The summary after the hooks' lines, before what cleanup deletes.
                 guard let summary = ran.withLock({ $0 }) else { return }
-                let line = Self.summaryLine(summary, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-                reporter.end(line)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                let line = Self.summaryLine(summary, seconds: seconds)
+                reporter.end(line, summary: summary, seconds: seconds)
                 context.log.info("queue run ended", metadata: ["summary": "\(line)"])
             })
         let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in

@@ -111,7 +111,7 @@ final class CompletionHooks: Sendable {
                     var said = [UInt8](repeating: 0, count: Self.keptOutput)
                     let count = said.withUnsafeMutableBytes { pread(capture.rawValue, $0.baseAddress, $0.count, 0) }
                     return Finished(
-                        status: "\(result.terminationStatus)", success: result.terminationStatus.isSuccess,
+                        status: result.terminationStatus.described, success: result.terminationStatus.isSuccess,
                         said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
                 }
                 group.addTask {

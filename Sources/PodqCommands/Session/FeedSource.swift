@@ -33,6 +33,7 @@ enum FeedSource {
         }
         let path = (trimmed as NSString).expandingTildeInPath
         if FileManager.default.fileExists(atPath: path) { return .file(URL(fileURLWithPath: path).standardizedFileURL.path) }
+        if let url = mistypedScheme(trimmed) { return .url(url) }
         if let url = schemelessURL(trimmed) { return .url(url) }
         return .file(URL(fileURLWithPath: path).standardizedFileURL.path)
     }
@@ -46,6 +47,24 @@ enum FeedSource {
         }
         if trimmed.contains("://") && trimmed.contains(" ") { trimmed = trimmed.replacingOccurrences(of: " ", with: "%20") }
         return trimmed
+    }
+
+    /// `http//host/feed`, `https:/host/feed`, `http:host/feed`: a URL whose `://` lost a character,
+    /// with it put back; nil for anything else. (Read as a path, the current folder would be glued on.)
+    static func mistypedScheme(_ text: String) -> String? {
+        let lower = text.lowercased()
+        for scheme in ["https", "http"] where lower.hasPrefix(scheme) {
+            var rest = text.dropFirst(scheme.count)
+            let colon = rest.first == ":"
+            if colon { rest = rest.dropFirst() }
+            let slashes = rest.prefix { $0 == "/" }.count
+            // `http//x`, `http:/x`, `http:x` (not `http://x`, handled before, nor a word such as `httpd`).
+            guard slashes > 0 || colon, !(colon && slashes == 2) else { return nil }
+            rest = rest.dropFirst(slashes)
+            guard let host = rest.split(separator: "/").first, host.contains(where: { $0 == "." || $0 == ":" }) || host == "localhost" else { return nil }
+            return scheme + "://" + rest
+        }
+        return nil
     }
 
     /// `https://` + `text` when `text` starts with a host name (`example.org/feed.xml`,

@@ -39,14 +39,17 @@ enum PodcastLogin {
     static func run(_ command: String, user: String, host: String) async throws(CommandError) -> String {
         let expanded = expand(command, user: user, host: host)
         do {
-            let result = try await Subprocess.run(
-                .path(FilePath("/bin/sh")), arguments: ["-c", expanded],
-                output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
-            let line = result.standardOutput.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            guard result.terminationStatus.isSuccess, !line.isEmpty else {
-                let said = SafeText.clean(result.standardError)
+            guard let result = try await ChildCommand.run(.path(FilePath("/bin/sh")), arguments: ["-c", expanded]) else {
                 throw CommandError(
-                    "the password command `\(SafeText.clean(command))` \(result.terminationStatus.isSuccess ? "printed nothing" : "failed (\(result.terminationStatus))")"
+                    "the password command `\(SafeText.clean(command))` did not finish within \(ChildCommand.deadlineText) (it may be waiting for a "
+                        + "passphrase nobody types); it was stopped. Check it in a shell, or set the password with `podq login`.",
+                    code: ExitCodes.failure)
+            }
+            let line = result.standardOutput.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            guard result.status.isSuccess, !line.isEmpty else {
+                let said = SafeText.clean(result.standardError).trimmingCharacters(in: .whitespacesAndNewlines)
+                throw CommandError(
+                    "the password command `\(SafeText.clean(command))` \(result.status.isSuccess ? "printed nothing" : "failed (\(result.status.described))")"
                         + (said.isEmpty ? "" : ": \(said)") + ". Check it in a shell, or set the password with `podq login`.",
                     code: ExitCodes.failure)
             }

@@ -86,10 +86,10 @@ extension QueueSession {
                 guard let row = made.first else {
                     guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
                     return existing.state == .completed
-                        ? "already downloaded as #\(existing.id ?? 0): \(existing.destination)"
-                        : "already in the queue as #\(existing.id ?? 0) (\(existing.state.rawValue))"
+                        ? "already downloaded as download #\(existing.id ?? 0): \(existing.destination)"
+                        : "already in the queue as download #\(existing.id ?? 0) (\(existing.state.rawValue))"
                 }
-                return "queued #\(row.id ?? 0) \(row.title)"
+                return "queued \(row.title) as download #\(row.id ?? 0)"
             }
             return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
         case .queueFromPodcasts(let ids, let latest):
@@ -112,7 +112,7 @@ extension QueueSession {
             return "unsubscribed; downloaded files are kept"
         case .setLimit(let value):
             await runner.setMaxConcurrent(value)
-            return try saved(value, as: "simultaneous-downloads", saying: "\(value) downloads at once")
+            return try saved(value, as: "simultaneous-downloads", saying: "\(Counted.of(value, "download")) at once")
         case .setPerHost(let value):
             await runner.setPerHost(value)
             return try saved(value, as: "per-host-downloads", saying: "\(Self.count(value, "download")) at once from one host")
@@ -131,5 +131,5 @@ extension QueueSession {
     }
 
     /// `n` things, in words: "1 row", "3 rows".
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    static func count(_ n: Int, _ noun: String) -> String { Counted.of(n, noun) }
 }

@@ -53,7 +53,8 @@ struct QueuePlanning {
                 }
                 let folder = context.paths.downloadFolder
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let path = try DestinationPlanner.destination(for: item.url, fileName: item.fileName, in: folder, reserved: reserved)
+                let path = try DestinationPlanner.destination(
+                    for: item.url, fileName: item.fileName, in: folder, reserved: reserved, rules: context.settings.nameRules(for: folder))
                 reserved.insert(path)
                 let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
                 new.append(
@@ -98,7 +99,7 @@ struct QueuePlanning {
                 let template = rules.fileNameTemplate.flatMap { try? FileNameTemplate($0) } ?? context.settings.fileNameTemplate
                 let path = try DestinationPlanner.destination(
                     forEpisode: episode, podcastTitle: podcast.title, in: folder,
-                    template: template, reserved: reserved)
+                    template: template, reserved: reserved, rules: context.settings.nameRules(for: folder))
                 reserved.insert(path)
                 new.append(
                     NewDownload(

@@ -50,20 +50,18 @@ enum SyncCredentials {
     /// Keeps `password` in the keyring; false when it could not.
     static func store(_ password: String, server: String, user: String) async -> Bool {
         guard let tool = keyringTool else { return false }
-        let result = try? await Subprocess.run(
-            .path(FilePath(tool)), arguments: Arguments(["store", "--label", "podq sync: \(user) at \(server)"] + attributes(server: server, user: user)),
-            input: .string(password), output: .discarded, error: .discarded)
-        return result?.terminationStatus.isSuccess == true
+        let result = try? await ChildCommand.run(
+            .path(FilePath(tool)), arguments: ["store", "--label", "podq sync: \(user) at \(server)"] + attributes(server: server, user: user),
+            input: password)
+        return (result ?? nil)?.status.isSuccess == true
     }
 
     static func lookUp(server: String, user: String) async throws(CommandError) -> String? {
         guard let tool = keyringTool else {
             throw CommandError("the password is in the desktop keyring, and there is no keyring session here (secret-tool, D-Bus).", code: ExitCodes.failure)
         }
-        let result = try? await Subprocess.run(
-            .path(FilePath(tool)), arguments: Arguments(["lookup"] + attributes(server: server, user: user)),
-            output: .string(limit: 64 * 1024), error: .discarded)
-        guard let result, result.terminationStatus.isSuccess else { return nil }
+        let ran = try? await ChildCommand.run(.path(FilePath(tool)), arguments: ["lookup"] + attributes(server: server, user: user))
+        guard let result = ran ?? nil, result.status.isSuccess else { return nil }
         let text = result.standardOutput
         guard !text.isEmpty else { return nil }
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
@@ -71,7 +69,6 @@ enum SyncCredentials {
 
     static func forget(server: String, user: String) async {
         guard let tool = keyringTool else { return }
-        _ = try? await Subprocess.run(
-            .path(FilePath(tool)), arguments: Arguments(["clear"] + attributes(server: server, user: user)), output: .discarded, error: .discarded)
+        _ = try? await ChildCommand.run(.path(FilePath(tool)), arguments: ["clear"] + attributes(server: server, user: user))
     }
 }

@@ -258,6 +258,7 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     func setProgress(downloaded: Int64, expected: Int64??) {
         fields.withLock { fields in
             fields.progress.downloadedLength = downloaded
+            fields.progress.resumedFrom = downloaded
             if case .some(let value) = expected { fields.progress.expectedLength = value }
         }
         observationCenter.valueDidChange()

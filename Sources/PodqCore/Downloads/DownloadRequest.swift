@@ -117,11 +117,18 @@ public struct DownloadProgress: Sendable, Equatable {
     public var downloadedLength: Int64
     /// The full length of the file, nil when the server did not say.
     public var expectedLength: Int64?
+    /// What the file held when this transfer began (a resumed partial, a segmented download's
+    /// written spans): bytes on disk, not bytes that came now. A speed counts only what came after it.
+    public var resumedFrom: Int64 = 0
 
-    public init(downloadedLength: Int64, expectedLength: Int64?) {
+    public init(downloadedLength: Int64, expectedLength: Int64?, resumedFrom: Int64 = 0) {
         self.downloadedLength = downloadedLength
         self.expectedLength = expectedLength
+        self.resumedFrom = resumedFrom
     }
+
+    /// The bytes this transfer brought: what a speed is measured on.
+    public var transferred: Int64 { max(0, downloadedLength - resumedFrom) }
 
     /// Between 0 and 1 when the length is known.
     public var fractionCompleted: Double? {

@@ -6,9 +6,9 @@ public enum DestinationPlanner {
     /// `reserved` (destinations already queued) nor with files on disk.
     public static func destination(
         for url: URL, fileName: String? = nil, in folder: String,
-        reserved: Set<String>
+        reserved: Set<String>, rules: FileNamer.Rules = .posix
     ) throws(DownloadError) -> String {
-        let name = fileName.map { FileNamer.safeName($0) } ?? FileNamer.name(forURL: url)
+        let name = fileName.map { FileNamer.safeName($0, rules: rules) } ?? FileNamer.name(forURL: url, rules: rules)
         return try FileNamer.uniquePath(in: folder, name: name.isEmpty ? "download" : name, reserved: reserved)
     }
 
@@ -18,7 +18,7 @@ public enum DestinationPlanner {
     public static func destination(
         forEpisode episode: EpisodeRecord, podcastTitle: String, in folder: String,
         template: FileNameTemplate = .standard,
-        reserved: Set<String>
+        reserved: Set<String>, rules: FileNamer.Rules = .posix
     ) throws(DownloadError) -> String {
         let urlExt = URL(string: episode.url).map { ($0.path as NSString).pathExtension.lowercased() } ?? ""
         let ext =
@@ -28,6 +28,6 @@ public enum DestinationPlanner {
         let values = FileNameTemplate.Values(
             podcast: podcastTitle, title: episode.title, ext: ext, guid: episode.guid, id: episode.id,
             season: episode.season, episode: episode.episodeNumber, published: episode.published)
-        return try FileNamer.uniquePath(in: folder, name: template.path(for: values), reserved: reserved)
+        return try FileNamer.uniquePath(in: folder, name: template.path(for: values, rules: rules), reserved: reserved)
     }
 }

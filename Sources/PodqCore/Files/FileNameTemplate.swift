@@ -166,7 +166,7 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The file's path relative to the download folder, every component safe and short enough to take
     /// `.part` and a ` (2)`; never empty, never leaving the folder.
-    public func path(for values: Values) -> String {
+    public func path(for values: Values, rules: FileNamer.Rules = .posix) -> String {
         var parts: [String] = []
         for (index, component) in components.enumerated() {
             let isFile = index == components.count - 1
@@ -175,7 +175,7 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
                 switch piece {
                 case .text(let text): name += text
                 case .field(let field):
-                    let value = FileNamer.safeName(Self.value(field, values), maxBytes: FileNamer.maxNameBytes)
+                    let value = FileNamer.safeName(Self.value(field, values), maxBytes: FileNamer.maxNameBytes, rules: rules)
                     name += value.isEmpty && field == .podcast ? "Podcast" : value
                 }
             }
@@ -183,9 +183,9 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
                 // A name that would be only its extension (an empty or all-dots title) gets a stem.
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix(".") { name = "episode" + trimmed }
-                parts.append(FileNamer.safeName(name))
+                parts.append(FileNamer.safeName(name, rules: rules))
             } else {
-                let folder = FileNamer.safeName(name, maxBytes: Self.folderBytes)
+                let folder = FileNamer.safeName(name, maxBytes: Self.folderBytes, rules: rules)
                 if !folder.isEmpty { parts.append(folder) }
             }
         }

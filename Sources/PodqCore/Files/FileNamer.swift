@@ -1,3 +1,4 @@
+import CPodqSystem
 import Foundation
 
 /// Safe, unique file names inside the download folder.
@@ -6,16 +7,41 @@ import Foundation
 /// dot or trailing dot or space, at most 255 bytes cut on a character boundary with the extension
 /// kept; a taken name gets ` (2)`, ` (3)`, …; a path that would leave the folder is refused.
 public enum FileNamer {
+    /// Which characters a name may keep.
+    public enum Rules: Sendable, Equatable {
+        /// Linux and macOS file systems: only `/` (and control characters) go; `:`, `?` and the rest stay.
+        case posix
+        /// Also none of `<>:"\\|?*`: FAT, exFAT, NTFS and SMB shares refuse them (`windows-safe-names`).
+        case windows
+
+        /// The rules for files in `folder`: ``windows`` when its file system is FAT, exFAT, NTFS or an
+        /// SMB share (a USB stick, a Windows partition, a NAS), else ``posix``. The folder, or the
+        /// nearest existing folder above it, is asked (`statfs`).
+        public static func detect(for folder: String) -> Rules {
+            var path = folder
+            var type = podq_file_system_type(path)
+            while type < 0 {
+                let parent = (path as NSString).deletingLastPathComponent
+                guard !parent.isEmpty, parent != path else { return .posix }
+                path = parent
+                type = podq_file_system_type(path)
+            }
+            // MSDOS, exFAT, NTFS (the kernel's and ntfs3), CIFS and SMB2.
+            let windowsLike: Set<Int64> = [0x4d44, 0x2011_BAB0, 0x5346_544e, 0x7366_746e, 0xFF53_4D42, 0xFE53_4D42]
+            return windowsLike.contains(Int64(type)) ? .windows : .posix
+        }
+    }
+
     /// The longest name, in UTF-8 bytes, that common file systems accept.
     public static let maxNameBytes = 255
     /// Room kept for `.part` and a ` (99)` suffix, so the partial's name fits too.
     public static let reservedBytes = 5 + 5
 
     /// The name for a bare URL: its last path segment, percent-decoded, made safe; `download` if empty.
-    public static func name(forURL url: URL) -> String {
+    public static func name(forURL url: URL, rules: Rules = .posix) -> String {
         let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
         let decoded = segment.removingPercentEncoding ?? segment
-        let safe = safeName(decoded)
+        let safe = safeName(decoded, rules: rules)
         return safe.isEmpty ? "download" : safe
     }
 
@@ -36,12 +62,13 @@ public enum FileNamer {
     ]
 
     /// `raw` made safe as a single file name (see the type's rules); may be empty.
-    public static func safeName(_ raw: String, maxBytes: Int = maxNameBytes - reservedBytes) -> String {
+    public static func safeName(_ raw: String, maxBytes: Int = maxNameBytes - reservedBytes, rules: Rules = .posix) -> String {
         var text = SafeText.clean(raw)
         text = String(
             text.unicodeScalars.map { scalar -> Character in
                 switch scalar {
-                case "/", "\\", "<", ">", ":", "\"", "|", "?", "*": "_"
+                case "/": "_"
+                case "\\", "<", ">", ":", "\"", "|", "?", "*": rules == .windows ? "_" : Character(scalar)
                 default: Character(scalar)
                 }
             })

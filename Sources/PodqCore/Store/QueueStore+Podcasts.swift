@@ -69,6 +69,12 @@ extension QueueStore {
         }
     }
 
+    /// The largest episode id (0 with none): the width a listing's id column needs, read from the
+    /// primary key's end, not the table.
+    public func largestEpisodeId() throws(StoreError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM episode") ?? 0 }
+    }
+
     /// The podcast `query` names: its id, its feed URL, or its title (case-insensitive).
     public func podcast(matching query: String) throws(StoreError) -> PodcastRecord {
         let found = try read { db -> PodcastRecord? in

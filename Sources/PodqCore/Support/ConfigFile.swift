@@ -320,6 +320,13 @@ public struct ConfigFile: Sendable {
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
             settings.downloadFolder = (value as NSString).expandingTildeInPath
+        case "windows-safe-names":
+            switch value.lowercased() {
+            case "auto": settings.windowsSafeNames = nil
+            case "true": settings.windowsSafeNames = true
+            case "false": settings.windowsSafeNames = false
+            default: throw .badValue(path: path, line: line, key: key, expected: "auto, true or false")
+            }
         case "search-providers":
             var chosen: [Directory] = []
             for word in value.split(whereSeparator: { $0 == " " || $0 == "," }) {

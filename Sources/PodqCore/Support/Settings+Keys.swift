@@ -54,6 +54,11 @@ extension Settings {
                 #"where a feed episode's file goes inside the download folder. Fields: `{podcast}`, `{title}`, `{ext}`, `{guid}`, `{id}` (podq's episode id), `{season}` and `{episode}` with an optional width (`{episode:03}` is `007`), `{date}` or `{date:FORMAT}` with `%Y %y %m %d %H %M %S %j %%` (the publication time, UTC). The template's own `/` make folders (an empty one is left out); a value never does: `AC/DC` is `AC_DC`, and every name is made safe and short as in docs/FILES.md. The file name must have `{title}`, `{guid}`, `{id}`, `{episode}` or `{date}`. Checked when the config is read: a mistake stops podq with its line and what to write. A bare URL keeps its own name"#
         ),
         Key(
+            name: "windows-safe-names", defaultValue: #"`auto`"#,
+            meaning:
+                #"`true`: file and folder names have none of `<>:"\|?*` (each becomes `_`), as Windows needs; `false`: only `/` is replaced, so "Talk: A Show" keeps its colon; `auto`: `true` when the download folder is on a FAT, exFAT, NTFS or SMB file system (a USB stick, a Windows partition, a NAS share), else `false`"#
+        ),
+        Key(
             name: "max-attempts", defaultValue: #"`5`"#,
             meaning: #"attempts before a download with temporary errors is marked `failed`, 1 to 100"#),
         Key(

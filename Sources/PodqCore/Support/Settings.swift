@@ -75,6 +75,19 @@ public struct Settings: Sendable, Equatable {
     public var syncInterval: Double = 15 * 60
     /// The TUI's keys (`key-<action>`).
     public var keys = KeyBindings()
+    /// Names with none of `<>:"\\|?*` (`windows-safe-names`): true always, false never, nil (`auto`) on
+    /// a FAT, exFAT, NTFS or SMB download folder only.
+    public var windowsSafeNames: Bool?
+
+    /// The name rules for new files in `folder`.
+    public func nameRules(for folder: String) -> FileNamer.Rules {
+        switch windowsSafeNames {
+        case true?: .windows
+        case false?: .posix
+        case nil: FileNamer.Rules.detect(for: folder)
+        }
+    }
+
     /// The directories `podq search` and the TUI's `a` ask, in order (`search-providers`); nil: iTunes
     /// and gpodder.net, and Podcast Index too when it has a key.
     public var searchProviders: [Directory]?

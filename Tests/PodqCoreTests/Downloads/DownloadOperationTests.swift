@@ -89,6 +89,11 @@ final class DownloadOperationTests: XCTestCase {
         XCTAssertEqual(request.header("If-Range"), "\"1-\(size)\"")
         XCTAssertEqual(server.log.outcomes[request.sequence]?.bytesSent, 2_000_000, "nothing valid is fetched twice")
         assertMonotonic(progress, endingAt: size)
+        // The resumed megabyte is on disk, not bytes that came now: no speed is measured on it (a
+        // meter fed `downloadedLength` read 6x the link's speed just after a resume).
+        XCTAssertEqual(progress.last?.resumedFrom, 1_000_000)
+        XCTAssertEqual(progress.last?.transferred, 2_000_000)
+        XCTAssertTrue(progress.allSatisfy { $0.transferred <= 2_000_000 })
     }
 
     func testChangedContentFailsIfRangeAndRestartsFromZero() async throws {

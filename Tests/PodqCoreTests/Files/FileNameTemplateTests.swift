@@ -18,7 +18,8 @@ final class FileNameTemplateTests: XCTestCase {
     }
 
     func testTheDefaultKeepsTheLayoutPodqAlwaysHad() {
-        XCTAssertEqual(FileNameTemplate.standard.path(for: values(title: "Two: the sequel?")), "Show/2026-11-21 Two_ the sequel_.mp3")
+        XCTAssertEqual(FileNameTemplate.standard.path(for: values(title: "Two: the sequel?")), "Show/2026-11-21 Two: the sequel?.mp3")
+        XCTAssertEqual(FileNameTemplate.standard.path(for: values(title: "Two: the sequel?"), rules: .windows), "Show/2026-11-21 Two_ the sequel_.mp3")
         XCTAssertEqual(FileNameTemplate.standard.path(for: values(published: nil)), "Show/One.mp3", "no date, no leading space")
         XCTAssertEqual(FileNameTemplate.standard.path(for: values(podcast: "", ext: "")), "Podcast/2026-11-21 One")
     }
@@ -37,7 +38,7 @@ final class FileNameTemplateTests: XCTestCase {
         let template = FileNameTemplate.standard
         XCTAssertEqual(template.path(for: values(podcast: "../../etc", title: "../../passwd")), "_.._etc/2026-11-21 _.._passwd.mp3")
         XCTAssertEqual(template.path(for: values(podcast: "..", title: "..", published: nil)), "Podcast/episode.mp3")
-        XCTAssertEqual(template.path(for: values(podcast: "AC/DC", title: "a\\b/c", published: nil)), "AC_DC/a_b_c.mp3")
+        XCTAssertEqual(template.path(for: values(podcast: "AC/DC", title: "a\\b/c", published: nil)), "AC_DC/a\\b_c.mp3")
         XCTAssertEqual(
             template.path(for: values(title: "bell\u{07} esc\u{1B}[31m nul\u{0} rtl\u{202E}3pm.exe", published: nil)),
             "Show/bell esc nul rtl3pm.exe.mp3", "control characters, escapes and bidi overrides are dropped")

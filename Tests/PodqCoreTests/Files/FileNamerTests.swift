@@ -9,8 +9,22 @@ final class FileNamerTests: XCTestCase {
         XCTAssertEqual(FileNamer.name(forURL: URL(string: "https://cdn.example/a/..%2F..%2Fetc%2Fpasswd")!), "passwd", "an encoded slash never reaches a name")
     }
 
+    /// `auto` asks the folder's file system: this machine's temporary folder is not FAT, NTFS or SMB.
+    func testTheRulesFollowTheFileSystem() {
+        XCTAssertEqual(FileNamer.Rules.detect(for: NSTemporaryDirectory()), .posix)
+        XCTAssertEqual(FileNamer.Rules.detect(for: NSTemporaryDirectory() + "/not/yet/made"), .posix, "the nearest existing folder is asked")
+        var settings = Settings()
+        settings.windowsSafeNames = true
+        XCTAssertEqual(settings.nameRules(for: NSTemporaryDirectory()), .windows)
+        settings.windowsSafeNames = false
+        XCTAssertEqual(settings.nameRules(for: NSTemporaryDirectory()), .posix)
+    }
+
     func testUnsafeCharactersAreReplaced() {
-        XCTAssertEqual(FileNamer.safeName("a/b\\c<d>e:f\"g|h?i*j"), "a_b_c_d_e_f_g_h_i_j")
+        XCTAssertEqual(FileNamer.safeName("a/b\\c<d>e:f\"g|h?i*j", rules: .windows), "a_b_c_d_e_f_g_h_i_j")
+        // On Linux's file systems only `/` must go: "Talk: A Show?" keeps its colon and question mark.
+        XCTAssertEqual(FileNamer.safeName("a/b\\c<d>e:f\"g|h?i*j"), "a_b\\c<d>e:f\"g|h?i*j")
+        XCTAssertEqual(FileNamer.safeName("Talk: A Show?"), "Talk: A Show?")
         XCTAssertEqual(FileNamer.safeName("..hidden. "), "hidden")
         XCTAssertEqual(FileNamer.safeName("\u{1B}[2Jclear\u{0}"), "clear")
     }

@@ -1,0 +1,74 @@
+import Foundation
+import PodqCore
+import Subprocess
+
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
+
+/// The one way podq runs a short command and reads what it prints: a password command (a private
+/// feed's, a sync account's) and the keyring's `secret-tool`. Every run has a deadline: past it the
+/// command and whatever it started (it runs in a session of its own) get SIGTERM, then SIGKILL 2 s
+/// later, and the caller hears that it timed out. A `pass` waiting for a passphrase nobody types (in
+/// cron) cannot hold a sync or a refresh for ever.
+enum ChildCommand {
+    /// What a command did.
+    struct Output: Sendable {
+        var status: TerminationStatus
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// How long a command may run: 60 s (`PODQ_COMMAND_TIMEOUT`, in seconds, replaces it: tests).
+    static var deadline: Duration {
+        let given = ProcessInfo.processInfo.environment["PODQ_COMMAND_TIMEOUT"].flatMap(Double.init)
+        return .milliseconds(Int((given.flatMap { $0 > 0 ? $0 : nil } ?? 60) * 1000))
+    }
+
+    /// Runs `executable` with `arguments`, `input` on its standard input; nil when it outlived the deadline.
+    static func run(_ executable: Executable, arguments: [String], input: String? = nil) async throws -> Output? {
+        let limit = deadline
+        return try await withThrowingTaskGroup(of: Output?.self) { group in
+            group.addTask {
+                var options = PlatformOptions()
+                options.createSession = true
+                options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
+                if let input {
+                    let result = try await Subprocess.run(
+                        executable, arguments: Arguments(arguments), platformOptions: options, input: .string(input),
+                        output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
+                    return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
+                }
+                let result = try await Subprocess.run(
+                    executable, arguments: Arguments(arguments), platformOptions: options, output: .string(limit: 64 * 1024),
+                    error: .string(limit: 4 * 1024))
+                return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The deadline in words: "60 s".
+    static var deadlineText: String {
+        let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}
+
+extension TerminationStatus {
+    /// How a command ended, in words: "exit code 1", "signal 9".
+    var described: String {
+        switch self {
+        case .exited(let code): "exit code \(code)"
+        case .signaled(let signal): "signal \(signal)"
+        }
+    }
+}
