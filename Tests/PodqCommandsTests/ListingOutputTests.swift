@@ -67,7 +67,7 @@ final class ListingOutputTests: CLITestCase {
         result = try await run(["queue", "--json"])
         XCTAssertEqual(
             result.out,
-            #"[{"bytesExpected":52000000,"bytesReceived":0,"checksum":null,"error":null,"id":1,"path":"<dir>/home/downloads/Golden Show/2026-11-02 Second wind.mp3","podcast":"Golden Show","sha256":null,"state":"queued","title":"Golden Show — Second wind","unverified":null,"url":"http://127.0.0.1:9/two.mp3","verifiedBy":null}]"#
+            #"[{"bytesExpected":52000000,"bytesReceived":0,"checksum":null,"error":null,"id":1,"path":"<dir>/home/downloads/Golden Show/2026-11-02 Second wind.mp3","podcast":"Golden Show","running":false,"sha256":null,"state":"queued","title":"Golden Show — Second wind","unverified":null,"url":"http://127.0.0.1:9/two.mp3","verifiedBy":null}]"#
                 + "\n")
     }
 

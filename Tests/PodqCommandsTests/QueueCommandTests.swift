@@ -27,7 +27,7 @@ final class QueueCommandTests: CLITestCase {
             Set(row.keys),
             [
                 "id", "url", "title", "podcast", "state", "path", "bytesReceived", "bytesExpected", "error",
-                "checksum", "sha256", "verifiedBy", "unverified",
+                "checksum", "sha256", "verifiedBy", "unverified", "running",
             ])
         XCTAssertEqual(row["title"] as? String, "Show — One", "control characters never reach the store")
         XCTAssertEqual(row["state"] as? String, "queued")

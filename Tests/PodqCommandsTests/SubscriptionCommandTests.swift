@@ -212,7 +212,7 @@ final class SubscriptionCommandTests: CLITestCase {
         ] {
             let (added, out, err) = try await cli.run(["add", link])
             XCTAssertEqual(added.code, 0, "\(link): \(err)")
-            XCTAssertTrue(out.contains("Linked: 1 episodes"), "\(link): \(out)")
+            XCTAssertTrue(out.contains("Linked: 1 episode"), "\(link): \(out)")
             let feeds = try await json(["feeds", "--json"])
             XCTAssertEqual(feeds.first?["url"] as? String, plain, "\(link) is stored as the feed's own URL")
             let (removed, _, rerr) = try await cli.run(["remove", "Linked"])

@@ -47,7 +47,7 @@ final class TLSCommandTests: XCTestCase {
         try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         let (trusted, tout, terr) = try await cli.run(["add", feed], environment: ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
         XCTAssertEqual(trusted.code, 0, terr)
-        XCTAssertTrue(tout.contains("Private: 1 episodes"), tout)
+        XCTAssertTrue(tout.contains("Private: 1 episode"), tout)
 
         // A folder of CA certificates does as well, and a path that is not there is named.
         let caFolder = dir.file("cas")

@@ -178,7 +178,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
 
     func testAQueueAddFromAnotherTerminalAppears() async throws {
         let tui = try openTUI()
-        let empty = await tui.waitFor { $0.contains("The queue is empty") }
+        let empty = await tui.waitFor { $0.contains("Nothing here yet. Press a and type a podcast") }
         XCTAssertTrue(empty.ok, empty.screen)
         _ = try await queue(1, size: 300_000, rate: 1_000_000, prefix: "late")
         let shown = await tui.waitFor(timeout: 10) { self.line($0, containing: "late1.mp3").hasPrefix("completed") }

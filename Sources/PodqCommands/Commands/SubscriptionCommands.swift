@@ -114,9 +114,11 @@ struct FeedsCommand: ParsableCommand {
         // Columns: the id, the title, the count, the URL, each as wide as its widest (a title at most 40).
         let idWidth = String(podcasts.map { $0.id ?? 0 }.max() ?? 0).count
         let titleWidth = min(40, podcasts.map { DisplayWidth.of($0.title) }.max() ?? 0)
+        let numberWidth = String(podcasts.map { counts[$0.id ?? 0] ?? 0 }.max() ?? 0).count
         let tallies = podcasts.map { p in
             let n = counts[p.id ?? 0] ?? 0
-            return "\(n) episode\(n == 1 ? "" : "s")\(p.autoQueues(config: false) ? ", auto" : "")"
+            let number = String(repeating: " ", count: numberWidth - String(n).count) + String(n)
+            return "\(number) episode\(n == 1 ? "" : "s")\(p.autoQueues(config: false) ? ", auto" : "")"
         }
         let countWidth = tallies.map { DisplayWidth.of($0) }.max() ?? 0
         for (p, count) in zip(podcasts, tallies) {

@@ -1,0 +1,139 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+/// Issue 33's second part, through the binary: what a new user runs into in the first hour.
+final class FirstHourCommandTests: CLITestCase {
+    private func feed(_ title: String, items: Int, prefix: String = "e") -> [UInt8] {
+        let entries = (1...max(1, items)).prefix(items).map { i in
+            """
+            <item><title>Part \(i): the \(i)th</title><guid>\(prefix)\(i)</guid><pubDate>\(String(format: "%02d", i)) Sep 2025 10:00:00 GMT</pubDate>
+            <enclosure url="/data/\(prefix)\(i).mp3?size=2000&amp;seed=\(i)" type="audio/mpeg" length="2000"/></item>
+            """
+        }
+        return Array(#"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(title)</title>\#(entries.joined())</channel></rss>"#.utf8)
+    }
+
+    private func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
+        try text.write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+    }
+
+    func testTheVersionAndUnknownWordsAreSaidPlainly() async throws {
+        for flag in ["--version", "-V"] {
+            let run = try await cli.run([flag])
+            XCTAssertEqual(run.exit.code, 0)
+            XCTAssertTrue(run.out.hasPrefix("podq "), run.out)
+        }
+        let unknown = try await cli.run(["nosuch", "--help"])
+        XCTAssertEqual(unknown.exit.code, 2, "not the TUI's help with 0")
+        XCTAssertTrue(unknown.err.contains("Unknown command 'nosuch'"), unknown.err)
+        XCTAssertFalse(unknown.out.contains("The terminal UI"), unknown.out)
+        let short = try await cli.run(["-x"])
+        XCTAssertEqual(short.exit.code, 2)
+        XCTAssertTrue(short.err.contains("Unknown option '-x' for `podq`"), short.err)
+        XCTAssertFalse(short.err.contains("podq tui"), "not the TUI's usage: \(short.err)")
+    }
+
+    func testHelpConfigAndTheManPageListEveryKey() async throws {
+        let help = try await cli.run(["help", "config"])
+        XCTAssertEqual(help.exit.code, 0)
+        let man = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/docs/podq.1", encoding: .utf8)
+        XCTAssertTrue(man.contains(".Sh CONFIGURATION"))
+        for key in ["download-folder", "file-name-template", "search-providers", "windows-safe-names", "podcastindex-key", "sync-interval", "hook-timeout"] {
+            XCTAssertTrue(help.out.contains("\n\(key)  (default: "), key)
+            XCTAssertTrue(man.contains(".It Cm \(key)\n"), key)
+        }
+    }
+
+    func testAMistypedSchemeAndAnOPMLByURL() async throws {
+        server.serve(feed("Typo Show", items: 1), as: "typo.xml")
+        let address = server.url("/static/typo.xml").absoluteString
+        let typo = try await cli.run(["add", address.replacingOccurrences(of: "http://", with: "http//")])
+        XCTAssertEqual(typo.exit.code, 0, typo.err)
+        XCTAssertEqual(typo.out, "added podcast #1 Typo Show: 1 episode\n", "one episode, not '1 episodes'")
+        server.serve(feed("Listed Show", items: 2, prefix: "l"), as: "listed.xml")
+        let opml = """
+            <?xml version="1.0"?><opml version="2.0"><body><outline text="Listed" type="rss" xmlUrl="\(server.url("/static/listed.xml").absoluteString)"/></body></opml>
+            """
+        server.serve(Array(opml.utf8), as: "subs.opml", type: "text/x-opml")
+        let imported = try await cli.run(["import", server.url("/static/subs.opml").absoluteString])
+        XCTAssertEqual(imported.exit.code, 0, imported.err)
+        XCTAssertTrue(imported.out.contains("1 of 1 feed imported"), imported.out)
+        let missing = try await cli.run(["import", dir.file("nothing-here.opml")])
+        XCTAssertEqual(missing.exit.code, 2)
+        XCTAssertTrue(missing.err.contains("nothing-here.opml"), missing.err)
+    }
+
+    func testListingsStayAlignedPastNineAndColonsStay() async throws {
+        server.serve(feed("Talk: A Show", items: 12), as: "talk.xml")
+        server.serve(feed("Other", items: 1, prefix: "o"), as: "other.xml")
+        for name in ["talk.xml", "other.xml"] { _ = try await cli.run(["add", server.url("/static/\(name)").absoluteString]) }
+        let episodes = try await cli.run(["episodes"]).out.split(separator: "\n").map(String.init)
+        XCTAssertEqual(episodes.count, 13)
+        // Every date starts in the same column: ids right-aligned.
+        let columns = Set(episodes.map { $0.range(of: "2025-09-")!.lowerBound.utf16Offset(in: $0) })
+        XCTAssertEqual(columns.count, 1, episodes.joined(separator: "\n"))
+        XCTAssertTrue(episodes.contains { $0.hasPrefix(" #9  ") }, episodes.joined(separator: "\n"))
+        let feeds = try await cli.run(["feeds"]).out.split(separator: "\n").map(String.init)
+        XCTAssertEqual(Set(feeds.map { $0.range(of: "http://")!.lowerBound.utf16Offset(in: $0) }).count, 1, feeds.joined(separator: "\n"))
+        XCTAssertEqual(Set(feeds.map { $0.range(of: "episode")!.lowerBound.utf16Offset(in: $0) }).count, 1, feeds.joined(separator: "\n"))
+
+        let queued = try await cli.run(["queue", "add", "12", "--download-dir", dir.file("out")])
+        XCTAssertTrue(queued.out.hasPrefix("episode 12 → download #1: Talk: A Show — Part 12: the 12th -> "), queued.out)
+        XCTAssertTrue(queued.out.contains("/Talk: A Show/2025-09-12 Part 12: the 12th.mp3"), "the colon stays on Linux: \(queued.out)")
+        try writeConfig("windows-safe-names = true\n")
+        let windows = try await cli.run(["queue", "add", "11", "--download-dir", dir.file("out")])
+        XCTAssertTrue(windows.out.contains("/Talk_ A Show/2025-09-11 Part 11_ the 11th.mp3"), windows.out)
+        let run = try await cli.run(["download"])
+        XCTAssertEqual(run.exit.code, 0, run.out + run.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/Talk: A Show/2025-09-12 Part 12: the 12th.mp3")))
+    }
+
+    func testAnEmptyListingSaysSo() async throws {
+        let none = try await cli.run(["episodes", "--new"])
+        XCTAssertEqual(none.exit.code, 0)
+        XCTAssertTrue(none.out.hasPrefix("No new episodes"), none.out)
+        let all = try await cli.run(["episodes"])
+        XCTAssertTrue(all.out.contains("podq search <words>"), all.out)
+    }
+
+    func testDownloadJSONIsOneObjectPerLine() async throws {
+        let urls = (1...2).map { server.dataURL(size: 30_000, seed: UInt64($0), name: "j\($0).mp3").absoluteString }
+        let run = try await cli.run(["download", "--json", "--download-dir", dir.file("out")] + urls)
+        XCTAssertEqual(run.exit.code, 0, run.err)
+        let objects = try run.out.split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        XCTAssertEqual(objects.filter { $0["event"] as? String == "started" }.count, 2)
+        let completed = objects.filter { $0["event"] as? String == "completed" }
+        XCTAssertEqual(completed.count, 2)
+        XCTAssertEqual(completed.compactMap { $0["bytes"] as? Int }, [30_000, 30_000])
+        let summary = try XCTUnwrap(objects.last)
+        XCTAssertEqual(summary["event"] as? String, "summary")
+        XCTAssertEqual(summary["completed"] as? Int, 2)
+        XCTAssertEqual(summary["failed"] as? Int, 0)
+    }
+
+    /// After `kill -9` nothing runs: the rows it left `downloading` are said to be interrupted.
+    func testTheQueueAfterKillNineSaysInterrupted() async throws {
+        let url = server.dataURL(size: 5_000_000, seed: 3, name: "slow.mp3", ["rate": "200000"]).absoluteString
+        let child = try cli.start(["download", "--download-dir", dir.file("out"), url])
+        let started = await waitUntil(timeout: 20) { child.standardOutput.contains("started") }
+        XCTAssertTrue(started, child.standardOutput)
+        let moving = await waitUntil(timeout: 20) {
+            let queue = (try? String(contentsOfFile: self.cli.home + "/podq.log", encoding: .utf8)) ?? ""
+            return !queue.isEmpty && FileManager.default.fileExists(atPath: self.dir.file("out/slow.mp3.part"))
+        }
+        XCTAssertTrue(moving)
+        kill(child.pid, SIGKILL)
+        _ = await child.finish()
+        let listed = try await cli.run(["queue"])
+        XCTAssertTrue(listed.out.contains("#1  interrupted"), listed.out)
+        XCTAssertTrue(listed.out.contains("resumes on the next podq download"), listed.out)
+        let json = try await cli.run(["queue", "--json"])
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.first?["state"] as? String, "downloading")
+        XCTAssertEqual(rows.first?["running"] as? Bool, false)
+    }
+}
