@@ -77,7 +77,8 @@ public struct TUIRenderer: Sendable {
         if let said {
             for (i, line) in lines.enumerated() { grid.put(line, x: 0, y: height - 2 - extra + i, style: said.style) }
         }
-        grid.put(hints(view, width: width, keys: state.keys), x: 0, y: height - 1, style: .dim)
+        let hintBar = state.mode == .directory ? directoryHints(width: width, keys: state.keys) : hints(view, width: width, keys: state.keys)
+        grid.put(hintBar, x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys) }
         return grid
     }
@@ -263,6 +264,12 @@ public struct TUIRenderer: Sendable {
         case .episodes: return "No episodes: press \(state.keys.key(.addFeed)) and type a podcast's name or its feed URL."
         case .podcasts: return "No subscriptions: press \(state.keys.key(.addFeed)) and type a podcast's name or its feed URL."
         }
+    }
+
+    /// The hint bar over a directory search's results: its own keys, not the view's beneath.
+    func directoryHints(width: Int, keys: KeyBindings) -> String {
+        let text = "↑↓ select  Enter subscribe  \(keys.key(.detail)) about  \(keys.key(.addFeed)) search again  Esc back"
+        return DisplayWidth.truncate(text, to: width)
     }
 
     /// The hint bar of `view` in `width` cells: as many hints as fit, in order, and always `? help`

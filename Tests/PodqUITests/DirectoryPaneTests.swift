@@ -108,6 +108,8 @@ final class DirectoryPaneTests: XCTestCase {
         XCTAssertTrue(grid.text.contains("Revolutions — by Mike Duncan · gpodder.net"), grid.text)
         XCTAssertTrue(grid.text.contains("Podcast Index did not answer within 8 s"), grid.text)
         XCTAssertTrue(grid.text.contains("2 shows from iTunes, gpodder.net"), grid.text)
+        XCTAssertTrue(grid.text.contains("↑↓ select  Enter subscribe  i about  a search again  Esc back"), grid.text)
+        XCTAssertFalse(grid.text.contains("p pause"), "the hint bar is the list's, not the view's beneath")
         state.directory?.showingAbout = true
         grid = TUIRenderer().render(&state, snapshot, width: 100, height: 12)
         XCTAssertTrue(grid.text.contains("Rise and fall."), grid.text)
