@@ -165,6 +165,22 @@ final class SearchCommandTests: CLITestCase {
         XCTAssertFalse((run.out + run.err).contains("wrong-secret-42"))
     }
 
+    /// Podcast Index's key goes to its own origin only: a redirect to another host is followed without it.
+    func testPodcastIndexsKeyDoesNotFollowARedirectElsewhere() async throws {
+        let elsewhere = try await TestServer.start(host: "127.0.0.2")
+        defer { Task { await elsewhere.stop() } }
+        server.move("/api/1.0/search/byterm", to: elsewhere.url("/api/1.0/search/byterm"))
+        try writeConfig("search-providers = podcastindex\nsearch-podcastindex-url = \(server.url("/api/1.0/search/byterm").absoluteString)\n")
+        let run = try await cli.run(["search", "rome"])
+        XCTAssertEqual(run.exit.code, 1, run.out)
+        XCTAssertTrue(run.err.contains("Podcast Index could not be asked: HTTP 404"), run.err)
+        let arrived = try XCTUnwrap(elsewhere.log.requests.first, "the redirect was followed")
+        XCTAssertNil(arrived.header("X-Auth-Key"))
+        XCTAssertNil(arrived.header("Authorization"))
+        XCTAssertNil(arrived.header("X-Auth-Date"))
+        XCTAssertEqual(server.log.requests.first?.header("X-Auth-Key"), "PIKEY", "its own origin had it")
+    }
+
     func testSearchProvidersChoosesTheDirectoriesAndLimitCaps() async throws {
         try writeConfig("search-providers = gpodder\n")
         let run = try await cli.run(["search", "--json", "--limit", "1", "mike", "duncan"])

@@ -65,6 +65,15 @@ final class TUISearchTerminalTests: TerminalTestCase {
         tui.send("1")
         let done = await tui.waitFor(timeout: 30) { $0.contains("1 done") }
         XCTAssertTrue(done.ok, done.screen)
+        // Found again: not subscribed twice, its episodes shown.
+        tui.send("a")
+        tui.send("rome")
+        tui.send("Enter")
+        let again = await tui.waitFor { $0.contains("The History of Rome — by Mike Duncan") }
+        XCTAssertTrue(again.ok, again.screen)
+        tui.send("Enter")
+        let known = await tui.waitFor { $0.contains("already subscribed to The History of Rome") && $0.contains("Episodes: The History of Rome") }
+        XCTAssertTrue(known.ok, known.screen)
         tui.send("q")
         _ = await tui.waitFor { $0.contains("[exit ") }
         let files = try FileManager.default.subpathsOfDirectory(atPath: dir.file("out"))
