@@ -34,7 +34,7 @@ release:
 # comes from the commit (the same commit cuts the same way; another commit, other ways) unless given:
 # `make test SEGMENT_SEED=1234` repeats a run whose seed a failure printed.
 SEGMENT_SEED ?= $(shell git rev-parse HEAD 2>/dev/null | cut -c1-7 | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 29)
-SEGMENTED_TESTS = PodqCommandsTests.(DownloadCommandTests|SegmentedDownloadTests|SidecarCommandTests|SubscriptionCommandTests|PrivateFeedCommandTests|IntegrityCommandTests|RealWebCommandTests|ProxyCommandTests|TLSCommandTests)|PodqCoreTests.(DownloadOperationTests|QueueRunnerTests|AsyncHTTPTransportTests|SegmentConsistencyTests)
+SEGMENTED_TESTS = PodqCommandsTests.(DownloadCommandTests|SearchCommandTests|SegmentedDownloadTests|SidecarCommandTests|SubscriptionCommandTests|PrivateFeedCommandTests|IntegrityCommandTests|RealWebCommandTests|ProxyCommandTests|TLSCommandTests)|PodqCoreTests.(DownloadOperationTests|QueueRunnerTests|AsyncHTTPTransportTests|SegmentConsistencyTests)
 test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
