@@ -35,6 +35,21 @@ final class FirstHourCommandTests: CLITestCase {
         XCTAssertFalse(short.err.contains("podq tui"), "not the TUI's usage: \(short.err)")
     }
 
+    /// `podq --home DIR feeds`, as `git -C DIR status`: the options every command takes may come first.
+    func testTheCommonOptionsMayComeBeforeTheCommand() async throws {
+        server.serve(feed("Early Show", items: 2), as: "early.xml")
+        let other = dir.file("other-home")
+        let added = try await cli.run(["--home", other, "add", server.url("/static/early.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.err)
+        let listed = try await cli.run(["--home", other, "-v", "queue", "add", "1"])
+        XCTAssertEqual(listed.exit.code, 0, listed.err)
+        XCTAssertTrue(listed.out.hasPrefix("episode 1 → download #1"), listed.out)
+        let feeds = try await cli.run(["feeds", "--home", other])
+        XCTAssertTrue(feeds.out.contains("Early Show"), feeds.out)
+        let mine = try await cli.run(["feeds"])
+        XCTAssertFalse(mine.out.contains("Early Show"), "the default home is another")
+    }
+
     func testHelpConfigAndTheManPageListEveryKey() async throws {
         let help = try await cli.run(["help", "config"])
         XCTAssertEqual(help.exit.code, 0)

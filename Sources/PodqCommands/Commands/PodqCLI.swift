@@ -7,7 +7,8 @@ import PodqCore
 /// docs/COMMANDS.md says, instead of 64.
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
-    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+    public static func main(_ given: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        let arguments = globalOptionsMoved(given)
         // `podq --version` and `podq -V` (as cargo, rustc and python): the name with the version, as git says it.
         if arguments == ["--version"] || arguments == ["-V"] {
             Console.out("podq \(PodqVersion.current)")
@@ -54,5 +55,37 @@ public enum PodqCLI {
             Console.error(message)
             exit(code == .validationFailure ? ExitCodes.usage : code.rawValue)
         }
+    }
+
+    /// `podq --home DIR search …` as `podq search --home DIR …`: the options every command takes
+    /// (`--home`, `-v`), given before the command's name as with `git -C`, go after it.
+    static func globalOptionsMoved(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--home", index + 1 < arguments.count {
+                leading += [word, arguments[index + 1]]
+                index += 2
+            } else if word.hasPrefix("--home=") || word == "-v" || word == "--verbose" {
+                leading.append(word)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty else { return arguments }
+        // The command's words (`queue add`), at every level that has subcommands.
+        var command: ParsableCommand.Type = Podq.self
+        var words: [String] = []
+        while index < arguments.count,
+            let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == arguments[index] })
+        {
+            words.append(arguments[index])
+            command = next
+            index += 1
+        }
+        guard !words.isEmpty else { return arguments }
+        return words + leading + arguments[index...]
     }
 }

@@ -30,7 +30,7 @@ struct SearchCommand: AsyncParsableCommand {
             "search", metadata: ["shows": "\(answer.shows.count)", "answered": "\(answer.answered.map(\.rawValue))", "failed": "\(answer.failures.count)"])
         if answer.answered.isEmpty {
             throw CommandError(
-                "no directory could be searched: \(DirectoryLookup.failureLine(answer.failures)). Check the network (or search-providers in the config) and try again.",
+                "no directory could be searched: \(DirectoryLookup.failureLine(answer.failures)). Try again later; search-providers in the config chooses the directories.",
                 code: ExitCodes.failure)
         }
         if !answer.failures.isEmpty {

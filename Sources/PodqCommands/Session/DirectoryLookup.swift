@@ -32,7 +32,11 @@ enum DirectoryLookup {
 
     /// The line for directories that gave nothing: "iTunes did not answer within 8 s".
     static func failureLine(_ failures: [DirectoryError]) -> String {
-        failures.map { SafeText.clean($0.localizedDescription) }.joined(separator: "; ")
+        failures.map { failure in
+            var text = SafeText.clean(failure.localizedDescription).trimmingCharacters(in: .whitespaces)
+            while text.hasSuffix(".") { text.removeLast() }
+            return text
+        }.joined(separator: "; ")
     }
 
     /// `words` as a shell would need them after `podq search`: quoted when they hold anything but
