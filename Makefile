@@ -3,7 +3,12 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= debug
 
-.PHONY: help build release test demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build
+.PHONY: help build release test demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info
+
+# The version is set in one place, Sources/PodqCore/Support/PodqVersion.swift; the packages take it here.
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PodqCore/Support/PodqVersion.swift)
+# The commit a build from a clone says in `podq --version` (with -dirty for uncommitted changes).
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo -dirty)
 
 help:
 	@echo "make demo     open the TUI on the bundled demo podcast served from 127.0.0.1 (no internet needed)"
@@ -17,16 +22,35 @@ help:
 	@echo "make man      regenerate docs/podq.1 from the commands (swift-argument-parser's manual plugin)"
 	@echo "make fuzz     build the libFuzzer targets (Fuzz/) with sanitizers and run each for FUZZ_SECONDS (60)"
 	@echo "make lint     check the sources against the style config (.swift-format); warnings are errors in every build"
+	@echo "make deb      build podq_$(VERSION)_<arch>.deb from the release build (dpkg-deb; lintian checks it when installed)"
+	@echo "make dist     build podq-$(VERSION)-linux-<arch>.tar.gz and its .sha256 for other distributions"
 
-build:
+build: commit-info
 	$(SWIFT) build
+
+# Sources/CPodqSystem/commit.h names the commit (git ignores it); rewritten only when it changes, so an
+# unchanged tree rebuilds nothing.
+commit-info:
+	@if [ -n "$(COMMIT)" ] && [ "$(COMMIT)" != "-dirty" ]; then \
+		line='#define PODQ_COMMIT "$(COMMIT)"'; \
+		[ "$$(cat Sources/CPodqSystem/commit.h 2>/dev/null)" = "$$line" ] || echo "$$line" > Sources/CPodqSystem/commit.h; \
+	fi
 
 # Release builds link the Swift runtime and Foundation statically: one file to install, and a third of
 # the memory (see docs/DECISIONS.md).
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize
 
-release:
+release: commit-info
 	$(RELEASE) --product podq
+
+# The Debian package (docs/INSTALL.md): the stripped release binary, the demo, the man page, the three
+# completions and the docs, Depends from dpkg-shlibdeps, Recommends mpv; packaging/deb/build does it.
+deb: release
+	VERSION=$(VERSION) bash packaging/deb/build .build/release/podq .build/package
+
+# A tarball of the same files for other distributions (glibc 2.36 or later), with its SHA-256.
+dist: release
+	VERSION=$(VERSION) bash packaging/dist/build .build/release/podq .build/package
 
 # Tests run one at a time: several drive throttled downloads and child processes on 2 cores.
 # Then the tests that download, resume, split, read feeds and fetch sidecars run again against servers
@@ -91,8 +115,9 @@ install-files:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(STRIP) $(BIN) $(DESTDIR)$(PREFIX)/bin/podq
-	rm -rf $(DESTDIR)$(PREFIX)/bin/podq_PodqResources.resources
-	cp -R $(dir $(BIN))podq_PodqResources.resources $(DESTDIR)$(PREFIX)/bin/
+	rm -rf $(DESTDIR)$(PREFIX)/share/podq
+	install -d $(DESTDIR)$(PREFIX)/share/podq/demo
+	install -m 644 Resources/demo/* $(DESTDIR)$(PREFIX)/share/podq/demo/
 	install -m 644 docs/podq.1 $(DESTDIR)$(PREFIX)/share/man/man1/podq.1
 	$(BIN) --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/podq
 	$(BIN) --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_podq
@@ -109,7 +134,7 @@ man:
 	mkdir -p .build/man
 	.build/debug/generate-manual .build/debug/podq --authors "the podq authors" --output-directory .build/man
 	awk 'FNR == NR { extra = extra $$0 "\n"; next } /^\.Sh "EXIT STATUS"/ { printf "%s", extra; skip = 1; next } \
-	  skip && /^\.Sh / { skip = 0 } !skip { print }' docs/podq-sections.mdoc \
+	  skip && /^\.Sh / { skip = 0 } /^$$/ { if (!skip) print ".Pp"; next } !skip { print }' docs/podq-sections.mdoc \
 	  .build/man/podq.1 > docs/podq.1
 
 # libFuzzer targets for podq's own parsers (Fuzz/), built with -sanitize=fuzzer,address in

@@ -50,3 +50,12 @@ long long podq_file_system_type(const char *path) {
     if (statfs(path, &info) != 0) return -1;
     return (long long)(unsigned long)info.f_type;
 }
+
+#if __has_include("commit.h")
+#include "commit.h"
+#endif
+#ifndef PODQ_COMMIT
+#define PODQ_COMMIT ""
+#endif
+
+const char *podq_build_commit(void) { return PODQ_COMMIT; }

@@ -90,7 +90,7 @@ final class InstallTests: CLITestCase {
         let exit = await make.finish(timeout: 120)
         XCTAssertEqual(exit.code, 0, make.standardError)
         for file in [
-            "bin/podq", "bin/podq_PodqResources.resources/demo/podcast.json", "share/man/man1/podq.1",
+            "bin/podq", "share/podq/demo/podcast.json", "share/man/man1/podq.1",
             "share/bash-completion/completions/podq", "share/zsh/site-functions/_podq",
             "share/fish/vendor_completions.d/podq.fish",
         ] {
@@ -104,5 +104,12 @@ final class InstallTests: CLITestCase {
         let version = await installed.finish()
         XCTAssertEqual(version.code, 0)
         XCTAssertTrue(installed.standardOutput.range(of: #"^podq \d+\.\d+\.\d+"#, options: .regularExpression) != nil, installed.standardOutput)
+        // The installed podq finds its demo in share/podq, not in the build folder.
+        let demo = try ChildProcess(
+            executable: prefix + "/bin/podq", arguments: ["demo", "--headless", "--home", dir.file("demo-home"), "--download-dir", dir.file("demo-files")],
+            directory: dir.path)
+        let ran = await demo.finish(timeout: 120)
+        XCTAssertEqual(ran.code, 0, demo.standardOutput + demo.standardError)
+        XCTAssertTrue(demo.standardOutput.contains("6 completed, 0 failed"), demo.standardOutput)
     }
 }

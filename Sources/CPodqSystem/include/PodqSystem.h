@@ -22,4 +22,8 @@ int podq_terminal_hung_up(int fd);
 /// The file system type of `path` (statfs(2)'s f_type: 0x4d44 for FAT…), or -1 when it cannot be asked.
 long long podq_file_system_type(const char *path);
 
+/// The git commit podq was built from ("" when not built by make from a clone): make writes it to
+/// Sources/CPodqSystem/commit.h (ignored by git) before each build.
+const char *podq_build_commit(void);
+
 #endif

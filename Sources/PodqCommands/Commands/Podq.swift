@@ -8,7 +8,7 @@ public struct Podq: AsyncParsableCommand {
         abstract: "A terminal download manager for podcast episodes.",
         discussion: "Queues downloads, runs several at once, and resumes every partial file after a quit, a crash or kill -9.\n\n"
             + ExitCodes.summary,
-        version: PodqVersion.current,
+        version: PodqVersion.described,
         subcommands: [
             TUICommand.self, AddCommand.self, LoginCommand.self, FeedsCommand.self, RefreshCommand.self, EpisodesCommand.self, RemoveCommand.self,
             DownloadCommand.self, QueueCommand.self, PlayCommand.self, CleanupCommand.self, VerifyCommand.self, MarkDownloadedCommand.self, SetCommand.self,

@@ -11,7 +11,7 @@ public enum PodqCLI {
         let arguments = globalOptionsMoved(given)
         // `podq --version` and `podq -V` (as cargo, rustc and python): the name with the version, as git says it.
         if arguments == ["--version"] || arguments == ["-V"] {
-            Console.out("podq \(PodqVersion.current)")
+            Console.out(PodqVersion.described)
             exit(ExitCodes.success)
         }
         // `podq help config`: every config key (the man page's CONFIGURATION, docs/CONFIG.md).

@@ -62,7 +62,7 @@ public enum ExitCodes {
         Exit codes: 0 success; 1 a download, a feed or the player failed (a full disk included); 2 bad usage \
         or input; 3 another podq runs the queue; 4 the config file is invalid; 5 the queue database cannot be \
         used; 130 interrupted by SIGINT, SIGTERM or SIGHUP (the queue and every partial file are kept); 141 the output was \
-        closed (podq … | head).
+        closed (podq episodes | head).
         """
 }
 
