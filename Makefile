@@ -83,6 +83,7 @@ bench: bench-deps
 	.build/release/podq-bench library
 	.build/release/podq-bench digest --write docs/PERFORMANCE.md
 	.build/release/podq-bench fresh-build --write docs/PERFORMANCE.md
+	.build/release/podq-bench size .build/release/podq --write docs/PERFORMANCE.md
 
 # A smoke check for CI on the debug build that `make test` made: small files, one run each, no ratios.
 bench-quick: bench-deps

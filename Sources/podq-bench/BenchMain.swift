@@ -19,6 +19,7 @@ import PodqTestSupport
 ///   part of a first build takes.
 /// - `docs [--write]`: the docs' generated sections (``GeneratedDocs``): lists the stale ones, or
 ///   (`--write`, `make docs`) rewrites them from the code.
+/// - `size [BINARY] [--write FILE]`: what the installed binary is made of (``SizeBench``).
 /// - `raw-read URL FILE [BYTES] [MESSAGES]`: an experiment (``RawNIORead``): one download over a bare NIO
 ///   channel with a chosen receive buffer.
 @main
@@ -35,6 +36,7 @@ enum BenchMain {
         case "raw-read": try await RawNIORead.run(Array(args.dropFirst()))
         case "fresh-build": try FreshBuildBench.run(Array(args.dropFirst()))
         case "digest": try DigestBench.run(Array(args.dropFirst()))
+        case "size": try SizeBench.run(Array(args.dropFirst()))
         case "docs": try docs(write: args.contains("--write"))
         default:
             try await cancelLatency(runs: 5)
