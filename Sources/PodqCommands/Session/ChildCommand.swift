@@ -29,23 +29,34 @@ enum ChildCommand {
 
     /// Runs `executable` with `arguments`, `input` on its standard input; nil when it outlived the deadline.
     static func run(_ executable: Executable, arguments: [String], input: String? = nil) async throws -> Output? {
-        let limit = deadline
-        return try await withThrowingTaskGroup(of: Output?.self) { group in
-            group.addTask {
-                var options = PlatformOptions()
-                options.createSession = true
-                options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
-                if let input {
-                    let result = try await Subprocess.run(
-                        executable, arguments: Arguments(arguments), platformOptions: options, input: .string(input),
-                        output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
-                    return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
-                }
+        try await within(deadline) {
+            if let input {
                 let result = try await Subprocess.run(
-                    executable, arguments: Arguments(arguments), platformOptions: options, output: .string(limit: 64 * 1024),
-                    error: .string(limit: 4 * 1024))
+                    executable, arguments: Arguments(arguments), platformOptions: sessionOptions, input: .string(input),
+                    output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
                 return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
             }
+            let result = try await Subprocess.run(
+                executable, arguments: Arguments(arguments), platformOptions: sessionOptions, output: .string(limit: 64 * 1024),
+                error: .string(limit: 4 * 1024))
+            return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
+        }
+    }
+
+    /// A session of its own, so that stopping the command stops whatever it started too: SIGTERM to
+    /// the group, SIGKILL 2 s later.
+    static var sessionOptions: PlatformOptions {
+        var options = PlatformOptions()
+        options.createSession = true
+        options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
+        return options
+    }
+
+    /// `body`'s value, or nil when it takes longer than `limit`: then it is cancelled (a command run
+    /// with ``sessionOptions`` is stopped with what it started). Also the on-complete hooks' clock.
+    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(for: limit)
                 return nil

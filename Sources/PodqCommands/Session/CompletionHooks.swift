@@ -89,38 +89,25 @@ final class CompletionHooks: Sendable {
         let shown = SafeText.clean(words.joined(separator: " "))
         let limit = timeout
         do {
-            let finished = try await withThrowingTaskGroup(of: Finished?.self) { group in
-                group.addTask {
-                    var environment: [Environment.Key: String?] = [:]
-                    for (key, value) in values { environment[Environment.Key(stringLiteral: key)] = value }
-                    var options = PlatformOptions()
-                    // A session of its own, so that a timeout stops whatever the hook started too.
-                    options.createSession = true
-                    options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
-                    // A path runs that file; a bare name is looked up in PATH.
-                    let executable: Executable = words[0].contains("/") ? .path(FilePath(words[0])) : .name(words[0])
-                    // What it prints goes to a file without a name, however much it is; the log keeps
-                    // the first 16 KB (a pipe with a limit would end a chatty hook as an error).
-                    let capture = try Self.captureFile()
-                    defer { try? capture.close() }
-                    let result = try await Subprocess.run(
-                        executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
-                        environment: .inherit.updating(environment), platformOptions: options,
-                        output: .fileDescriptor(capture, closeAfterSpawningProcess: false),
-                        error: .fileDescriptor(capture, closeAfterSpawningProcess: false))
-                    var said = [UInt8](repeating: 0, count: Self.keptOutput)
-                    let count = said.withUnsafeMutableBytes { pread(capture.rawValue, $0.baseAddress, $0.count, 0) }
-                    return Finished(
-                        status: result.terminationStatus.described, success: result.terminationStatus.isSuccess,
-                        said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
-                }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
+            let finished = try await ChildCommand.within(limit) {
+                var environment: [Environment.Key: String?] = [:]
+                for (key, value) in values { environment[Environment.Key(stringLiteral: key)] = value }
+                // A path runs that file; a bare name is looked up in PATH.
+                let executable: Executable = words[0].contains("/") ? .path(FilePath(words[0])) : .name(words[0])
+                // What it prints goes to a file without a name, however much it is; the log keeps
+                // the first 16 KB (a pipe with a limit would end a chatty hook as an error).
+                let capture = try Self.captureFile()
+                defer { try? capture.close() }
+                let result = try await Subprocess.run(
+                    executable, arguments: Arguments(Self.arguments(Array(words.dropFirst()), path: path)),
+                    environment: .inherit.updating(environment), platformOptions: ChildCommand.sessionOptions,
+                    output: .fileDescriptor(capture, closeAfterSpawningProcess: false),
+                    error: .fileDescriptor(capture, closeAfterSpawningProcess: false))
+                var said = [UInt8](repeating: 0, count: Self.keptOutput)
+                let count = said.withUnsafeMutableBytes { pread(capture.rawValue, $0.baseAddress, $0.count, 0) }
+                return Finished(
+                    status: result.terminationStatus.described, success: result.terminationStatus.isSuccess,
+                    said: String(decoding: said.prefix(max(0, count)), as: UTF8.self))
             }
             guard let finished else {
                 context.log.error("hook timed out", metadata: ["download": "\(id)", "hook": "\(shown)", "after": "\(timeoutText) s"])
