@@ -192,11 +192,14 @@ final class DownloadCommandTests: CLITestCase {
     func testARefusedConnectionIsSaidInWordsAndTriedOnceMore() async throws {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         try "retry-delay = 0.2\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
-        let child = try podq(["download", "--download-dir", dir.file("out"), "http://127.0.0.1:9/nothing.mp3"])
+        // A port bound and never listened on (port 9 once answered and closed in CI).
+        let refused = RefusedPort()
+        let child = try podq(["download", "--download-dir", dir.file("out"), refused.url("/nothing.mp3")])
         let exit = await finish(child)
+        withExtendedLifetime(refused) {}
         let said = child.standardOutput + child.standardError
         XCTAssertEqual(exit.code, 1, said)
-        XCTAssertTrue(said.contains("127.0.0.1:9 refused the connection"), said)
+        XCTAssertTrue(said.contains("127.0.0.1:\(refused.port) refused the connection"), said)
         XCTAssertFalse(said.contains("errno") || said.contains("error set"), said)
         XCTAssertTrue(said.contains("(after 2 attempts)"), said)
     }

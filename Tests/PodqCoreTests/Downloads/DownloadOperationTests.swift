@@ -324,26 +324,16 @@ final class DownloadOperationTests: XCTestCase {
     }
 
     func testConnectionRefusedIsTemporary() async throws {
-        // A port held by a socket that is bound and never listens: refused for sure, and no other
-        // listener can take it meanwhile (a stopped server's port could be taken by another).
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        XCTAssertTrue(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        // A port held by a socket that is bound and never listens: refused for sure.
+        let refused = RefusedPort()
+        let port = refused.port
         await transport.shutdown()
         transport = AsyncHTTPTransport(connectTimeout: .milliseconds(300))
         let (op, _) = await run(URL(string: "http://127.0.0.1:\(port)/data/x")!)
         XCTAssertEqual(op.error, .connectionRefused(address: "127.0.0.1:\(port)"))
         XCTAssertEqual(op.error?.isRetryable, true)
         XCTAssertEqual(op.error?.attemptCap, 2, "tried once more, not for all of max-attempts")
+        withExtendedLifetime(refused) {}
     }
 
     // MARK: - Control
