@@ -231,6 +231,8 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
     func testARefreshSaysWhichFeedsHaveNewEpisodes() async throws {
         try await subscribe(count: 2)
         let tui = try openTUI(width: 120, height: 12)
+        let read = await tui.waitFor { $0.contains("3 Podcasts (1)") }
+        XCTAssertTrue(read.ok, read.screen)
         tui.send("u")
         let nothing = await tui.waitFor { $0.contains("refreshed 1 feed: 0 new episodes, 1 with nothing new") }
         XCTAssertTrue(nothing.ok, nothing.screen)

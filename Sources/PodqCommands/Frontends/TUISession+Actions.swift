@@ -107,8 +107,9 @@ extension TUISession {
             }
         case .refreshFeeds:
             // The subscriptions are read by the background task, not here: a key never waits for the store.
-            let count = library.current.podcasts.count, store = context.store
-            say("refreshing \(count) feed\(count == 1 ? "" : "s")…")
+            // Not a count from the library: it may not be read yet (a key pressed at start said "0 feeds").
+            let store = context.store
+            say("refreshing every feed…")
             background { refresher in
                 var outcomes: [FeedRefresh.Outcome] = []
                 for p in try store.podcasts() { outcomes.append(await refresher.refresh(p)) }
