@@ -3,7 +3,7 @@ import Foundation
 /// A loopback port that refuses every connection for as long as this value lives: a socket bound to it
 /// that never listens. No other listener can take the port meanwhile (a stopped server's port, or a
 /// well-known one such as 9, could be taken or answered by something else).
-public final class RefusedPort: @unchecked Sendable {
+public final class RefusedPort: Sendable {
     public let port: Int
     private let fd: Int32
 
