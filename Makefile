@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= debug
 
-.PHONY: help build release test demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info
+.PHONY: help build release test demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info order
 
 # The version is set in one place, Sources/PodqCore/Support/PodqVersion.swift; the packages take it here.
 VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PodqCore/Support/PodqVersion.swift)
@@ -15,6 +15,7 @@ help:
 	@echo "make test     build and run every test"
 	@echo "make build    debug build (.build/debug/podq)"
 	@echo "make release  release build (.build/release/podq)"
+	@echo "make order    re-record the order the release build links functions in (valgrind; see packaging/order/record)"
 	@echo "make bench    podq vs curl, wget, aria2c (nginx) and podcastparser, feedparser; writes docs/PERFORMANCE.md (~15 min)"
 	@echo "make bench-quick  the same on small files in under 2 minutes: checks every tool's files are identical"
 	@echo "make install  install podq, its man page and bash/zsh/fish completions under \$$(PREFIX) (PREFIX=$(PREFIX))"
@@ -38,9 +39,22 @@ commit-info:
 
 # Release builds link the Swift runtime and Foundation statically: one file to install, and a third of
 # the memory (see docs/DECISIONS.md).
-RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/order/podq.order -Xlinker --no-warn-symbol-ordering \
+	-Xlinker -T -Xlinker $(CURDIR)/packaging/order/podq.ld -Xlinker --no-export-dynamic
 
 release: commit-info
+	$(RELEASE) --product podq
+
+# Records which functions podq's common commands run (valgrind) into packaging/order/podq.order, the
+# order the release build links them in: the code a run touches then sits together (docs/PERFORMANCE.md,
+# "Where one download's memory goes"). Run it after large changes; a stale list costs memory, not
+# correctness.
+order: release bench-deps
+	@command -v valgrind >/dev/null || { echo "make order needs valgrind (apt install valgrind)"; exit 1; }
+	bash packaging/order/record .build/release/podq packaging/order/podq.order
+	rm -f .build/release/podq # SwiftPM does not see the list change: link again
 	$(RELEASE) --product podq
 
 # The Debian package (docs/INSTALL.md): the stripped release binary, the demo, the man page, the three
