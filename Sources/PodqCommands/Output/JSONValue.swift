@@ -54,9 +54,19 @@ enum JSONValue {
     /// `\uXXXX`, so the JSON keeps them but a terminal never gets them raw; credentials in URLs are
     /// redacted.
     @_optimize(speed)
-    static func quote(_ s: String, into out: inout [UInt8]) {
-        var s = SafeText.redactingCredentials(s)
-        if s.utf8.contains(where: { $0 >= 0x7F }) {
+    static func quote(_ text: String, into out: inout [UInt8]) {
+        var s = text
+        // One pass: an `@` may be a URL's login (redacted first); a byte from 0x7F up may start an unsafe character.
+        let (at, high) = s.withUTF8 { bytes -> (Bool, Bool) in
+            var at = false
+            var high = false
+            for b in bytes {
+                if b >= 0x7F { high = true } else if b == UInt8(ascii: "@") { at = true }
+            }
+            return (at, high)
+        }
+        if at { s = SafeText.redactingCredentials(s) }
+        if high {
             quoteScalars(s, into: &out)
             return
         }

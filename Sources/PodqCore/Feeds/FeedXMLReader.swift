@@ -1,12 +1,13 @@
 import CFeedXML
 import Foundation
 
-/// Receives the events of ``FeedXMLReader``: elements by namespace URI ("" for none) and local name,
-/// and text (character data and CDATA alike) as UTF-8 bytes, valid only during the call.
+/// Receives the events of ``FeedXMLReader``: elements by namespace URI ("" for none) and local name
+/// (and both as a ``FeedTag``), and text (character data and CDATA alike) as UTF-8 bytes, valid only
+/// during the call.
 /// After `start` or `text`, a handler that sets `stopRequested` ends the parse (``FeedXMLReader/Outcome/stopped``).
 protocol FeedXMLHandler: AnyObject {
-    func start(ns: String, name: String, attributes: FeedXMLAttributes)
-    func end(ns: String, name: String)
+    func start(_ tag: FeedTag, ns: String, name: String, attributes: FeedXMLAttributes)
+    func end(_ tag: FeedTag, ns: String, name: String)
     func text(_ bytes: UnsafeBufferPointer<UInt8>)
     var stopRequested: Bool { get }
 }
@@ -73,14 +74,18 @@ struct FeedXMLReader {
             context: Unmanaged.passUnretained(box).toOpaque(),
             start: { context, localname, uri, attributes, count in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+                let ns = box.namespace(uri)
+                let local = box.local(localname)
                 box.handler.start(
-                    ns: box.string(uri), name: box.string(localname),
+                    FeedTag(ns: ns.kind, name: local.kind), ns: ns.text, name: local.text,
                     attributes: FeedXMLAttributes(records: attributes, count: Int(count)))
                 return box.handler.stopRequested ? 1 : 0
             },
             end: { context, localname, uri in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
-                box.handler.end(ns: box.string(uri), name: box.string(localname))
+                let ns = box.namespace(uri)
+                let local = box.local(localname)
+                box.handler.end(FeedTag(ns: ns.kind, name: local.kind), ns: ns.text, name: local.text)
             },
             text: { context, bytes, length in
                 let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
@@ -103,19 +108,33 @@ struct FeedXMLReader {
     }
 
     /// The handler, and the names seen so far by libxml2's interned pointer (each name becomes a
-    /// String once per parse).
+    /// String and a ``FeedTag`` part once per parse).
     private final class Box {
         let handler: any FeedXMLHandler
-        var names: [UnsafeRawPointer: String] = [:]
+        var namespaces: [UnsafeRawPointer: (text: String, kind: FeedTag.Namespace)] = [:]
+        var locals: [UnsafeRawPointer: (text: String, kind: FeedTag.Name)] = [:]
         init(_ handler: any FeedXMLHandler) { self.handler = handler }
 
-        func string(_ pointer: UnsafePointer<CChar>?) -> String {
-            guard let pointer else { return "" }
+        @inline(__always)
+        func namespace(_ pointer: UnsafePointer<CChar>?) -> (text: String, kind: FeedTag.Namespace) {
+            guard let pointer else { return ("", .none) }
             let key = UnsafeRawPointer(pointer)
-            if let known = names[key] { return known }
-            let name = String(cString: pointer)
-            names[key] = name
-            return name
+            if let known = namespaces[key] { return known }
+            let text = String(cString: pointer)
+            let made = (text, FeedTag.Namespace(text))
+            namespaces[key] = made
+            return made
+        }
+
+        @inline(__always)
+        func local(_ pointer: UnsafePointer<CChar>?) -> (text: String, kind: FeedTag.Name) {
+            guard let pointer else { return ("", .other) }
+            let key = UnsafeRawPointer(pointer)
+            if let known = locals[key] { return known }
+            let text = String(cString: pointer)
+            let made = (text, FeedTag.Name(text))
+            locals[key] = made
+            return made
         }
     }
 }

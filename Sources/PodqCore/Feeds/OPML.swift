@@ -100,7 +100,7 @@ public enum OPML {
             self.limits = limits
         }
 
-        func start(ns: String, name: String, attributes: FeedXMLAttributes) {
+        func start(_ tag: FeedTag, ns: String, name: String, attributes: FeedXMLAttributes) {
             if root.isEmpty { root = name }
             guard name == "outline", let raw = attributes["xmlUrl"] ?? attributes["xmlurl"] ?? attributes["xmlURL"] else { return }
             textBudget -= Int64(raw.utf8.count)
@@ -120,7 +120,7 @@ public enum OPML {
             outlines.append(Outline(title: SafeText.clean(attributes["title"] ?? attributes["text"] ?? ""), url: url))
         }
 
-        func end(ns: String, name: String) {}
+        func end(_ tag: FeedTag, ns: String, name: String) {}
 
         func text(_ bytes: UnsafeBufferPointer<UInt8>) {
             textBudget -= Int64(bytes.count)

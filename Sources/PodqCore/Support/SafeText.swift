@@ -20,10 +20,26 @@ public enum SafeText {
     /// tabs kept, and credentials in URLs redacted.
     @_optimize(speed)
     public static func terminal(_ text: String) -> String {
-        let redacted = redactingCredentials(text)
-        let needsWork =
-            redacted.utf8.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
-            || (redacted.utf8.contains { $0 >= 0xC2 } && redacted.unicodeScalars.contains { $0.value > 0x7F && isUnsafe($0) })
+        // One pass over the bytes finds what the common case lacks: an `@` (a URL's login), a
+        // control character, a byte of a multi-byte character (which may be unsafe).
+        var scan = text
+        let (at, control, multiByte) = scan.withUTF8 { bytes -> (Bool, Bool, Bool) in
+            var at = false
+            var control = false
+            var multiByte = false
+            for b in bytes {
+                if b < 0x20 {
+                    if b != 0x0A && b != 0x09 { control = true }
+                } else if b >= 0x7F {
+                    if b == 0x7F { control = true } else if b >= 0xC2 { multiByte = true }
+                } else if b == UInt8(ascii: "@") {
+                    at = true
+                }
+            }
+            return (at, control, multiByte)
+        }
+        let redacted = at ? redactingCredentials(text) : text
+        let needsWork = control || (multiByte && redacted.unicodeScalars.contains { $0.value > 0x7F && isUnsafe($0) })
         return needsWork ? slowClean(redacted, keepLines: true) : redacted
     }
 
