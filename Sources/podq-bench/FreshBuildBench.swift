@@ -6,6 +6,7 @@ import PodqTestSupport
 /// folder and runs `swift build --product podq` there, as `make demo` does, stamping every line of the
 /// build's output with the time it appeared: how long resolving takes, how long compiling and linking,
 /// and how long BoringSSL (swift-nio-ssl's C library, the largest dependency) kept the compiler busy.
+/// Then `make deb` in the same clone (issue 34): the release build from scratch and the package.
 /// SwiftPM's package cache is whatever the machine has (warm on a machine that built podq before).
 enum FreshBuildBench {
     struct Result {
@@ -19,6 +20,8 @@ enum FreshBuildBench {
         /// The build's own count of jobs (`[n/m]`).
         var jobs: Int
         var succeeded: Bool
+        /// Seconds `make deb` took after the debug build (nil when it was not run or failed).
+        var deb: Double? = nil
     }
 
     static func run(_ options: [String]) throws {
@@ -31,13 +34,21 @@ enum FreshBuildBench {
             Foundation.exit(1)
         }
         print("fresh-build: swift build --product podq in a new clone (several minutes on 2 cores)")
-        let result = try build(in: clone)
-        let text = markdown(result)
-        print(text)
+        var result = try build(in: clone)
         guard result.succeeded else {
+            print(markdown(result))
             FileHandle.standardError.write(Data("podq-bench: the fresh build failed\n".utf8))
             Foundation.exit(1)
         }
+        print("fresh-build: make deb in the same clone (the release build from scratch, then the package)")
+        let started = Date()
+        guard shell(["make", "deb"], in: clone, quiet: true) == 0 else {
+            FileHandle.standardError.write(Data("podq-bench: make deb in the fresh clone failed (make deb there shows why)\n".utf8))
+            Foundation.exit(1)
+        }
+        result.deb = Date().timeIntervalSince(started)
+        let text = markdown(result)
+        print(text)
         if let index = options.firstIndex(of: "--write"), options.indices.contains(index + 1) {
             try BenchReport.replace(
                 between: "<!-- make bench: fresh build start -->", and: "<!-- make bench: fresh build end -->",
@@ -46,11 +57,15 @@ enum FreshBuildBench {
         }
     }
 
-    private static func shell(_ arguments: [String], in directory: String) -> Int32 {
+    private static func shell(_ arguments: [String], in directory: String, quiet: Bool = false) -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        if quiet {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         guard (try? process.run()) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
@@ -108,7 +123,7 @@ enum FreshBuildBench {
             | compiling and linking (\(r.jobs) jobs) | \(s(r.compiling)) |
             | in all | **\(s(r.total))** |
             | of which BoringSSL (its C++ and assembly files, first to last) | \(s(r.boringSSL)) |
-
+            \(r.deb.map { "| then `make deb` in the same clone (the release build from scratch, the package) | \(s($0)) |\n| from `git clone` to the package | **\(s(r.total + $0))** |\n" } ?? "")
             """
     }
 }
