@@ -4,7 +4,8 @@
 Reads callgrind's output (valgrind --tool=callgrind --demangle=no): names are written once as
 "fn=(id) name" and then as "fn=(id)"; objects likewise with "ob="/"cob=". A name with callgrind's
 recursion mark ("name'2") is the function itself. Files are read in order and each name is printed
-the first time it is seen, so what ran in the first file comes first.
+after the file that first ran it, so what ran in the first file comes first; within one file the names
+are sorted, so that recording again changes only what really changed.
 """
 import re
 import sys
@@ -15,6 +16,7 @@ ENTRY = re.compile(r"^(c?)(ob|fn)=\((\d+)\)(?: (.*))?$")
 def functions(target, paths):
     seen = set()
     for path in paths:
+        new = []
         objects, names, current = {}, {}, None
         with open(path, errors="replace") as f:
             for line in f:
@@ -37,7 +39,8 @@ def functions(target, paths):
                 if name.startswith("0x") or name in seen:
                     continue
                 seen.add(name)
-                yield name
+                new.append(name)
+        yield from sorted(new)
 
 
 if __name__ == "__main__":
