@@ -39,10 +39,10 @@ commit-info:
 
 # Release builds link the Swift runtime and Foundation statically: one file to install, and a third of
 # the memory (see docs/DECISIONS.md).
+# One section per function, so that the link can put the functions a run touches together (the order
+# and the linker script are the podq target's release linker settings in Package.swift).
 RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize \
-	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
-	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/order/podq.order -Xlinker --no-warn-symbol-ordering \
-	-Xlinker -T -Xlinker $(CURDIR)/packaging/order/podq.ld -Xlinker --no-export-dynamic
+	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 
 release: commit-info
 	$(RELEASE) --product podq

@@ -8,6 +8,10 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
+/// The release link's order of functions and its linker script (packaging/order/record; docs/DECISIONS.md,
+/// "Release builds link the code a run touches together").
+let order = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("packaging/order").path
+
 let package = Package(
     name: "podq",
     platforms: [.macOS(.v15)],
@@ -121,12 +125,17 @@ let package = Package(
         // Layer 5: the executable, a few lines.
         // Release builds pack the relative relocations (DT_RELR; glibc 2.36) with the toolchain's lld:
         // 24 KB that the loader reads at every start instead of 2.9 MB, 2.4 MB less memory, and still
-        // a position-independent executable (docs/DECISIONS.md).
+        // a position-independent executable. They link the functions a run touches together (the
+        // recorded order, Swift's unnamed functions gathered) and export no symbols (docs/DECISIONS.md).
         .executableTarget(
             name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict,
             linkerSettings: [
                 .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    [
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-Xlinker", "--symbol-ordering-file=\(order)/podq.order", "-Xlinker", "--no-warn-symbol-ordering",
+                        "-Xlinker", "-T", "-Xlinker", "\(order)/podq.ld", "-Xlinker", "--no-export-dynamic",
+                    ],
                     .when(platforms: [.linux], configuration: .release))
             ]
         ),
