@@ -88,7 +88,7 @@ demo:
 bench-deps:
 	bash bench/install-deps
 
-bench: bench-deps
+bench: bench-deps commit-info
 	$(RELEASE) --product podq
 	$(RELEASE) --product podq-bench
 	.build/release/podq-bench compare --write docs/PERFORMANCE.md

@@ -54,7 +54,7 @@ enum Tool: String, CaseIterable, Sendable {
     /// The tool's version line.
     var version: String {
         switch self {
-        case .podq: return "podq " + (Self.firstLine(of: [executable, "--version"]) ?? "?")
+        case .podq: return Self.firstLine(of: [executable, "--version"]) ?? "podq ?"  // "podq 0.1.0 (commit)"
         case .curl: return Self.firstLine(of: [executable, "--version"]).map { $0.split(separator: " ").prefix(2).joined(separator: " ") } ?? "curl ?"
         case .wget: return Self.firstLine(of: [executable, "--version"]).map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "wget ?"
         case .aria2c: return Self.firstLine(of: [executable, "--version"]) ?? "aria2c ?"
