@@ -29,6 +29,9 @@ final class FeedBuilder: FeedXMLHandler {
     @exclusivity(unchecked) private var textStarts: [Int] = []
     @exclusivity(unchecked) private var hadChild: [Bool] = []
     @exclusivity(unchecked) private var item: FeedEpisode?
+    /// `item != nil`, kept apart: comparing the optional with nil copied the whole episode (its
+    /// strings retained and released) on every element of a feed.
+    @exclusivity(unchecked) private var inItem = false
     @exclusivity(unchecked) private var itemIsAtom = false
     @exclusivity(unchecked) private var mediaFallback: [Enclosure] = []
     /// The item's published hashes (``Enclosure/digests``), matched to its enclosures when it ends.
@@ -88,6 +91,7 @@ final class FeedBuilder: FeedXMLHandler {
             // (a tag left open): the first one ends here.
             finishItem()
             item = FeedEpisode()
+            inItem = true
             itemIsAtom = isAtom
             mediaFallback = []
             hashes = ItemHashes()
@@ -107,10 +111,10 @@ final class FeedBuilder: FeedXMLHandler {
             handleAtomLink(attributes)
         case (.itunes, .image), (.googlePlay, .image):
             if let href = attributes["href"] ?? attributes["url"], let url = resolve(href) {
-                if item != nil { item?.imageURL = url } else if feed.imageURL == nil || tag.ns == .itunes { feed.imageURL = url }
+                if inItem { item?.imageURL = url } else if feed.imageURL == nil || tag.ns == .itunes { feed.imageURL = url }
             }
         case (.media, .content):
-            if let url = attributes["url"], item != nil, let resolved = resolve(url) {
+            if let url = attributes["url"], inItem, let resolved = resolve(url) {
                 let medium = attributes["medium"]
                 if medium == nil || medium == "audio" || medium == "video" {
                     mediaFallback.append(Enclosure(url: resolved, type: attributes["type"].map(SafeText.clean), length: Self.length(attributes["fileSize"])))
@@ -120,17 +124,17 @@ final class FeedBuilder: FeedXMLHandler {
         case (.media, .hash):
             hashes.mediaHashAlgorithm = attributes["algo"]
         case (.podcast, .alternateEnclosure):
-            if item != nil { hashes.alternate = ItemHashes.Alternate() }
+            if inItem { hashes.alternate = ItemHashes.Alternate() }
         case (.podcast, .source):
             if hashes.alternate != nil, let uri = attributes["uri"], let resolved = resolve(uri) { hashes.alternate?.urls.append(resolved) }
         case (.podcast, .transcript):
-            if item != nil, let url = attributes["url"].flatMap(resolve), let type = attributes["type"] {
+            if inItem, let url = attributes["url"].flatMap(resolve), let type = attributes["type"] {
                 item?.transcripts.append(Transcript(url: url, type: SafeText.clean(type).lowercased(), language: attributes["language"].map(SafeText.clean)))
             }
         case (.podcast, .chapters):
-            if item != nil, item?.chaptersURL == nil, let url = attributes["url"].flatMap(resolve) { item?.chaptersURL = url }
+            if inItem, item?.chaptersURL == nil, let url = attributes["url"].flatMap(resolve) { item?.chaptersURL = url }
         case (.podcast, .integrity):
-            if item != nil, attributes["type"]?.lowercased() == "sri", let value = attributes["value"] {
+            if inItem, attributes["type"]?.lowercased() == "sri", let value = attributes["value"] {
                 let digests = PublishedDigest.sri(value)
                 if hashes.alternate != nil { hashes.alternate?.digests += digests } else { hashes.item += digests }
             }
@@ -157,8 +161,10 @@ final class FeedBuilder: FeedXMLHandler {
         // Items, entries and the channel are read field by field: their whole text is never needed.
         let isContainer =
             parent && ((isRSS && (tag.name == .item || tag.name == .channel || tag.name == .rss)) || (isAtom && (tag.name == .entry || tag.name == .feed)))
+        // An item's notes, when they are not kept (`podq parse`), never become a String.
+        let unusedNotes = !keepNotes && inItem && Self.isNotes(tag)
         let value =
-            isContainer || start == text.count
+            isContainer || unusedNotes || start == text.count
             ? ""
             : text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start...]), as: UTF8.self) }.trimmingASCIIWhitespace
         if parent { text.removeSubrange(start...) }
@@ -176,10 +182,18 @@ final class FeedBuilder: FeedXMLHandler {
             return
         }
         guard ignoredDepth == 0 else { return }
-        if item != nil {
+        if inItem {
             endItemField(tag, value: value)
         } else {
             endChannelField(tag, value: value)
+        }
+    }
+
+    /// The elements that carry an item's notes (``FeedEpisode/description``).
+    private static func isNotes(_ tag: FeedTag) -> Bool {
+        switch (tag.ns, tag.name) {
+        case (.none, .description), (.rss1, .description), (.atom, .summary), (.itunes, .summary), (.content, .encoded), (.atom, .content): true
+        default: false
         }
     }
 
@@ -256,11 +270,11 @@ final class FeedBuilder: FeedXMLHandler {
         guard let href = attributes["href"], let url = resolve(href) else { return }
         let rel = attributes["rel"] ?? "alternate"
         if rel == "enclosure" {
-            if item != nil { addEnclosure(url: href, type: attributes["type"], length: attributes["length"]) }
+            if inItem { addEnclosure(url: href, type: attributes["type"], length: attributes["length"]) }
         } else if rel == "next" {
-            if item == nil, ignoredDepth == 0, feed.nextPage == nil { feed.nextPage = url }
+            if !inItem, ignoredDepth == 0, feed.nextPage == nil { feed.nextPage = url }
         } else if rel == "alternate" {
-            if item != nil {
+            if inItem {
                 if item?.link == nil { item?.link = url }
             } else if ignoredDepth == 0, feed.link == nil {
                 feed.link = url
@@ -269,7 +283,7 @@ final class FeedBuilder: FeedXMLHandler {
     }
 
     private func addEnclosure(url: String, type: String?, length: String?) {
-        guard item != nil else { return }
+        guard inItem else { return }
         guard let resolved = resolve(url) else {
             if !url.trimmingASCIIWhitespace.isEmpty { feed.repairs.droppedEnclosures += 1 }
             return
@@ -284,8 +298,9 @@ final class FeedBuilder: FeedXMLHandler {
 
     @_optimize(speed)
     private func finishItem() {
-        guard var episode = item else { return }
+        guard var episode = item.take() else { return }
         item = nil
+        inItem = false
         // Media RSS (`media:content`, in a `media:group` or not) when the item has no enclosure: every
         // file is kept, and ``FeedEpisode/preferredEnclosure`` picks the audio.
         if episode.enclosures.isEmpty { episode.enclosures = mediaFallback }

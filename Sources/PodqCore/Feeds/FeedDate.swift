@@ -223,6 +223,11 @@ public enum FeedDate {
 
     /// A duration as feeds write it: seconds (`3723`), `MM:SS`, `HH:MM:SS` (also `1:02:03.5`); nil when unreadable.
     public static func duration(_ text: String) -> Int? {
+        plainDuration(text) ?? generalDuration(text)
+    }
+
+    /// Any form ``duration(_:)`` takes: parts trimmed, decimals ("62.5", "1:02.5").
+    static func generalDuration(_ text: String) -> Int? {
         let parts = text.trimmingASCIIWhitespace.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total = 0.0
@@ -231,5 +236,35 @@ public enum FeedDate {
             total = total * 60 + v
         }
         return total < 1e9 ? Int(total.rounded()) : nil
+    }
+
+    /// The common form, read from the bytes without a String or a Double: "01:02:03", "62:03",
+    /// "3723" (digits only, up to three parts); nil for anything else, which ``duration(_:)`` reads
+    /// the general way.
+    @_optimize(speed)
+    static func plainDuration(_ text: String) -> Int? {
+        var total = 0
+        var part = 0
+        var digits = 0
+        var parts = 1
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                if digits > 9 { return nil }
+                part = part * 10 + Int(b &- UInt8(ascii: "0"))
+            case UInt8(ascii: ":"):
+                guard digits > 0, parts < 3 else { return nil }
+                total = total * 60 + part
+                part = 0
+                digits = 0
+                parts += 1
+            default:
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        total = total * 60 + part
+        return total < 1_000_000_000 ? total : nil
     }
 }

@@ -125,7 +125,8 @@ struct CompareBench {
         try BenchFiles.make(cache + "/small.bin", size: plan.small, seed: 2)
         var rows: [(String, [Tool: Sample])] = []
         let small = try rounds { tool, folder, home in
-            try Sample.run(tool.single(url: nginx.url("small.bin"), name: "small.bin", folder: folder, home: home, connections: 1), measure: measure, logs: logs)
+            try Sample.run(
+                tool.single(url: nginx.url("small.bin"), name: "small.bin", folder: folder, home: home, connections: 1), measure: measure, logs: logs)
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/small.bin", as: cache + "/small.bin", tool: tool)
         }
@@ -133,7 +134,8 @@ struct CompareBench {
         if let huge = plan.huge {
             try BenchFiles.make(cache + "/huge.bin", size: huge, seed: 3)
             let samples = try rounds { tool, folder, home in
-                try Sample.run(tool.single(url: nginx.url("huge.bin"), name: "huge.bin", folder: folder, home: home, connections: 1), measure: measure, logs: logs)
+                try Sample.run(
+                    tool.single(url: nginx.url("huge.bin"), name: "huge.bin", folder: folder, home: home, connections: 1), measure: measure, logs: logs)
             } check: { tool, folder in
                 try DownloadCheck.same(folder + "/huge.bin", as: cache + "/huge.bin", tool: tool)
             }
@@ -144,7 +146,8 @@ struct CompareBench {
         let environment = ["LD_PRELOAD": throttle, "PODQ_BENCH_WRITE_RATE": String(plan.slowDiskRate)]
         let slow = try rounds { tool, folder, home in
             try Sample.run(
-                tool.single(url: nginx.url("slowdisk.bin"), name: "slowdisk.bin", folder: folder, home: home, connections: 1), measure: measure, environment: environment,
+                tool.single(url: nginx.url("slowdisk.bin"), name: "slowdisk.bin", folder: folder, home: home, connections: 1), measure: measure,
+                environment: environment,
                 logs: logs)
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/slowdisk.bin", as: cache + "/slowdisk.bin", tool: tool)

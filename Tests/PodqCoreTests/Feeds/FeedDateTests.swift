@@ -1,5 +1,6 @@
-import PodqCore
 import XCTest
+
+@testable import PodqCore
 
 final class FeedDateTests: XCTestCase {
     private func unix(_ text: String) -> Int64? { FeedDate.parse(text).map { Int64($0.timeIntervalSince1970) } }
@@ -39,5 +40,24 @@ final class FeedDateTests: XCTestCase {
         XCTAssertNil(FeedDate.duration("1:2:3:4"))
         XCTAssertNil(FeedDate.duration("an hour"))
         XCTAssertNil(FeedDate.duration("-5"))
+    }
+
+    /// The byte-level reading of the common form agrees with the general one on every string it
+    /// takes, and leaves the rest to it: random strings of digits, colons, dots, spaces and signs.
+    func testThePlainDurationReadingAgreesWithTheGeneralOne() {
+        let alphabet = Array("0123456789::: .-+e")
+        var taken = 0
+        for _ in 0..<20_000 {
+            let text = String((0..<Int.random(in: 0...14)).map { _ in alphabet.randomElement()! })
+            if let plain = FeedDate.plainDuration(text) {
+                taken += 1
+                XCTAssertEqual(plain, FeedDate.generalDuration(text), text)
+            }
+            XCTAssertEqual(FeedDate.duration(text), FeedDate.plainDuration(text) ?? FeedDate.generalDuration(text), text)
+        }
+        XCTAssertGreaterThan(taken, 100)
+        for text in ["0", "00:00:00", "999999999", "1000000000", "16666666:39", "9999999999", "1:", ":1", "1::2"] {
+            XCTAssertEqual(FeedDate.plainDuration(text) ?? FeedDate.generalDuration(text), FeedDate.generalDuration(text), text)
+        }
     }
 }
