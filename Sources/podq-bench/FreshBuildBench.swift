@@ -42,7 +42,8 @@ enum FreshBuildBench {
         }
         print("fresh-build: make deb in the same clone (the release build from scratch, then the package)")
         let started = Date()
-        guard shell(["make", "deb"], in: clone, quiet: true) == 0 else {
+        // An hour at most (it takes about five minutes on 2 cores).
+        guard shell(["timeout", "3600", "make", "deb"], in: clone, quiet: true) == 0 else {
             FileHandle.standardError.write(Data("podq-bench: make deb in the fresh clone failed (make deb there shows why)\n".utf8))
             Foundation.exit(1)
         }
