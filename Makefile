@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 CONFIG ?= debug
 
-.PHONY: help build release test demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info order
+.PHONY: help build release test test-deps demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info order
 
 # The version is set in one place, Sources/PodqCore/Support/PodqVersion.swift; the packages take it here.
 VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PodqCore/Support/PodqVersion.swift)
@@ -12,7 +12,7 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --q
 
 help:
 	@echo "make demo     open the TUI on the bundled demo podcast served from 127.0.0.1 (no internet needed)"
-	@echo "make test     build and run every test"
+	@echo "make test     build and run every test (installs the sync tests' Python packages into .build first)"
 	@echo "make build    debug build (.build/debug/podq)"
 	@echo "make release  release build (.build/release/podq)"
 	@echo "make order    re-record the order the release build links functions in (valgrind; see packaging/order/record)"
@@ -66,18 +66,30 @@ deb: release
 dist: release
 	VERSION=$(VERSION) bash packaging/dist/build .build/release/podq .build/package
 
-# Tests run one at a time: several drive throttled downloads and child processes on 2 cores.
+# `make test` on a fresh machine: first the programs the tests drive (Tests/deps/tools says the apt line
+# for what is missing), then the sync tests' server and client from PyPI into .build/test-python (pinned:
+# Tests/deps/requirements.txt), then the build, then Tests/run: every test, one at a time (several drive
+# throttled downloads and child processes on 2 cores), with HOME and the XDG folders pointed at
+# .build/test-home, which must stay empty (a test that writes into "~" fails the run).
 # Then the tests that download, resume, split, read feeds and fetch sidecars run again against servers
 # that cut every response at random byte boundaries with random pauses (PODQ_TEST_SEGMENTING). The seed
 # comes from the commit (the same commit cuts the same way; another commit, other ways) unless given:
 # `make test SEGMENT_SEED=1234` repeats a run whose seed a failure printed.
 SEGMENT_SEED ?= $(shell git rev-parse HEAD 2>/dev/null | cut -c1-7 | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 29)
-SEGMENTED_TESTS = PodqCommandsTests.(DownloadCommandTests|SearchCommandTests|SegmentedDownloadTests|SidecarCommandTests|SubscriptionCommandTests|PrivateFeedCommandTests|IntegrityCommandTests|RealWebCommandTests|ProxyCommandTests|TLSCommandTests)|PodqCoreTests.(DownloadOperationTests|QueueRunnerTests|AsyncHTTPTransportTests|SegmentConsistencyTests)
-test:
+SEGMENTED_TESTS = $(subst $(eval) ,,PodqCommandsTests.DownloadCommandTests,PodqCommandsTests.SearchCommandTests,\
+  PodqCommandsTests.SegmentedDownloadTests,PodqCommandsTests.SidecarCommandTests,PodqCommandsTests.SubscriptionCommandTests,\
+  PodqCommandsTests.PrivateFeedCommandTests,PodqCommandsTests.IntegrityCommandTests,PodqCommandsTests.RealWebCommandTests,\
+  PodqCommandsTests.ProxyCommandTests,PodqCommandsTests.TLSCommandTests,PodqCoreTests.DownloadOperationTests,\
+  PodqCoreTests.QueueRunnerTests,PodqCoreTests.AsyncHTTPTransportTests,PodqCoreTests.SegmentConsistencyTests)
+TEST_PYTHON = .build/test-python
+
+test-deps:
+	@bash Tests/deps/tools
+	@bash Tests/deps/python $(TEST_PYTHON) >/dev/null
+
+test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
-	@echo "make test: again with every response cut at random places: PODQ_TEST_SEGMENTING=$(SEGMENT_SEED)"
-	PODQ_TEST_SEGMENTING=$(SEGMENT_SEED) $(SWIFT) test --skip-build --disable-swift-testing --filter '$(SEGMENTED_TESTS)'
+	bash Tests/run $(CURDIR)/$(TEST_PYTHON)/bin/python $(SEGMENT_SEED) '$(SEGMENTED_TESTS)'
 
 # The build's own progress lines ([n/m] Compiling ...) show how far a first build is.
 demo:
@@ -118,11 +130,14 @@ lint:
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
 
 # `make install PREFIX=~/.local`: bin/podq with its resource bundle (the demo podcast),
-# share/man/man1/podq.1, and completions where bash-completion, zsh and fish look for them.
+# share/man/man1/podq.1, the guides in share/doc/podq, and completions where bash-completion, zsh and
+# fish look for them.
 install: release
 	$(MAKE) install-files BIN=.build/release/podq
 
 BIN ?= .build/release/podq
+# The guides messages point to (PodqDocs.guides), installed in share/doc/podq beside the README.
+GUIDES = COMMANDS.md CONFIG.md FEEDS.md FILES.md STORE.md SYNC.md TROUBLESHOOTING.md
 # Installed stripped (symbols only: Swift's metadata stays); `make install STRIP=` keeps them.
 STRIP ?= -s
 install-files:
@@ -134,6 +149,9 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/share/podq/demo
 	install -m 644 Resources/demo/* $(DESTDIR)$(PREFIX)/share/podq/demo/
 	install -m 644 docs/podq.1 $(DESTDIR)$(PREFIX)/share/man/man1/podq.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/podq
+	install -d $(DESTDIR)$(PREFIX)/share/doc/podq
+	install -m 644 README.md $(addprefix docs/,$(GUIDES)) $(DESTDIR)$(PREFIX)/share/doc/podq/
 	$(BIN) --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/podq
 	$(BIN) --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_podq
 	$(BIN) --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/podq.fish

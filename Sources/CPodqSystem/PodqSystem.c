@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -43,6 +45,15 @@ int podq_terminal_hung_up(int fd) {
     struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
     if (poll(&p, 1, 0) < 0) return 0;
     return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+long long podq_birth_time(int dir, const char *name) {
+    struct statx info;
+    int flags = AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT;
+    if (name == NULL) flags |= AT_EMPTY_PATH;
+    if (statx(dir, name == NULL ? "" : name, flags, STATX_BTIME, &info) != 0) return -1;
+    if ((info.stx_mask & STATX_BTIME) == 0) return -1;
+    return (long long)info.stx_btime.tv_sec * 1000000000LL + (long long)info.stx_btime.tv_nsec;
 }
 
 long long podq_file_system_type(const char *path) {

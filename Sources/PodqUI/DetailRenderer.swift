@@ -1,11 +1,14 @@
+import PodqCore
+
 /// Draws the detail pane: a box over the table (the tab line above it, the status, message and
 /// hint lines below it stay), its lines from ``TUIState/detailScroll``, and where the reader is.
 enum DetailRenderer {
     /// The number of text lines the box shows on a screen `height` lines tall.
     static func visibleLines(height: Int) -> Int { max(1, height - 3 - 3) }
 
-    static func render(_ detail: Detail, state: inout TUIState, into grid: inout Grid) {
-        let top = 1, bottom = grid.height - 4  // the box's first and last lines
+    /// - Parameter bottom: the box's last line (above the status line).
+    static func render(_ detail: Detail, state: inout TUIState, into grid: inout Grid, bottom: Int) {
+        let top = 1  // the box's first line
         guard grid.width >= 12, bottom - top >= 2 else { return }
         let inner = grid.width - 2
         let textWidth = inner - 2
@@ -23,7 +26,7 @@ enum DetailRenderer {
         grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: 0, y: top, style: .bold)
         for y in (top + 1)..<bottom { grid.put("│" + blank + "│", x: 0, y: y, style: .bold) }
         grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
-        let heading = detail.view == .downloads ? " Download #\(detail.id) " : detail.view == .episodes ? " Episode " : " Podcast "
+        let heading = detail.view == .downloads ? " Download \(ItemKind.download.label(detail.id)) " : detail.view == .episodes ? " Episode " : " Podcast "
         grid.put(heading, x: 2, y: top, style: .bold)
         for i in 0..<max(0, min(shown, lines.count - scroll)) {
             grid.put(lines[scroll + i], x: 2, y: top + 1 + i, style: layout.styles[scroll + i])

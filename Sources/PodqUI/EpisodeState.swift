@@ -6,6 +6,17 @@ import PodqCore
 public enum EpisodeState: String, Sendable, Equatable, CaseIterable {
     case new, queued, downloading, paused, cancelled, failed, completed, played
 
+    /// What an episode says, in every list (the TUI's Episodes view, `podq episodes`, its `--json`): its
+    /// download's state, except that a completed download that was played, or an episode played and never
+    /// downloaded, says `played`; with neither, `new`.
+    public init(download: EpisodeState?, played: Bool) {
+        if download == nil || download == .completed, played {
+            self = .played
+        } else {
+            self = download ?? .new
+        }
+    }
+
     /// The state of an episode whose download is stored in `state`.
     public init(_ state: StoredState) {
         switch state {

@@ -7,26 +7,43 @@ public enum HelpOverlay {
         KeyTable.rows.map { (KeyTable.keys($0, bindings), $0.brief) }
     }
 
-    static func render(into grid: inout Grid, keys bindings: KeyBindings = KeyBindings()) {
+    /// Draws the box: each key, its meaning wrapped to the box's width, from line `scroll` (clamped
+    /// here), with where the reader is when the screen cannot show every line.
+    static func render(into grid: inout Grid, keys bindings: KeyBindings = KeyBindings(), scroll: inout Int) {
         let keys = keys(bindings)
-        let keyWidth = 15
-        let lines = keys.map { DisplayWidth.pad($0.0, to: keyWidth) + " " + $0.1 }
-        let inner = min(grid.width - 4, (lines.map(DisplayWidth.of).max() ?? 0) + 2)
-        // Borders, the keys, and the closing line: at 24 lines every key fits.
-        let height = min(grid.height, lines.count + 3)
+        let widest = keys.map { DisplayWidth.of($0.0) }.max() ?? 0
+        let longest = keys.map { DisplayWidth.of($0.1) }.max() ?? 0
+        let height = grid.height
+        let inner = min(grid.width - 4, widest + longest + 3)
         guard inner > 10, height > 4 else { return }
+        let keyWidth = min(widest, inner / 3)
+        var lines: [String] = []
+        for (key, meaning) in keys {
+            let wrapped = DisplayWidth.wrap(meaning, to: max(4, inner - 3 - keyWidth))
+            for (i, part) in wrapped.enumerated() {
+                lines.append(DisplayWidth.pad(i == 0 ? DisplayWidth.truncate(key, to: keyWidth) : "", to: keyWidth) + " " + part)
+            }
+        }
+        // Borders, the keys, and the closing line.
+        let shown = max(1, min(lines.count, height - 3))
+        scroll = min(max(0, scroll), lines.count - shown)
+        let boxHeight = shown + 3
         let left = (grid.width - inner - 2) / 2
-        let top = (grid.height - height) / 2
+        let top = (height - boxHeight) / 2
         let blank = String(repeating: " ", count: inner)
         grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: left, y: top, style: .bold)
-        for row in 1..<(height - 1) {
+        for row in 1..<(boxHeight - 1) {
             grid.put("│" + blank + "│", x: left, y: top + row, style: .bold)
         }
-        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: left, y: top + height - 1, style: .bold)
+        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: left, y: top + boxHeight - 1, style: .bold)
         grid.put(" Keys ", x: left + 2, y: top, style: .bold)
-        for (i, line) in lines.prefix(height - 3).enumerated() {
+        for (i, line) in lines[scroll..<(scroll + shown)].enumerated() {
             grid.put(DisplayWidth.truncate(line, to: inner - 2), x: left + 2, y: top + 1 + i)
         }
-        grid.put(DisplayWidth.truncate("Any key closes this help.", to: inner - 2), x: left + 2, y: top + height - 2, style: .dim)
+        let footer =
+            lines.count > shown
+            ? "\(scroll + 1)–\(scroll + shown) of \(lines.count) · ↑↓ PgUp PgDn scroll · other keys close"
+            : "Any key closes this help."
+        grid.put(DisplayWidth.truncate(footer, to: inner - 2), x: left + 2, y: top + boxHeight - 2, style: .dim)
     }
 }

@@ -78,7 +78,7 @@ public enum KeyTable {
         Row(
             keys: [.actions([.addFeed, .refresh, .sync, .queueNew])], brief: "add a feed · refresh the feeds · sync · queue a podcast's new or latest",
             full:
-                "add a podcast: paste its feed URL, or type its name to search the directories (a list: Enter subscribes and shows its episodes, i tells what it is about, Esc goes back) / refresh every feed / sync with the phone's server now (podq sync; docs/SYNC.md) / Podcasts view (or one podcast's episodes): queue its new episodes (Enter), or type N for the latest N; with podcasts marked, each of them"
+                "add a podcast: paste its feed URL, or type its name to search the directories (a list: Enter subscribes and shows its episodes, i tells what it is about, Esc goes back) / refresh every feed / sync with the phone's server now (podq sync; SYNC.md) / Podcasts view (or one podcast's episodes): queue its new episodes (Enter), or type N for the latest N; with podcasts marked, each of them"
         ),
         Row(
             keys: [.actions([.search, .next, .previous])], brief: "search titles and podcasts · the next / previous match",

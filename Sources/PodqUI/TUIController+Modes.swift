@@ -34,7 +34,7 @@ extension TUIController {
     static func placeholderDetail(view: TUIView, id: Int64, snapshot: TUISnapshot) -> Detail {
         let title: String =
             switch view {
-            case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? "#\(id)"
+            case .downloads: snapshot.downloads.first { Int64($0.id) == id }?.title ?? ItemKind.download.label(id)
             case .episodes: snapshot.library.position(of: id).map { snapshot.library.row(at: $0, state: .new).title } ?? ""
             case .podcasts: snapshot.podcasts.first { $0.id == id }?.title ?? ""
             }

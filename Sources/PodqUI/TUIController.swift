@@ -7,7 +7,21 @@ public enum TUIController {
     public static func handle(_ key: Key, state: inout TUIState, snapshot: TUISnapshot, pageSize: Int) -> [TUIAction] {
         switch state.mode {
         case .help:
-            state.mode = .normal  // any key closes the overlay
+            // The moving keys scroll it (a small screen shows part of it); any other key closes it.
+            switch key {
+            case .pageUp: state.helpScroll -= max(1, pageSize)
+            case .pageDown: state.helpScroll += max(1, pageSize)
+            case .mouse(let action, _, _) where action == .wheelUp || action == .wheelDown: state.helpScroll += action == .wheelUp ? -3 : 3
+            default:
+                switch state.keys.action(for: key) {
+                case .up: state.helpScroll -= 1
+                case .down: state.helpScroll += 1
+                case .top: state.helpScroll = 0
+                case .bottom: state.helpScroll = Int.max / 2  // the renderer clamps it
+                default: state.mode = .normal
+                }
+            }
+            state.helpScroll = max(0, state.helpScroll)
             return []
         case .detail:
             if case .mouse(let action, _, _) = key {
@@ -90,7 +104,9 @@ public enum TUIController {
         case .quit:
             state.quit = true
             return [.quit]
-        case .help: state.mode = .help
+        case .help:
+            state.mode = .help
+            state.helpScroll = 0
         case .filter: state.mode = .filtering
         case .search:
             state.search[view] = nil
@@ -173,7 +189,8 @@ public enum TUIController {
                 return []
             }
             let chosen = view == .podcasts && !marked.isEmpty ? marked : [scope]
-            let title = chosen.count == 1 ? snapshot.podcasts.first { $0.id == chosen[0] }?.title ?? "#\(chosen[0])" : "\(chosen.count) podcasts"
+            let title =
+                chosen.count == 1 ? snapshot.podcasts.first { $0.id == chosen[0] }?.title ?? ItemKind.podcast.label(chosen[0]) : "\(chosen.count) podcasts"
             state.mode = .queueingFrom(podcasts: chosen, title: title, count: "")
         case .pauseAll:
             let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
@@ -243,7 +260,7 @@ public enum TUIController {
         case .retry: event = .retry
         case .play:
             guard download.state == .completed else {
-                state.message = .init("#\(id) is \(download.state.name); only a completed download can be played.")
+                state.message = .init("\(ItemKind.download.label(id)) is \(download.state.name); only a completed download can be played.")
                 return []
             }
             return [.play(id: id)]
@@ -257,7 +274,7 @@ public enum TUIController {
             return [.remove(id: id, deletingFile: false)]
         }
         guard download.state.applying(event) != nil else {
-            state.message = .init("#\(id) is \(download.state.name); it cannot be \(event.verb).")
+            state.message = .init("\(ItemKind.download.label(id)) is \(download.state.name); it cannot be \(event.verb).")
             return []
         }
         return [.perform(event, id: id)]

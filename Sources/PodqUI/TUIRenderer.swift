@@ -63,7 +63,8 @@ public struct TUIRenderer: Sendable {
                 grid.put(emptyText(view, state, loading: snapshot.libraryLoading, subscribed: !snapshot.podcasts.isEmpty), x: 2, y: 3, style: .dim)
             }
         }
-        if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid) }
+        // The box ends above the status line, which a long message pushes up.
+        if state.mode == .detail, let detail = state.detail { DetailRenderer.render(detail, state: &state, into: &grid, bottom: height - 4 - extra) }
         if state.mode == .directory, var pane = state.directory {
             DirectoryRenderer.render(&pane, into: &grid)
             state.directory = pane
@@ -71,7 +72,7 @@ public struct TUIRenderer: Sendable {
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
             grid.put(
-                status(snapshot, view: view, count: ids.count, selected: selected, marked: marked, width: width), x: 0, y: height - 3 - extra,
+                status(snapshot, view: view, count: ids.count, selected: selected, marked: marked, width: width, keys: state.keys), x: 0, y: height - 3 - extra,
                 style: .header)
         }
         if let said {
@@ -79,7 +80,7 @@ public struct TUIRenderer: Sendable {
         }
         let hintBar = state.mode == .directory ? directoryHints(width: width, keys: state.keys) : hints(view, width: width, keys: state.keys)
         grid.put(hintBar, x: 0, y: height - 1, style: .dim)
-        if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys) }
+        if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys, scroll: &state.helpScroll) }
         return grid
     }
 
@@ -140,13 +141,21 @@ public struct TUIRenderer: Sendable {
 
     /// The status line in `width` cells: whole parts only, the last ones left out when they do not fit
     /// (the first part is cut if it must be).
-    private func status(_ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?, marked: Int = 0, width: Int) -> String {
+    private func status(
+        _ snapshot: TUISnapshot, view: TUIView, count: Int, selected: Int?, marked: Int = 0, width: Int, keys: KeyBindings = KeyBindings()
+    ) -> String {
         let t = snapshot.totals
-        var speed = Format.bytes(Int64(t.speed)) + "/s"
+        // Under a limit, the total shown is at most the limit: the downloads keep to it over every
+        // second, and what the meter shows above it is reads arriving in bursts, not speed.
+        var speed = Format.bytes(Int64(snapshot.rateLimit.map { min(t.speed, Double($0)) } ?? t.speed)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
         var parts = ["\(t.active)/\(snapshot.limit) active, \(snapshot.perHost) a host", speed, "\(t.queued) queued"]
 
-        if snapshot.waitingForHost > 0 { parts[2] += " (\(snapshot.waitingForHost) wait for their host)" }
+        // Why they wait, and the key that lets more go: the cap counts downloads (a segmented one's
+        // connections count as one), so "2 a host" with jobs to spare is the cap, not the network.
+        if snapshot.waitingForHost > 0 {
+            parts[2] += " (\(snapshot.waitingForHost) wait: \(snapshot.perHost) at once from one host, \(keys.key(.morePerHost)) raises it)"
+        }
         if t.paused > 0 { parts.append("\(t.paused) paused") }
         parts.append("\(t.failed) failed")
         parts.append("\(t.completed) done")
@@ -227,7 +236,7 @@ public struct TUIRenderer: Sendable {
         switch state.view {
         case .downloads:
             if let row = snapshot.downloads.first(where: { Int64($0.id) == id }), let error = row.error, !error.isEmpty {
-                return ("#\(id) \(row.state.name): \(error)", .failure)
+                return ("\(ItemKind.download.label(id)) \(row.state.name): \(error)", .failure)
             }
         case .podcasts:
             if let row = snapshot.podcasts.first(where: { $0.id == id }) {
@@ -255,7 +264,16 @@ public struct TUIRenderer: Sendable {
 
     private func emptyText(_ view: TUIView, _ state: TUIState, loading: Bool, subscribed: Bool) -> String {
         if loading && view != .downloads { return "Reading the library…" }
-        if state.filter[view] != nil { return "Nothing matches the filter (Esc clears it)." }
+        // Rows are hidden, not missing: say which filter hides them and how to see them again.
+        let only = state.stateFilter[view].map { "only \($0.rawValue) are shown" }
+        let text = state.filter[view].map { "nothing matches “\($0)”" }
+        if only != nil || text != nil {
+            let both = [text, only].compactMap { $0 }.joined(separator: " and ")
+            return "No rows: " + both + " (Esc clears the filter\(only != nil ? ", \(state.keys.key(.stateFilter)) shows the next state" : ""))."
+        }
+        if view == .episodes, let scope = state.episodesOf {
+            return "\(scope.title) has no episodes yet (\(state.keys.key(.refresh)) refreshes the feeds; Esc shows every podcast's)."
+        }
         switch view {
         case .downloads:
             return !subscribed

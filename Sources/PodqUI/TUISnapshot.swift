@@ -74,9 +74,7 @@ public struct TUISnapshot: Sendable {
     /// What the Episodes view shows in the state column of episode `id`: its download's state, else
     /// `played` or `new`; a completed download that was played says `played`.
     public func episodeState(_ id: Int64) -> EpisodeState {
-        let state = episodeStates[id]
-        if state == nil || state == .completed, isPlayed(id) { return .played }
-        return state ?? .new
+        EpisodeState(download: episodeStates[id], played: isPlayed(id))
     }
 
     /// The Podcasts view's counts: episodes neither queued nor played (new) and downloaded ones, by

@@ -70,6 +70,8 @@ public struct TUIState: Sendable, Equatable {
     /// What the detail pane shows, and the first of its lines on screen.
     public var detail: Detail?
     public var detailScroll = 0
+    /// The first line of the help (`?`) shown: it scrolls where the screen is too small for every key.
+    public var helpScroll = 0
     /// The detail pane's lines as last laid out: made again only for another detail or width (a
     /// megabyte of show notes is wrapped once, not on every frame).
     public var detailLayout: DetailLayout?

@@ -15,15 +15,17 @@ final class CompletionScriptTests: CLITestCase {
         try generated.out.write(toFile: script, atomically: true, encoding: .utf8)
     }
 
-    /// What bash offers for `line` (the cursor at its end), in the test's folder.
-    private func offers(_ line: String) throws -> [String] {
+    /// What bash offers for `line` (the cursor at its end), in the test's folder. `words`: the words
+    /// readline made of it, when they are not the line split at its spaces (an escaped space).
+    private func offers(_ line: String, words: [String]? = nil) throws -> [String] {
+        let given = words.map { "COMP_WORDS=(" + $0.map { "'\($0)'" }.joined(separator: " ") + ")" } ?? "read -ra COMP_WORDS <<< \"$line\""
         let harness = """
             export PATH="\((ChildProcess.podqExecutable as NSString).deletingLastPathComponent):$PATH"
             export PODQ_HOME='\(cli.home)'
             source '\(script)'
             cd '\(dir.path)'
             line="$1"
-            read -ra COMP_WORDS <<< "$line"
+            \(given)
             [[ "$line" == *" " ]] && COMP_WORDS+=("")
             COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMP_LINE="$line"; COMP_POINT=${#line}
             spec=$(complete -p podq); fn=$(sed -E 's/.*-F ([^ ]+).*/\\1/' <<< "$spec")
@@ -63,6 +65,9 @@ final class CompletionScriptTests: CLITestCase {
         for command in ["refresh", "episodes", "remove", "login", "mark-played", "verify"] {
             XCTAssertEqual(try offers("podq \(command) Te"), ["Tech Weekly"], command)
         }
+        // A title goes on completing past a space the user escaped or quoted.
+        XCTAssertEqual(try offers(#"podq set Tech\ W"#, words: ["podq", "set", #"Tech\ W"#]), ["Tech Weekly"])
+        XCTAssertEqual(try offers(#"podq set "Tech W"#, words: ["podq", "set", #""Tech W"#]), ["Tech Weekly"])
         // Another home, named on the command line.
         XCTAssertEqual(try offers("podq episodes --home \(dir.file("empty")) Te"), [])
     }

@@ -105,6 +105,27 @@ final class DocsTests: XCTestCase {
                 corpus += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             }
         }
+        // Every guide a message or a help text names is one every install ships (PodqDocs.guides, the
+        // Makefile's GUIDES): none points to a developer's document a user does not have.
+        let named = try NSRegularExpression(pattern: "\\b([A-Z]+)\\.md\\b")
+        let makefile = try read("Makefile")
+        for folder in ["Sources/PodqCore", "Sources/PodqUI", "Sources/PodqCommands", "Sources/PodqTerminal"] {
+            let root = Self.repo.appendingPathComponent(folder)
+            for file in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap({ $0 as? URL }) ?? []
+            where file.pathExtension == "swift" && !file.path.contains("/Docs/") {
+                let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").filter {
+                    !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                }
+                .joined(separator: "\n")
+                for match in named.matches(in: code, range: NSRange(code.startIndex..., in: code)) {
+                    guard let range = Range(match.range, in: code) else { continue }
+                    let guide = String(code[range])
+                    XCTAssertTrue(
+                        guide == "README.md" || PodqDocs.guides.contains(guide), "\(file.lastPathComponent) points users to \(guide), which no install ships")
+                    XCTAssertTrue(guide == "README.md" || makefile.contains(guide), "the Makefile's GUIDES installs \(guide)")
+                }
+            }
+        }
         let words = Set(corpus.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
         let living = [
             "README.md", "docs/ARCHITECTURE.md", "docs/FILES.md", "docs/FEEDS.md", "docs/STORE.md", "docs/CONFIG.md",

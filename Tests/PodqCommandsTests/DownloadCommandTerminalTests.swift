@@ -10,7 +10,8 @@ final class DownloadCommandTerminalTests: XCTestCase {
         defer { dir.remove() }
         let urls = (1...2).map { server.dataURL(size: 1_500_000, seed: UInt64($0), name: "live\($0).mp3", ["rate": "500000"]).absoluteString }
         let tmux = try Tmux(
-            command: "\(ChildProcess.podqExecutable) download --download-dir \(dir.file("out")) \(urls.map { "'\($0)'" }.joined(separator: " "))",
+            command:
+                "\(ChildProcess.podqExecutable) download --home \(dir.file("home")) --download-dir \(dir.file("out")) \(urls.map { "'\($0)'" }.joined(separator: " "))",
             width: 100, height: 20)
         defer { tmux.stop() }
 

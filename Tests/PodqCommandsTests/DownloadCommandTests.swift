@@ -23,7 +23,7 @@ final class DownloadCommandTests: CLITestCase {
             XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep\(i).mp3")), PatternSource(seed: UInt64(i), length: 150_000).sha256)
         }
         let out = child.standardOutput
-        XCTAssertEqual(out.components(separatedBy: "\ncompleted #").count + (out.hasPrefix("completed #") ? 1 : 0) - 1, 20, out)
+        XCTAssertEqual(out.components(separatedBy: "\ncompleted d").count + (out.hasPrefix("completed d") ? 1 : 0) - 1, 20, out)
         XCTAssertFalse(out.contains("\u{1B}"), "no escape sequences when not on a terminal")
         XCTAssertTrue(out.contains("20 completed, 0 failed"))
     }
@@ -64,7 +64,7 @@ final class DownloadCommandTests: CLITestCase {
         ])
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 1)
-        XCTAssertTrue(child.standardOutput.contains("failed    #1 404: The server has no file at"), child.standardOutput)
+        XCTAssertTrue(child.standardOutput.contains("failed    d1 404: The server has no file at"), child.standardOutput)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/ok.mp3")))
     }
 
@@ -106,7 +106,7 @@ final class DownloadCommandTests: CLITestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: part), "the partial file is kept")
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/big\(index).mp3")))
             let id = index + 1  // the queue is durable: the second run's download is #2
-            XCTAssertTrue(first.standardOutput.contains("stopped   #\(id)"), first.standardOutput)
+            XCTAssertTrue(first.standardOutput.contains("stopped   d\(id)"), first.standardOutput)
             XCTAssertTrue(first.standardOutput.contains("interrupted:"), first.standardOutput)
             let kept = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64)
             let listed = try podq(["queue", "--json"])
@@ -118,12 +118,35 @@ final class DownloadCommandTests: CLITestCase {
             let second = try podq(args)
             let exit2 = await finish(second)
             XCTAssertEqual(exit2.code, 0, second.standardError)
-            XCTAssertTrue(second.standardOutput.contains("resumed   #\(id) big\(index).mp3 at \(kept) bytes"), second.standardOutput)
+            XCTAssertTrue(second.standardOutput.contains("resumed   d\(id) big\(index).mp3 at \(kept) bytes"), second.standardOutput)
             XCTAssertEqual(FileHash.sha256(path: dir.file("out/big\(index).mp3")), PatternSource(seed: UInt64(50 + index), length: size).sha256)
             let resume = try XCTUnwrap(server.log.requests.last)
             XCTAssertEqual(resume.header("Range"), "bytes=\(kept)-", "resumed exactly where the partial ends")
             XCTAssertEqual(resume.header("If-Range"), "\"\(50 + index)-\(size)\"", "checked against the stored ETag")
             XCTAssertFalse(FileManager.default.fileExists(atPath: part))
+        }
+    }
+
+    /// At the slowest speed limit (10 KiB/s shared by three), each chunk read waits seconds for its turn:
+    /// SIGINT and SIGTERM still end the run at once (exit 130, partials kept), not when the turns come
+    /// (17.5 s at 20 KB/s before). The deadline below is far shorter than the turns booked (about 6 s a
+    /// chunk per download, 19 s for the third), so a stop that waits for one fails it.
+    func testASignalEndsARunUnderASpeedLimitAtOnce() async throws {
+        for signal in [SIGINT, SIGTERM] {
+            let urls = (1...3).map { server.dataURL(size: 20_000_000, seed: UInt64(70 + $0), name: "slow\(signal)-\($0).mp3").absoluteString }
+            // A home of its own: the first run's queue, interrupted, would resume in the second.
+            let own = PodqInvocation(home: dir.file("home-\(signal)"), directory: dir.path)
+            let child = try own.start(
+                ["download", "--limit-rate", "10K", "--jobs", "3", "--per-host", "3", "--connections", "1", "--download-dir", dir.file("out")] + urls)
+            let parts = (1...3).map { dir.file("out/slow\(signal)-\($0).mp3.part") }
+            let flowing = await waitUntil(timeout: 20, every: 20) {
+                parts.allSatisfy { ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) > 0 }
+            }
+            XCTAssertTrue(flowing, "three paced downloads: \(child.standardOutput)")
+            child.send(signal)
+            let exit = await finish(child, timeout: 4)
+            XCTAssertEqual(exit.code, 130, "signal \(signal) ended the paced run at once: \(child.standardOutput) \(child.standardError)")
+            for part in parts { XCTAssertTrue(FileManager.default.fileExists(atPath: part), "\(part) is kept") }
         }
     }
 
@@ -217,7 +240,7 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
         XCTAssertTrue(
             child.standardOutput.contains(
-                "note      #1 norange.mp3: the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero"),
+                "note      d1 norange.mp3: the server sent the whole file instead of the rest (it does not resume downloads): it starts again from zero"),
             child.standardOutput)
         let log = try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("it does not resume downloads"), log)

@@ -23,8 +23,8 @@ final class DownloadEventOrderTests: CLITestCase {
             XCTAssertEqual(exit.code, 0, stdout + err)
             let lines = stdout.split(separator: "\n").map(String.init)
             for id in (round * 6 + 1)...(round * 6 + 6) {
-                let mine = lines.filter { $0.contains("#\(id) ") }.map { String($0.prefix(9)).trimmingCharacters(in: .whitespaces) }
-                XCTAssertEqual(mine, ["started", "resumed", "completed"], "row #\(id): \(lines.filter { $0.contains("#\(id) ") })")
+                let mine = lines.filter { $0.contains("d\(id) ") }.map { String($0.prefix(9)).trimmingCharacters(in: .whitespaces) }
+                XCTAssertEqual(mine, ["started", "resumed", "completed"], "row d\(id): \(lines.filter { $0.contains("d\(id) ") })")
             }
             for i in 1...6 {
                 XCTAssertEqual(FileHash.sha256(path: out + "/r\(round)-\(i).mp3"), PatternSource(seed: UInt64(round * 10 + i), length: size).sha256)

@@ -15,12 +15,12 @@ final class ExitCodeTests: CLITestCase {
         XCTAssertEqual(code, 2, text)
         (code, text) = try await exitCode(["queue", "pause", "999"])
         XCTAssertEqual(code, 2, "no such download is bad input: \(text)")
-        XCTAssertTrue(text.contains("There is no download #999"), text)
+        XCTAssertTrue(text.contains("There is no download d999"), text)
         // The same for every command that takes an id: play, verify, remove.
         for arguments in [["play", "99"], ["verify", "99"], ["queue", "remove", "99"]] {
             (code, text) = try await exitCode(arguments)
             XCTAssertEqual(code, 2, "\(arguments): \(text)")
-            XCTAssertTrue(text.contains("#99"), text)
+            XCTAssertTrue(text.contains("d99"), text)
         }
     }
 

@@ -19,6 +19,45 @@ final class FirstHourCommandTests: CLITestCase {
         try text.write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
     }
 
+    /// A typo gets what was meant, not a list of forty: a config key, a podcast's setting, a command after
+    /// `help` (which printed the general help and exited 0); a host that does not resolve is said with its
+    /// name (not "no address"), for a download and for a feed (issue 41, point 12).
+    func testTyposGetWhatWasMeantAndAHostThatDoesNotResolveIsNamed() async throws {
+        try writeConfig("simultanous-downloads = 3\n")
+        let config = try await cli.run(["feeds"])
+        XCTAssertEqual(config.exit.code, 4, config.err)
+        XCTAssertTrue(config.err.contains("unknown key 'simultanous-downloads'. Did you mean 'simultaneous-downloads'?"), config.err)
+        XCTAssertFalse(config.err.contains("Known keys"), config.err)
+        try writeConfig("colour-scheme = dark\n")
+        let far = try await cli.run(["feeds"])
+        XCTAssertTrue(far.err.contains("unknown key 'colour-scheme'. `podq help config` lists every key."), far.err)
+        try writeConfig("")
+
+        server.serve(feed("Set Show", items: 1), as: "set.xml")
+        let added = try await cli.run(["add", server.url("/static/set.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.err)
+        let set = try await cli.run(["set", "Set Show", "kep=3"])
+        XCTAssertEqual(set.exit.code, 2, set.err)
+        XCTAssertTrue(set.err.contains("there is no setting 'kep'. Did you mean 'keep'?"), set.err)
+
+        let help = try await cli.run(["help", "queu"])
+        XCTAssertEqual(help.exit.code, 2, help.out)
+        XCTAssertTrue(help.err.contains("Unknown command 'queu'") && help.err.contains("Did you mean 'queue'?"), help.err)
+        XCTAssertEqual(help.out, "", "not the general help")
+        let known = try await cli.run(["help", "queue", "add"])
+        XCTAssertEqual(known.exit.code, 0, known.err)
+        XCTAssertTrue(known.out.contains("USAGE: podq queue add"), known.out)
+
+        let host = "podq-no-such-host.invalid"
+        let download = try await cli.run(["download", "--download-dir", dir.file("out"), "http://\(host)/x.mp3"])
+        XCTAssertEqual(download.exit.code, 1, download.out + download.err)
+        XCTAssertTrue((download.out + download.err).contains("could not resolve the host \(host)"), download.out + download.err)
+        XCTAssertFalse((download.out + download.err).contains("no address"), download.out)
+        let feed = try await cli.run(["add", "http://\(host)/feed.xml"])
+        XCTAssertEqual(feed.exit.code, 1, feed.err)
+        XCTAssertTrue(feed.err.contains("could not resolve the host \(host)"), feed.err)
+    }
+
     func testTheVersionAndUnknownWordsAreSaidPlainly() async throws {
         for flag in ["--version", "-V"] {
             let run = try await cli.run([flag])
@@ -43,7 +82,7 @@ final class FirstHourCommandTests: CLITestCase {
         XCTAssertEqual(added.exit.code, 0, added.err)
         let listed = try await cli.run(["--home", other, "-v", "queue", "add", "1"])
         XCTAssertEqual(listed.exit.code, 0, listed.err)
-        XCTAssertTrue(listed.out.hasPrefix("episode 1 → download #1"), listed.out)
+        XCTAssertTrue(listed.out.hasPrefix("e1 → d1"), listed.out)
         let feeds = try await cli.run(["feeds", "--home", other])
         XCTAssertTrue(feeds.out.contains("Early Show"), feeds.out)
         let mine = try await cli.run(["feeds"])
@@ -66,7 +105,7 @@ final class FirstHourCommandTests: CLITestCase {
         let address = server.url("/static/typo.xml").absoluteString
         let typo = try await cli.run(["add", address.replacingOccurrences(of: "http://", with: "http//")])
         XCTAssertEqual(typo.exit.code, 0, typo.err)
-        XCTAssertEqual(typo.out, "added podcast #1 Typo Show: 1 episode\n", "one episode, not '1 episodes'")
+        XCTAssertEqual(typo.out, "added podcast p1 Typo Show: 1 episode\n", "one episode, not '1 episodes'")
         server.serve(feed("Listed Show", items: 2, prefix: "l"), as: "listed.xml")
         let opml = """
             <?xml version="1.0"?><opml version="2.0"><body><outline text="Listed" type="rss" xmlUrl="\(server.url("/static/listed.xml").absoluteString)"/></body></opml>
@@ -89,13 +128,13 @@ final class FirstHourCommandTests: CLITestCase {
         // Every date starts in the same column: ids right-aligned.
         let columns = Set(episodes.map { $0.range(of: "2025-09-")!.lowerBound.utf16Offset(in: $0) })
         XCTAssertEqual(columns.count, 1, episodes.joined(separator: "\n"))
-        XCTAssertTrue(episodes.contains { $0.hasPrefix(" #9  ") }, episodes.joined(separator: "\n"))
+        XCTAssertTrue(episodes.contains { $0.hasPrefix(" e9  ") }, episodes.joined(separator: "\n"))
         let feeds = try await cli.run(["feeds"]).out.split(separator: "\n").map(String.init)
         XCTAssertEqual(Set(feeds.map { $0.range(of: "http://")!.lowerBound.utf16Offset(in: $0) }).count, 1, feeds.joined(separator: "\n"))
         XCTAssertEqual(Set(feeds.map { $0.range(of: "episode")!.lowerBound.utf16Offset(in: $0) }).count, 1, feeds.joined(separator: "\n"))
 
         let queued = try await cli.run(["queue", "add", "12", "--download-dir", dir.file("out")])
-        XCTAssertTrue(queued.out.hasPrefix("episode 12 → download #1: Talk: A Show — Part 12: the 12th -> "), queued.out)
+        XCTAssertTrue(queued.out.hasPrefix("e12 → d1: Talk: A Show — Part 12: the 12th -> "), queued.out)
         XCTAssertTrue(queued.out.contains("/Talk: A Show/2025-09-12 Part 12: the 12th.mp3"), "the colon stays on Linux: \(queued.out)")
         try writeConfig("windows-safe-names = true\n")
         let windows = try await cli.run(["queue", "add", "11", "--download-dir", dir.file("out")])
@@ -144,7 +183,7 @@ final class FirstHourCommandTests: CLITestCase {
         kill(child.pid, SIGKILL)
         _ = await child.finish()
         let listed = try await cli.run(["queue"])
-        XCTAssertTrue(listed.out.contains("#1  interrupted"), listed.out)
+        XCTAssertTrue(listed.out.contains("d1  interrupted"), listed.out)
         XCTAssertTrue(listed.out.contains("resumes on the next podq download"), listed.out)
         let json = try await cli.run(["queue", "--json"])
         let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])

@@ -1,4 +1,5 @@
 import Foundation
+import PodqCore
 import PodqTestSupport
 import PodqUI
 import XCTest
@@ -106,10 +107,20 @@ final class InstallTests: CLITestCase {
         XCTAssertTrue(installed.standardOutput.range(of: #"^podq \d+\.\d+\.\d+"#, options: .regularExpression) != nil, installed.standardOutput)
         // The installed podq finds its demo in share/podq, not in the build folder.
         let demo = try ChildProcess(
-            executable: prefix + "/bin/podq", arguments: ["demo", "--headless", "--home", dir.file("demo-home"), "--download-dir", dir.file("demo-files")],
+            executable: prefix + "/bin/podq",
+            arguments: ["demo", "--headless", "--bytes-per-second", "5000000", "--home", dir.file("demo-home"), "--download-dir", dir.file("demo-files")],
             directory: dir.path)
         let ran = await demo.finish(timeout: 120)
         XCTAssertEqual(ran.code, 0, demo.standardOutput + demo.standardError)
         XCTAssertTrue(demo.standardOutput.contains("6 completed, 0 failed"), demo.standardOutput)
+
+        // The guides messages point to are installed, and a message points to the installed one.
+        for guide in ["README.md"] + PodqDocs.guides {
+            XCTAssertGreaterThan(size(prefix + "/share/doc/podq/" + guide), 0, "\(guide) is installed")
+        }
+        let status = try ChildProcess(
+            executable: prefix + "/bin/podq", arguments: ["sync", "status", "--home", dir.file("demo-home")], directory: dir.path)
+        _ = await status.finish()
+        XCTAssertTrue(status.standardOutput.contains("(\(prefix)/share/doc/podq/SYNC.md)"), status.standardOutput)
     }
 }

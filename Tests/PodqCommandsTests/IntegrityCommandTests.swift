@@ -166,7 +166,7 @@ final class VerifyCommandTests: CLITestCase {
         XCTAssertEqual(mkfifo(dir.file("home/downloads/fifo.mp3"), 0o644), 0)
         let (bad, badOut, badErr) = try await cli.run(["verify"], timeout: 30)
         XCTAssertEqual(bad.code, 1, badOut + badErr)
-        XCTAssertTrue(badOut.contains("unreadable   #1 fifo.mp3"), badOut)
+        XCTAssertTrue(badOut.contains("unreadable   d1 fifo.mp3"), badOut)
 
         try FileManager.default.removeItem(atPath: dir.file("home/podq.log"))
         XCTAssertEqual(mkfifo(dir.file("home/podq.log"), 0o600), 0)
@@ -200,11 +200,11 @@ final class VerifyCommandTests: CLITestCase {
         let (bad, badOut, _) = try await cli.run(["verify"])
         XCTAssertEqual(bad.code, 1, badOut)
         XCTAssertTrue(badOut.contains("4 files checked: 1 ok, 1 changed, 1 missing, 1 unreadable"), badOut)
-        XCTAssertTrue(badOut.contains("changed      #2 v2.mp3: \(flipped) differs from the file podq downloaded"), badOut)
+        XCTAssertTrue(badOut.contains("changed      d2 v2.mp3: \(flipped) differs from the file podq downloaded"), badOut)
         // With the next step: these are URL downloads, fetched again by their address.
-        XCTAssertTrue(badOut.contains("To fetch it again: podq queue remove 2 && podq download '"), badOut)
-        XCTAssertTrue(badOut.contains("missing      #3 v3.mp3"), badOut)
-        XCTAssertTrue(badOut.contains("unreadable   #4 v4.mp3"), badOut)
+        XCTAssertTrue(badOut.contains("To fetch the publisher's file again in its place: podq queue add --replace d2 && podq download"), badOut)
+        XCTAssertTrue(badOut.contains("missing      d3 v3.mp3"), badOut)
+        XCTAssertTrue(badOut.contains("unreadable   d4 v4.mp3"), badOut)
 
         let (code, rows) = try await json(["verify", "--json", "2", "1"])
         XCTAssertEqual(code, 1)
@@ -220,6 +220,65 @@ final class VerifyCommandTests: CLITestCase {
         XCTAssertEqual(none.code, 2, noneErr)
         let log = try String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("verify: changed"), log)
+    }
+
+    /// The command `podq verify` advises for a changed or missing file is run as printed, and fixes it:
+    /// the publisher's bytes under the file's own name, no "(2)" copy, verify ok. For a feed episode and a
+    /// URL's download alike. A file that another program put at the name is kept, and that is said.
+    func testVerifysAdviceRunAsPrintedPutsThePublishersFileBackInItsPlace() async throws {
+        let body = Array(
+            """
+            <rss version="2.0"><channel><title>Fix Show</title>
+            <item><title>One</title><guid>1</guid><pubDate>01 Sep 2025 10:00:00 GMT</pubDate><enclosure url="/data/f1.mp3?size=200000&amp;seed=71" type="audio/mpeg"/></item>
+            </channel></rss>
+            """.utf8)
+        server.serve(body, as: "fix.xml")
+        let added = try await cli.run(["add", server.url("/static/fix.xml").absoluteString])
+        XCTAssertEqual(added.exit.code, 0, added.err)
+        let queued = try await cli.run(["queue", "add", "e1"])
+        XCTAssertEqual(queued.exit.code, 0, queued.err)
+        let url = server.dataURL(size: 150_000, seed: 72, name: "plain.mp3").absoluteString
+        let first = try await cli.run(["download", url])
+        XCTAssertEqual(first.exit.code, 0, first.err)
+        let episodeFile = dir.file("home/downloads/Fix Show/2025-09-01 One.mp3"), urlFile = dir.file("home/downloads/plain.mp3")
+        let originals = [episodeFile: PatternSource(seed: 71, length: 200_000).sha256, urlFile: PatternSource(seed: 72, length: 150_000).sha256]
+        XCTAssertEqual(FileHash.sha256(path: episodeFile), originals[episodeFile])
+
+        // Bit rot in the episode (the same file, one byte changed); the URL's file deleted.
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: episodeFile))
+        try handle.seek(toOffset: 100_000)
+        handle.write(Data([0x00, 0xFF, 0x00]))
+        try handle.close()
+        try FileManager.default.removeItem(atPath: urlFile)
+        let verified = try await cli.run(["verify"])
+        XCTAssertEqual(verified.exit.code, 1, verified.out)
+        let advice = verified.out.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "in its place: ") else { return nil }
+            return String(line[range.upperBound...])
+        }
+        XCTAssertEqual(advice, ["podq queue add --replace e1 && podq download", "podq queue add --replace d2 && podq download"], verified.out)
+        for command in advice {
+            for step in command.components(separatedBy: " && ") {
+                let run = try await cli.run(Array(step.split(separator: " ").dropFirst().map(String.init)))
+                XCTAssertEqual(run.exit.code, 0, "\(step): \(run.out) \(run.err)")
+                XCTAssertFalse(run.out.contains("both are kept"), run.out)
+            }
+        }
+        for (file, sha) in originals { XCTAssertEqual(FileHash.sha256(path: file), sha, "\(file) is the publisher's again") }
+        let names = try FileManager.default.subpathsOfDirectory(atPath: dir.file("home/downloads")).filter { $0.hasSuffix(".mp3") }.sorted()
+        XCTAssertEqual(names, ["Fix Show/2025-09-01 One.mp3", "plain.mp3"], "no second copy")
+        let again = try await cli.run(["verify"])
+        XCTAssertEqual(again.exit.code, 0, again.out)
+        XCTAssertTrue(again.out.contains("2 files checked: 2 ok"), again.out)
+
+        // Another file at the name (a new file, not podq's changed): both kept, and said on screen.
+        try FileManager.default.removeItem(atPath: episodeFile)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: episodeFile))
+        let replacing = try await cli.run(["queue", "add", "--replace", "e1"])
+        XCTAssertEqual(replacing.exit.code, 0, replacing.err)
+        let kept = try await cli.run(["download"])
+        XCTAssertTrue(kept.out.contains("both are kept: the new file is \(dir.file("home/downloads/Fix Show/2025-09-01 One (2).mp3"))"), kept.out)
+        XCTAssertEqual(try String(contentsOfFile: episodeFile, encoding: .utf8), "mine")
     }
 
     func testAPodcastsFilesAreVerifiedByItsTitle() async throws {

@@ -134,10 +134,10 @@ final class UpdatedUpstreamCommandTests: CLITestCase {
 
         let (replaced, qout, qerr) = try await cli.run(["queue", "add", "--replace", "1"])
         XCTAssertEqual(replaced.code, 0, qerr)
-        XCTAssertTrue(qout.contains("episode 1 → download #2: "), qout)
+        XCTAssertTrue(qout.contains("e1 → d2: "), qout)
         let (again, aout, aerr) = try await cli.run(["download"])
         XCTAssertEqual(again.code, 0, aout + aerr)
-        XCTAssertTrue(aout.contains("completed #2 Fixed Show — Pilot -> \(path)"), "the new file took the old one's name: \(aout)")
+        XCTAssertTrue(aout.contains("completed d2 Fixed Show — Pilot -> \(path)"), "the new file took the old one's name: \(aout)")
         XCTAssertEqual(FileHash.sha256(path: path), PatternSource(seed: 2, length: 30000).sha256)
         let queue = try await json(["queue", "--json"])
         XCTAssertEqual(queue.map { $0["id"] as? Int }, [2], "the old row is gone")

@@ -40,6 +40,77 @@ final class ListeningTests: CLITestCase {
         return String(try XCTUnwrap(rows.first { ($0["title"] as? String)?.hasSuffix(title) == true }?["id"] as? Int))
     }
 
+    /// mpv's IPC socket in the home, while one is there.
+    private func socket() -> String? {
+        (try? FileManager.default.contentsOfDirectory(atPath: dir.file("home")))?.first { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
+            .map { dir.file("home/" + $0) }
+    }
+
+    /// A connection to the mpv that podq started, once its socket answers.
+    private func remote() async -> MPVRemote? {
+        var found: MPVRemote?
+        _ = await waitUntil(timeout: 15, every: 50) {
+            found = self.socket().flatMap(MPVRemote.init(socket:))
+            return found != nil
+        }
+        return found
+    }
+
+    /// `podq play` stopped from outside (SIGTERM; SIGHUP when its terminal closes): mpv is asked to quit,
+    /// the position it reached is stored as on a quit, its socket is removed, and podq exits 130.
+    func testAPlayStoppedBySIGTERMOrSIGHUPKeepsThePositionAndLeavesNoSocket() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        for (signal, seconds) in [(SIGTERM, 20), (SIGHUP, 40)] {
+            let child = try cli.start(["play", id])
+            let found = await remote()
+            let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
+            _ = await waitUntil(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
+            mpv.send(["seek", seconds, "absolute"])
+            let moved = await waitUntil(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= Double(seconds) }
+            XCTAssertTrue(moved)
+            try await Task.sleep(for: .milliseconds(300))  // podq's follower hears the new position
+            child.send(signal)
+            let exit = await child.finish(timeout: 15)
+            XCTAssertEqual(exit.code, 130, "signal \(signal): " + child.standardOutput + child.standardError)
+            XCTAssertTrue(child.standardOutput.contains("stopped at 0:\(seconds / 10)"), child.standardOutput + child.standardError)
+            let long = try await episode("long")
+            let position = try XCTUnwrap(long["position"] as? Int, "signal \(signal)")
+            XCTAssertTrue((seconds...seconds + 4).contains(position), "signal \(signal): \(position)")
+            XCTAssertNil(socket(), "mpv's socket is removed after signal \(signal)")
+        }
+    }
+
+    /// A player that fails says why: mpv with no sound device it can open (a server, CI; forced here with a
+    /// device that exists nowhere) exits 2, and podq says mpv's own reason, from the command line and on
+    /// the TUI's message line (which before said only "status 2"), with where to read more. Nothing of
+    /// mpv's is left in the home.
+    func testAPlayerWithoutASoundDeviceSaysItsReason() async throws {
+        try await prepare()
+        try "player = mpv --no-video --no-config --really-quiet --ao=alsa --audio-device=alsa/podq-no-such-device\n"
+            .write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let id = try await download(of: "short")
+        let (exit, out, err) = try await cli.run(["play", id])
+        XCTAssertEqual(exit.code, 1, out + err)
+        XCTAssertTrue(err.contains("The player 'mpv' exited with status 2: Could not open/initialize audio device -> no sound."), err)
+        XCTAssertTrue(err.contains("TROUBLESHOOTING.md"), err)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.file("home")).filter { $0.hasPrefix("mpv-") }
+        XCTAssertEqual(left, [], "mpv's log and socket are removed")
+
+        let tui = try Tmux(command: "'\(ChildProcess.podqExecutable)' tui --home '\(cli.home)'", width: 200, height: 20)
+        defer { tui.stop() }
+        let ready = await tui.waitFor { $0.contains("short") && $0.contains("completed") }
+        XCTAssertTrue(ready.ok, ready.screen)
+        // The row of `short`, found as a person finds it: `/`, its name, Enter.
+        tui.send("/")
+        tui.send("short")
+        tui.send("Enter")
+        tui.send("o")
+        let said = await tui.waitFor { $0.contains("Could not open/initialize audio device") }
+        XCTAssertTrue(said.ok, "the TUI shows mpv's reason:\n\(said.screen)")
+        tui.send("q")
+    }
+
     func testAnEpisodeHeardToTheEndIsMarkedPlayed() async throws {
         try await prepare()
         let (exit, out, err) = try await cli.run(["play", try await download(of: "short")])
@@ -54,18 +125,6 @@ final class ListeningTests: CLITestCase {
     func testThePositionIsKeptAndTheNextPlayStartsThere() async throws {
         try await prepare()
         let id = try await download(of: "long")
-        func socket() -> String? {
-            (try? FileManager.default.contentsOfDirectory(atPath: dir.file("home")))?.first { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
-                .map { dir.file("home/" + $0) }
-        }
-        func remote() async -> MPVRemote? {
-            var found: MPVRemote?
-            _ = await waitUntil(timeout: 15, every: 50) {
-                found = socket().flatMap(MPVRemote.init(socket:))
-                return found != nil
-            }
-            return found
-        }
         var child = try cli.start(["play", id])
         let first = await remote()
         var mpv = try XCTUnwrap(first, "mpv's socket: " + child.standardError)

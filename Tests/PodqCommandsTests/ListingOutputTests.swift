@@ -30,7 +30,7 @@ final class ListingOutputTests: CLITestCase {
     private func subscribe() async throws {
         server.serve(Array(feed.utf8), as: "golden.xml")
         let added = try await run(["add", server.url("/static/golden.xml").absoluteString])
-        XCTAssertEqual(added.out, "added podcast #1 Golden Show: 2 episodes\n")
+        XCTAssertEqual(added.out, "added podcast p1 Golden Show: 2 episodes\n")
         XCTAssertEqual(added.err, "")
         XCTAssertEqual(added.code, 0)
     }
@@ -38,21 +38,21 @@ final class ListingOutputTests: CLITestCase {
     func testFeedsEpisodesAndTheQueueAsTheyArePrinted() async throws {
         try await subscribe()
         var result = try await run(["feeds"])
-        XCTAssertEqual(result.out, "#1  Golden Show  2 episodes  <server>/static/golden.xml\n")
+        XCTAssertEqual(result.out, "p1  Golden Show  2 episodes  <server>/static/golden.xml\n")
         result = try await run(["episodes"])
         XCTAssertEqual(
             result.out,
             """
-            #2  2026-11-02  new         Golden Show — Second wind
-            #1  2026-11-01  new         Golden Show — First light
+            e2  2026-11-02  new         Golden Show — Second wind
+            e1  2026-11-01  new         Golden Show — First light
 
             """)
         result = try await run(["queue", "add", "2"])
         XCTAssertEqual(result.code, 0)
         result = try await run(["queue"])
-        XCTAssertEqual(result.out, "#1  queued      Golden Show — Second wind  0 B / 52.0 MB\n")
+        XCTAssertEqual(result.out, "d1  queued      Golden Show — Second wind  0 B / 52.0 MB\n")
         result = try await run(["episodes"])
-        XCTAssertEqual(result.out.split(separator: "\n").first, "#2  2026-11-02  queued      Golden Show — Second wind")
+        XCTAssertEqual(result.out.split(separator: "\n").first, "e2  2026-11-02  queued      Golden Show — Second wind")
         XCTAssertEqual(result.err, "")
     }
 
@@ -75,12 +75,12 @@ final class ListingOutputTests: CLITestCase {
     func testTheCommonestErrorsWhole() async throws {
         try await subscribe()
         let cases: [([String], String)] = [
-            (["queue", "add", "99"], "podq: There is no episode #99; `podq episodes` lists them.\n"),
-            (["remove", "42"], "podq: No subscription matches '42'; `podq feeds` lists them (give an id, a title or the feed URL).\n"),
-            (["play", "7"], "podq: There is no download #7; `podq queue` lists them.\n"),
-            (["queue", "pause", "99"], "podq: There is no download #99; `podq queue` lists them.\n"),
-            (["mark-downloaded", "77"], "podq: There is no episode #77; `podq episodes` lists them.\n"),
-            (["set", "Nope", "keep=1"], "podq: No subscription matches 'Nope'; `podq feeds` lists them (give an id, a title or the feed URL).\n"),
+            (["queue", "add", "99"], "podq: There is no episode e99; `podq episodes` lists them.\n"),
+            (["remove", "42"], "podq: No subscription matches '42'; `podq feeds` lists them (give its id as p3, its title or its feed URL).\n"),
+            (["play", "7"], "podq: There is no download d7; `podq queue` lists them.\n"),
+            (["queue", "pause", "99"], "podq: There is no download d99; `podq queue` lists them.\n"),
+            (["mark-downloaded", "77"], "podq: There is no episode e77; `podq episodes` lists them.\n"),
+            (["set", "Nope", "keep=1"], "podq: No subscription matches 'Nope'; `podq feeds` lists them (give its id as p3, its title or its feed URL).\n"),
             (
                 ["episodes", "--podcast", "1"],
                 "Error: Unknown option '--podcast' for `podq episodes`.\nSee 'podq episodes --help'.\n"

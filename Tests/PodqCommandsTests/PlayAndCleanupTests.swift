@@ -34,8 +34,8 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertEqual(played, ["--flag \(dir.file("out/ep.mp3")) --end"], "%f is replaced by the file")
 
         for (args, message) in [
-            (["play", "2"], "#2 is failed; only a completed download can be played."),
-            (["play", "99"], "There is no download #99; `podq queue` lists them."),
+            (["play", "2"], "d2 is failed; only a completed download can be played."),
+            (["play", "99"], "There is no download d99; `podq queue` lists them."),
         ] {
             let (code, _, err) = try await cli.run(args)
             XCTAssertEqual(code.code, 2, "an id that names nothing playable is bad input (the table): \(err)")
@@ -61,7 +61,7 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertTrue(ready.screen.contains("O play"), "the hint shows the configured letter:\n\(ready.screen)")
         tui.send("o")
         tui.send("O")
-        let back = await tui.waitFor { $0.contains("played #1 with") }
+        let back = await tui.waitFor { $0.contains("played d1 with") }
         XCTAssertTrue(back.ok, "the TUI is back and says so:\n\(back.screen)")
         XCTAssertTrue(back.screen.contains("STATE"), back.screen)
         XCTAssertEqual(played, [dir.file("out/tui.mp3")], "one call: o did nothing, O played the file")
@@ -113,5 +113,34 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("home/downloads/by-hand.mp3")), "a URL queued by hand is kept")
         let log = (try? String(contentsOfFile: dir.file("home/podq.log"), encoding: .utf8)) ?? ""
         XCTAssertEqual(log.components(separatedBy: "cleanup deleted").count - 1, 2, log)
+    }
+
+    /// The cleanup the TUI applies as it starts is said on its message line, with what went: a played
+    /// file and its row no longer vanish with only the log saying so (issue 41, point 7).
+    func testTheTUISaysWhatItsCleanupDeleted() async throws {
+        let items = (1...3).map { i in
+            "<item><title>E\(i)</title><guid>g\(i)</guid><pubDate>Sat, 0\(i) Nov 2026 10:00:00 GMT</pubDate>"
+                + "<enclosure url=\"/data/e\(i).mp3?size=5000&amp;seed=\(i)\" type=\"audio/mpeg\"/></item>"
+        }.joined()
+        server.serve(Array("<rss version=\"2.0\"><channel><title>Keep</title>\(items)</channel></rss>".utf8), as: "keep.xml")
+        for step in [["add", server.url("/static/keep.xml").absoluteString], ["queue", "add", "--latest", "3", "p1"], ["download"], ["mark-played", "p1"]] {
+            let ran = try await cli.run(step)
+            XCTAssertEqual(ran.exit.code, 0, "\(step): \(ran.err)")
+        }
+        try config("keep-episodes = 1\n")
+        let held = try await cli.run(["refresh"])  // the rules changed: said, nothing deleted this time
+        XCTAssertTrue(held.out.contains("the rules changed"), held.out)
+        let tui = try openTUI([], width: 200)
+        let said = await tui.waitFor { $0.contains("cleanup deleted 2 episode files") }
+        XCTAssertTrue(said.ok, said.screen)
+        // keep-episodes keeps the most recently downloaded; the message names the two that went.
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.file("home/downloads/Keep"))
+        XCTAssertEqual(left.count, 1, "\(left)")
+        let gone = ["E1", "E2", "E3"].filter { name in !left.contains { $0.hasSuffix(" \(name).mp3") } }
+        XCTAssertEqual(gone.count, 2)
+        let message = said.screen.split(separator: "\n").first { $0.contains("cleanup deleted") } ?? ""
+        for name in gone { XCTAssertTrue(message.contains("Keep — \(name)"), "\(name) is named: \(message)") }
+        tui.send("q")
+        _ = await tui.waitFor { $0.contains("[exit ") }
     }
 }

@@ -44,7 +44,7 @@ final class PodcastSettingsCommandTests: CLITestCase {
         try await subscribe("a.xml", "Alpha", [Item(guid: "a1", title: "One", day: 1)])
         let (set, out, err) = try await cli.run(["set", "Alpha", "keep=3", "exclude=trailer|bonus", "size-budget=2G", "user-agent=Special/1.0"])
         XCTAssertEqual(set.code, 0, err)
-        XCTAssertTrue(out.contains("#1 Alpha: auto-queue off"), out)
+        XCTAssertTrue(out.contains("p1 Alpha: auto-queue off"), out)
         XCTAssertTrue(
             out.contains("  keep = 3") && out.contains("  exclude = trailer|bonus") && out.contains("  size-budget = 2G")
                 && out.contains("  user-agent = Special/1.0"), out)
@@ -65,7 +65,7 @@ final class PodcastSettingsCommandTests: CLITestCase {
         }
         let (reset, rout, _) = try await cli.run(["set", "1", "keep=", "exclude=", "size-budget=", "user-agent=", "auto-queue=on"])
         XCTAssertEqual(reset.code, 0)
-        XCTAssertTrue(rout.contains("#1 Alpha: auto-queue on"), rout)
+        XCTAssertTrue(rout.contains("p1 Alpha: auto-queue on"), rout)
         let after = try await json(["feeds", "--json"])
         XCTAssertEqual(after.first?["settings"] as? [String: String], ["auto-queue": "on"])
         let (_, listed, _) = try await cli.run(["set", "Alpha"])

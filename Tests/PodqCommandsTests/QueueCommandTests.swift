@@ -53,7 +53,7 @@ final class QueueCommandTests: CLITestCase {
         try await runPodq(["queue", "add", server.dataURL(size: 5000, seed: 2, name: "late.mp3").absoluteString])
         let exit = await runner.finish()
         XCTAssertEqual(exit.code, 0, runner.standardError)
-        XCTAssertTrue(runner.standardOutput.contains("completed #2 late.mp3"), runner.standardOutput)
+        XCTAssertTrue(runner.standardOutput.contains("completed d2 late.mp3"), runner.standardOutput)
         XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/late.mp3")), PatternSource(seed: 2, length: 5000).sha256)
     }
 
@@ -64,7 +64,7 @@ final class QueueCommandTests: CLITestCase {
         try await runPodq(["queue", "cancel", "1"])
         let exit = await runner.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0)
-        XCTAssertTrue(runner.standardOutput.contains("cancelled #1"), runner.standardOutput)
+        XCTAssertTrue(runner.standardOutput.contains("cancelled d1"), runner.standardOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")))
         let rows = try await queueJSON()
         XCTAssertEqual(rows.first?["state"] as? String, "cancelled")

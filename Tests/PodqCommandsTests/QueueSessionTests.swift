@@ -140,7 +140,7 @@ final class QueueSessionTests: XCTestCase {
         }
         XCTAssertEqual(lines?[0], "paused 2 downloads; P resumes them")
         XCTAssertEqual(lines?[1], "2 downloads at once (saved in \(context.paths.configFile))")
-        XCTAssertTrue(lines?[2]?.hasPrefix("cancelled 2 downloads (partial files deleted); #99: ") == true, "\(lines?[2] ?? "")")
+        XCTAssertTrue(lines?[2]?.hasPrefix("cancelled 2 downloads (partial files deleted); d99: ") == true, "\(lines?[2] ?? "")")
         XCTAssertEqual(lines?[3], "removed 2 rows; files kept")
         XCTAssertEqual(try context.store.downloads().count, 0)
         XCTAssertTrue(try String(contentsOfFile: context.paths.configFile, encoding: .utf8).contains("simultaneous-downloads = 2"))

@@ -170,7 +170,7 @@ final class SubscriptionCommandTests: CLITestCase {
         XCTAssertTrue(out.contains("NoGuid: 0 new"), out)
         let (latest, lout, lerr) = try await cli.run(["queue", "add", "--latest", "2", "NoGuid"])
         XCTAssertEqual(latest.code, 0, lerr)
-        XCTAssertEqual(lout.components(separatedBy: " → download #").count - 1, 2, lout)
+        XCTAssertEqual(lout.components(separatedBy: " → d").count - 1, 2, lout)
         let queue = try await json(["queue", "--json"])
         XCTAssertEqual(queue.map { $0["title"] as? String }, ["NoGuid — A", "NoGuid — B"])
     }

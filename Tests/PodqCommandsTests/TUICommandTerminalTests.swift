@@ -32,6 +32,36 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/ep2.mp3")))
     }
 
+    /// Under the slowest speed limit a chunk's turn is seconds away: `c`, `p` and `q` act at once all the
+    /// same, and what the message line says is already true when it is shown (the cancelled row's partial
+    /// is gone; before, it stayed 56 s after "its partial file is deleted"). Each wait below is far
+    /// shorter than the turns the three downloads booked.
+    func testCancelPauseAndQuitUnderASpeedLimitActAtOnceAndSayWhatIsTrue() async throws {
+        try FileManager.default.createDirectory(atPath: cli.home, withIntermediateDirectories: true)
+        try "rate-limit = 10K\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
+        _ = try await queue(3, size: 20_000_000, rate: 50_000_000)
+        let tui = try openTUI()
+        let parts = (1...3).map { dir.file("out/ep\($0).mp3.part") }
+        let flowing = await waitUntil(timeout: 20, every: 20) {
+            parts.allSatisfy { ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) > 0 }
+        }
+        XCTAssertTrue(flowing, tui.capture())
+        tui.send("j")
+        tui.send("c")
+        let cancelled = await tui.waitFor(timeout: 4) { $0.contains("cancelled d2 (its partial file is deleted)") }
+        XCTAssertTrue(cancelled.ok, cancelled.screen)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: parts[1]), "the partial is deleted when the message says so")
+        tui.send("k")
+        tui.send("p")
+        let paused = await tui.waitFor(timeout: 4) { $0.contains("paused d1 (its partial file is kept)") }
+        XCTAssertTrue(paused.ok, paused.screen)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: parts[0]))
+        tui.send("q")
+        let exited = await tui.waitFor(timeout: 4) { $0.contains("[exit 0]") }
+        XCTAssertTrue(exited.ok, "q ends a paced TUI at once:\n\(exited.screen)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: parts[2]), "the running one's partial is kept")
+    }
+
     func testPPausesAndResumesWithTheServerSeeingARange() async throws {
         _ = try await queue(1, size: 3_000_000, rate: 600_000)
         let tui = try openTUI()

@@ -91,7 +91,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(idle, "nothing runs")
         // Marks are gone after the action: p now acts on the selected row only.
         tui.send("p")
-        let one = await tui.waitFor { $0.contains("resumed #") }
+        let one = await tui.waitFor { $0.contains("resumed d") }
         XCTAssertTrue(one.ok, one.screen)
         // Cancel the rest, marked, after the question.
         tui.send("j")
@@ -329,7 +329,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         tui.send("2")
         tui.send("j")
         tui.send("i")
-        let detail = await tui.waitFor { $0.contains("Episode 2") && $0.contains("Download:  #2 completed") }
+        let detail = await tui.waitFor { $0.contains("Episode 2") && $0.contains("Download:  d2 completed") }
         XCTAssertTrue(detail.ok, "the detail pane does not wait for the bulk action:\n\(detail.screen)")
         XCTAssertFalse(detail.screen.contains("removed 3 rows"), detail.screen)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }

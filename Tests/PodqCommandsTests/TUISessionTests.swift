@@ -73,7 +73,7 @@ final class TUISessionTests: XCTestCase {
             script: [
                 .type("x", after: "2 done"),
                 .type("y", after: "Remove"),
-                .type("q", after: "removed #"),
+                .type("q", after: "removed d"),
             ])
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.success)

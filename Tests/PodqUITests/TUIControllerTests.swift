@@ -96,9 +96,9 @@ final class TUIControllerTests: XCTestCase {
         var state = TUIState()
         _ = press(.end, state: &state)  // completed
         XCTAssertEqual(press(.character("c"), state: &state), [])
-        XCTAssertEqual(state.message?.text, "#4 is completed; it cannot be cancelled.")
+        XCTAssertEqual(state.message?.text, "d4 is completed; it cannot be cancelled.")
         XCTAssertEqual(press(.character("r"), state: &state), [])
-        XCTAssertEqual(state.message?.text, "#4 is completed; it cannot be retried.")
+        XCTAssertEqual(state.message?.text, "d4 is completed; it cannot be retried.")
     }
 
     func testPResumesAllWhenNothingRuns() {

@@ -54,7 +54,7 @@ final class TUIKeyBindingsTests: XCTestCase {
     func testPlayWorksOnACompletedDownloadOnly() {
         var state = TUIState()
         XCTAssertEqual(press(.character("o"), &state), [], "#1 is still downloading")
-        XCTAssertEqual(state.message?.text, "#1 is downloading; only a completed download can be played.")
+        XCTAssertEqual(state.message?.text, "d1 is downloading; only a completed download can be played.")
         _ = press(.down, &state)
         XCTAssertEqual(press(.character("o"), &state), [.play(id: 4)])
     }

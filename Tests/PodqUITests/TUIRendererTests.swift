@@ -42,6 +42,24 @@ final class TUIRendererTests: XCTestCase {
         XCTAssertTrue(frame(&state, snapshot).contains("No subscriptions"))
     }
 
+    /// A view whose rows a filter hides says which filter and how to see them again, never "press a to
+    /// add a podcast" over a queue of seven (issue 41, point 12).
+    func testAViewEmptiedByAFilterSaysWhichFilter() {
+        var state = TUIState()
+        state.stateFilter[.downloads] = .paused
+        state.filter[.downloads] = "zzz"
+        let both = frame(&state, TUISnapshot(downloads: Self.downloads), width: 140)
+        XCTAssertTrue(both.contains("No rows: nothing matches “zzz” and only paused are shown (Esc clears the filter, F shows the next state)."), both)
+        state.filter[.downloads] = nil
+        state.stateFilter[.downloads] = nil
+        state.filter[.downloads] = "zzz"
+        let text = frame(&state, TUISnapshot(downloads: Self.downloads), width: 140)
+        XCTAssertTrue(text.contains("No rows: nothing matches “zzz” (Esc clears the filter)."), text)
+        XCTAssertFalse(text.contains("podcast's name"), text)
+        state.filter[.downloads] = nil
+        XCTAssertTrue(frame(&state, TUISnapshot(downloads: [])).contains("Nothing here yet."), "an empty queue is still said as one")
+    }
+
     func testDownloadsViewShowsEveryStateTheStatusAndTheSelectedFailure() {
         var state = TUIState()
         state.selectedID[.downloads] = 5
@@ -59,7 +77,7 @@ final class TUIRendererTests: XCTestCase {
             completed   Done                         ████████████████ 100% 2.0 KB / 2.0 KB     -          -
 
              2/3 active, 2 a host · 1.8 MB/s · 1 queued · 1 paused · 1 failed · 1 done · row 5/7
-            #5 failed: 404: The server has no file at http://x/y
+            d5 failed: 404: The server has no file at http://x/y
             ↑↓ select  Tab view  a add  p pause  c cancel  r retry  Enter next  K/J move  ? help  q quit
             """)
     }
@@ -67,8 +85,8 @@ final class TUIRendererTests: XCTestCase {
     func testTheStatusLineSaysWhenRowsWaitForTheirHost() {
         var state = TUIState()
         let snapshot = TUISnapshot(downloads: Self.downloads, limit: 6, waitingForHost: 1, perHost: 2)
-        let status = frame(&state, snapshot, width: 130).split(separator: "\n").first { $0.contains("active") }
-        XCTAssertEqual(status.map(String.init), " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait for their host) · 1 paused · 1 failed · 1 done · row 1/7")
+        let status = frame(&state, snapshot, width: 150).split(separator: "\n").first { $0.contains("active") }
+        XCTAssertEqual(status.map(String.init), " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait: 2 at once from one host, ] raises it) · 1 paused · 1 failed · 1 done · row 1/7")
     }
 
     /// At 160 columns the status line has room for the overall gauge: the unfinished downloads'
@@ -194,6 +212,38 @@ final class TUIRendererTests: XCTestCase {
             XCTAssertTrue(help.contains(key) && help.contains(text), "help lists \(key):\n\(help)")
         }
         XCTAssertTrue(help.contains("┌─ Keys ─"), help)
+        XCTAssertTrue(help.contains("Any key closes this help."), "at 100×24 every key fits: \(help)")
+    }
+
+    /// At 40×10 the help shows part of the keys, says where the reader is, and scrolls (↓, PgDn, G) to
+    /// every one of them; any other key closes it. A long message never puts the detail box's border on
+    /// the status line (issue 41, point 12).
+    func testTheHelpScrollsOnASmallScreenAndTheDetailBoxKeepsOffTheStatusLine() {
+        var state = TUIState()
+        _ = TUIController.handle(.character("?"), state: &state, snapshot: TUISnapshot(downloads: Self.downloads), pageSize: 5)
+        XCTAssertEqual(state.mode, .help)
+        var seen = ""
+        let first = frame(&state, width: 40, height: 10)
+        XCTAssertTrue(first.contains("1–7 of"), first)
+        for _ in 0..<200 {
+            seen += frame(&state, width: 40, height: 10)
+            _ = TUIController.handle(.down, state: &state, snapshot: TUISnapshot(downloads: Self.downloads), pageSize: 5)
+        }
+        XCTAssertEqual(state.mode, .help, "↓ scrolls, it does not close")
+        for (_, text) in HelpOverlay.keys() {
+            XCTAssertTrue(seen.replacingOccurrences(of: "│", with: "").contains(text.prefix(12)), "scrolling shows \(text)")
+        }
+        _ = TUIController.handle(.character("x"), state: &state, snapshot: TUISnapshot(downloads: Self.downloads), pageSize: 5)
+        XCTAssertEqual(state.mode, .normal, "another key closes it")
+
+        state.mode = .detail
+        state.detail = Detail(view: .downloads, id: 5, title: "Gone", fields: [.init("File", "/a")], notes: [])
+        state.selectedID[.downloads] = 5  // a failed row: its error is the message, two lines at 40 cells
+        let lines = frame(&state, width: 40, height: 10).split(separator: "\n", omittingEmptySubsequences: false)
+        let status = try? XCTUnwrap(lines.firstIndex { $0.contains("active,") })
+        let border = lines.firstIndex { $0.hasPrefix("└") }
+        XCTAssertNotNil(status, lines.joined(separator: "\n"))
+        XCTAssertLessThan(border ?? 99, status ?? 0, "the box ends above the status line:\n" + lines.joined(separator: "\n"))
     }
 
     func testScrollingKeepsTheSelectionOnScreen() {

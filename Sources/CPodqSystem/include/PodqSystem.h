@@ -22,6 +22,12 @@ int podq_terminal_hung_up(int fd);
 /// The file system type of `path` (statfs(2)'s f_type: 0x4d44 for FAT…), or -1 when it cannot be asked.
 long long podq_file_system_type(const char *path);
 
+/// When the file `name` in the folder `dir` (or, with `name` NULL, the open file `dir`) was created, in
+/// nanoseconds since 1970, without following a link (statx(2)'s birth time); -1 when the file system does
+/// not keep it or the call fails. A file whose inode number was freed and given to a new file has a new
+/// birth time: with the inode, it tells the file podq wrote, changed since, from another in its place.
+long long podq_birth_time(int dir, const char *name);
+
 /// The git commit podq was built from ("" when not built by make from a clone): make writes it to
 /// Sources/CPodqSystem/commit.h (ignored by git) before each build.
 const char *podq_build_commit(void);

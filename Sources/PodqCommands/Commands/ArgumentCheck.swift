@@ -16,7 +16,12 @@ enum ArgumentCheck {
             let subcommands = command.configuration.subcommands
             guard !subcommands.isEmpty else { break }
             let word = arguments[index]
-            if word == "help" { return nil }  // swift-argument-parser's own `help <command>`
+            // swift-argument-parser's own `help <command>`: the words after it must name a command (`podq
+            // help queu` printed the general help and exited 0).
+            if word == "help" {
+                let rest = Array(arguments[(index + 1)...].prefix { !$0.hasPrefix("-") })
+                return rest.isEmpty || path.count > 1 ? nil : problem(in: rest).map { $0.replacingOccurrences(of: " --help'", with: " help'") }
+            }
             if let next = subcommands.first(where: { name(of: $0) == word || $0.configuration.aliases.contains(word) }) {
                 command = next
                 path.append(word)

@@ -84,7 +84,7 @@ struct CleanupRun {
         }
         if quiet { return report }
         if listing {
-            for row in report.removed { Console.out("\(dryRun ? "would delete" : "deleted") #\(row.id ?? 0) \(row.destination)") }
+            for row in report.removed { Console.out("\(dryRun ? "would delete" : "deleted") \(ItemKind.download.label(row.id ?? 0)) \(row.destination)") }
         }
         for path in report.keptNotPodqs {
             Console.error(

@@ -34,7 +34,8 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The speed limit all downloads share: bytes a second, or with K or M (500K, 2M); 0 for none (default: the config's rate-limit).", valueName: "rate")
+            "The speed limit all downloads share: bytes a second, or with K or M (1000, 1000²: 500K, 2M); 0 for none (default: the config's rate-limit).",
+            valueName: "rate")
     )
     var limitRate: String?
 
@@ -46,7 +47,7 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds without a byte before an attempt is abandoned (default: the config's, 30).", valueName: "seconds"))
     var stallTimeout: Double?
 
-    @Flag(name: .long, help: "One JSON object per line for each event, progress every second, and a summary (docs/COMMANDS.md).")
+    @Flag(name: .long, help: "One JSON object per line for each event, progress every second, and a summary (COMMANDS.md).")
     var json = false
 
     @Argument(help: "http:// or https:// URLs to add to the queue before running it.")

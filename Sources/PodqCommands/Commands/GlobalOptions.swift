@@ -3,7 +3,10 @@ import ArgumentParser
 /// Options every command accepts.
 struct GlobalOptions: ParsableArguments {
     @Option(
-        name: .long, help: ArgumentHelp("The folder for podq's database, config and lock (default: $PODQ_HOME, else ~/.local/share/podq).", valueName: "dir"),
+        name: .long,
+        help: ArgumentHelp(
+            "The folder for podq's database, lock, log and config (default: $PODQ_HOME; without either, the database is in ~/.local/share/podq and the config is ~/.config/podq/config).",
+            valueName: "dir"),
         completion: .directory)
     var home: String?
 

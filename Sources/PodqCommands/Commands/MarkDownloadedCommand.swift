@@ -11,15 +11,15 @@ struct MarkDownloadedCommand: ParsableCommand {
             podq keeps a ledger of every feed episode it downloaded, by its enclosure URL and its GUID, and \
             auto-queue skips what the ledger has, even when the file and its queue row are gone, and even \
             when the episode shows up again in another subscription or as a rerun with a new GUID. This \
-            adds episodes to it, e.g. those you already have from another podcast app. A number is an \
-            episode id (`podq episodes`); anything else names a podcast (its title or feed URL): all of \
-            its episodes. `podq episodes --new` no longer lists them.
+            adds episodes to it, e.g. those you already have from another podcast app. An episode is \
+            e12 (or a bare 12, as `podq episodes` shows it); a podcast is p3, its title or its feed URL: \
+            all of its episodes. `podq episodes --new` no longer lists them.
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Episode ids, or podcasts (all their episodes).", completion: PodcastCompletion.podcasts)
+    @Argument(help: "Episodes (e12, or a bare 12), or podcasts (p3, a title or a feed URL: all their episodes).", completion: PodcastCompletion.podcasts)
     var items: [String]
 
     func validate() throws {
@@ -28,17 +28,8 @@ struct MarkDownloadedCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        var ids: [Int64] = []
         do {
-            for item in items {
-                if let id = Int64(item) {
-                    _ = try context.store.episode(id: id)
-                    ids.append(id)
-                } else {
-                    let podcast = try context.store.podcast(matching: item)
-                    ids += try context.store.episodeIds(podcastId: podcast.id ?? -1)
-                }
-            }
+            let ids = try IdArguments.episodes(items, in: context.store)
             let added = try context.store.markDownloaded(episodeIds: ids)
             let already = ids.count - added
             Console.out(

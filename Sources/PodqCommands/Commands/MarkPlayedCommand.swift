@@ -9,23 +9,15 @@ struct MarkPlayedCommand: ParsableCommand {
         discussion: "When podq is logged in to a sync server, each new mark is sent to it as a play to the end (podq sync).")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Mark them not played.") var undo = false
-    @Argument(help: "Episode ids (podq episodes lists them), or podcasts: an id, title or feed URL.", completion: PodcastCompletion.podcasts) var items:
-        [String]
+    @Argument(
+        help: "Episodes (e12, or a bare 12, as podq episodes lists them; d7: a download's episode), or podcasts (p3, a title or a feed URL).",
+        completion: PodcastCompletion.podcasts)
+    var items: [String]
 
     func run() throws {
         let context = try QueueContext.open(global)
-        var ids: [Int64] = []
         do {
-            for item in items {
-                if let id = Int64(item), (try? context.store.episode(id: id)) != nil {
-                    ids.append(id)
-                } else if Int64(item) != nil, (try? context.store.podcast(matching: item)) == nil {
-                    throw CommandError("There is no episode #\(item); `podq episodes` lists them.", code: ExitCodes.usage)
-                } else {
-                    let podcast = try context.store.podcast(matching: item)
-                    ids += try context.store.episodeIds(podcastId: podcast.id!)
-                }
-            }
+            let ids = try IdArguments.episodes(items, in: context.store)
             let changed = try context.store.setPlayed(episodeIds: ids, played: !undo)
             let already = ids.count - changed
             Console.out(

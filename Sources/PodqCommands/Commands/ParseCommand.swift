@@ -7,11 +7,11 @@ struct ParseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parse",
         abstract: "Parse a feed (a file or an http(s) URL) and print it; stores nothing.",
-        discussion: "Items without an enclosure are not episodes and are left out (docs/FEEDS.md)."
+        discussion: "Items without an enclosure are not episodes and are left out (FEEDS.md)."
     )
 
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
     @Argument(help: "A feed file, or the URL of a feed or of a website that links to one.", completion: .file()) var source: String
 
     func run() async throws {

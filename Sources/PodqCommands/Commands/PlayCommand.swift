@@ -9,30 +9,38 @@ struct PlayCommand: ParsableCommand {
         abstract: "Play a completed download with the configured player.",
         discussion: """
             The player is the config's `player` (its words, with the file added at the end or put \
-            where %f is), else the first of mpv, ffplay, vlc and xdg-open found on PATH. The id is the \
-            one `podq queue` shows. With mpv, a feed episode starts where it was left (here, or on a phone \
+            where %f is), else the first of mpv, ffplay, vlc and xdg-open found on PATH. With mpv, a feed episode starts where it was left (here, or on a phone \
             through podq sync), its position is stored when mpv quits, and at the end it is marked played; \
-            another player is only started.
+            another player is only started. It takes a download (d7, or a bare 7, as `podq queue` shows it) or an \
+            episode (e12, as `podq episodes` shows it: the episode's downloaded file).
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The download's id, as `podq queue` shows it.")
-    var id: Int64
+    @Argument(help: ArgumentHelp("A download (d7, or a bare 7) or an episode (e12).", valueName: "download"))
+    var item: String
 
     func run() throws {
         let context = try QueueContext.open(global)
         do {
+            let id = try IdArguments.download(item, in: context.store)
             let file = try Player.file(of: id, in: context.store)
             let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
             context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
             let listening = Listening(store: context.store, home: context.paths.home)
-            let (status, line) = try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) }
-            guard status == 0 else { throw PlayerError.failed(command: argv[0], status: status) }
-            if let line { Console.out("#\(id): \(line)") }
+            let (exit, line) = try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) }
+            if let line { Console.out("\(ItemKind.download.label(id)): \(line)") }
+            // Stopped by a signal (the terminal closed, SIGTERM): what was heard is kept; exit as every command does.
+            if let signal = exit.signal {
+                context.log.info("play stopped by a signal", metadata: ["id": "\(id)", "signal": "\(signal)"])
+                throw ExitCode(ExitCodes.interrupted)
+            }
+            guard exit.status == 0 else { throw PlayerError.failed(command: argv[0], status: exit.status, reason: exit.reason) }
         } catch let error as CommandError {
             throw error
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw CommandError(error)
         }

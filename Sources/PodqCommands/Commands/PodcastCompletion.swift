@@ -20,8 +20,26 @@ enum PodcastCompletion {
         guard FileManager.default.fileExists(atPath: paths.database), let store = try? QueueStore(path: paths.database),
             let podcasts = try? store.podcasts()
         else { return [] }
-        let typed = prefix.lowercased()
+        let typed = unquoted(prefix).lowercased()
         let titles = podcasts.map { SafeText.clean($0.title) }.filter { !$0.isEmpty && $0.lowercased().hasPrefix(typed) }
         return Array(Set(titles)).sorted()
+    }
+
+    /// The word as the shell hands it over, as typed: `Tech\ W` (a space escaped) or `"Tech W` (an
+    /// open quote) both mean `Tech W`. Without this, a title stopped completing at its first space.
+    static func unquoted(_ word: String) -> String {
+        var text = Substring(word)
+        if let first = text.first, first == "'" || first == "\"" { text = text.dropFirst() }
+        var out = ""
+        var escaped = false
+        for character in text {
+            if !escaped && character == "\\" {
+                escaped = true
+                continue
+            }
+            escaped = false
+            out.append(character)
+        }
+        return out
     }
 }

@@ -23,7 +23,7 @@ struct QueueListCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print JSON: an array in queue order (see docs/COMMANDS.md).")
+    @Flag(name: .long, help: "Print JSON: an array in queue order (see COMMANDS.md).")
     var json = false
 
     func run() throws {
@@ -41,12 +41,12 @@ struct QueueListCommand: ParsableCommand {
             Console.out("The queue is empty. Add downloads with `podq queue add <url>`.")
             return
         }
-        let idWidth = String(rows.map { $0.id ?? 0 }.max() ?? 0).count
+        let idWidth = String(rows.map { $0.id ?? 0 }.max() ?? 0).count + 1
         for row in rows {
             let amount = Format.amount(received: row.bytesReceived, expected: row.bytesExpected)
             let interrupted = row.state == .downloading && !running
             let state = interrupted ? "interrupted" : row.state.rawValue
-            var line = "\(EpisodesCommand.number(row.id ?? 0, width: idWidth))  \(DisplayWidth.pad(state, to: 11)) \(row.title)  \(amount)"
+            var line = "\(EpisodesCommand.number(.download, row.id ?? 0, width: idWidth))  \(DisplayWidth.pad(state, to: 11)) \(row.title)  \(amount)"
             if interrupted { line += "  (podq stopped under it; it resumes on the next podq download or in the TUI)" }
             if let error = row.lastError, row.state != .completed {
                 line += row.state == .queued ? "  (retrying: \(error))" : "  (\(error))"
@@ -98,7 +98,10 @@ enum QueueJSON {
 struct QueueAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Put URLs or episodes on the queue.",
-        discussion: "An episode (an id from `podq episodes`) is saved as <download folder>/<podcast>/<YYYY-MM-DD> <title>.<ext>.")
+        discussion: """
+            An episode (e12, or a bare 12, as `podq episodes` shows it; d7: the episode of download d7) is saved as \
+            <download folder>/<podcast>/<YYYY-MM-DD> <title>.<ext> (file-name-template). A URL or an episode given twice is queued once.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -111,57 +114,90 @@ struct QueueAddCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Queue the newest N episodes of the podcast named by the argument.", valueName: "N"))
     var latest: Int?
 
-    @Flag(name: .long, help: "Download a completed episode again, keeping the old file (an episode updated upstream).")
+    @Flag(name: .long, help: "Download a completed episode (or a URL's download, d7) again, keeping the old file (an episode updated upstream).")
     var again = false
 
-    @Flag(name: .long, help: "Download a completed episode again; once complete, the new file takes the old one's name and the old file is deleted.")
+    @Flag(
+        name: .long,
+        help:
+            "Download a completed episode (or a URL's download, d7) again; once complete, the new file takes the old one's name and the old file (also one podq verify found changed) is deleted."
+    )
     var replace = false
 
-    @Argument(help: "http:// or https:// URLs, or episode ids (or, with --latest, one podcast).")
+    @Argument(
+        help: "http:// or https:// URLs, or episodes (e12, or a bare 12; d7: a download's episode); with --latest, one podcast (p3, a title or a feed URL).")
     var items: [String]
 
     func validate() throws {
         if items.isEmpty { throw ValidationError("Give at least one URL or episode id.") }
         if let latest {
-            guard latest > 0, items.count == 1 else { throw ValidationError("--latest N takes one podcast (an id, title or feed URL).") }
+            guard latest > 0, items.count == 1 else { throw ValidationError("--latest N takes one podcast (p3, a title or a feed URL).") }
             return
         }
         if title != nil && items.count > 1 { throw ValidationError("--title goes with one URL only.") }
         if again && replace { throw ValidationError("--again keeps the old file, --replace deletes it: give one of them.") }
-        _ = try URLArguments.parse(items.filter { Int64($0) == nil })
+        _ = try URLArguments.parse(items.filter { ItemReference($0) == nil })
     }
 
     /// The line for an item not added again: where it already is.
     static func alreadyThere(_ row: DownloadRecord) -> String {
         row.state == .completed
-            ? "\(Self.subject(row))already downloaded as download #\(row.id ?? 0): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
-            : "\(Self.subject(row))already queued as download #\(row.id ?? 0) (\(row.state.rawValue)): \(row.title)"
+            ? "\(Self.subject(row))already downloaded as \(ItemKind.download.label(row.id ?? 0)): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
+            : "\(Self.subject(row))already queued as \(ItemKind.download.label(row.id ?? 0)) (\(row.state.rawValue)): \(row.title)"
     }
 
-    /// "episode 3: " for a feed episode's row: episode ids and download ids are two numberings.
-    static func subject(_ row: DownloadRecord) -> String { row.episodeId.map { "episode \($0): " } ?? "" }
+    /// "e3: " for a feed episode's row (episodes and downloads are numbered apart: `e3`, `d1`).
+    static func subject(_ row: DownloadRecord) -> String { row.episodeId.map { "\(ItemKind.episode.label($0)): " } ?? "" }
 
-    /// The line for a row just added: `episode 3 → download #1: Title -> path` (a URL's: `added download #4: …`).
+    /// The line for a row just added: `e3 → d1: Title -> path` (a URL's: `added d4: …`).
     static func added(_ row: DownloadRecord) -> String {
-        (row.episodeId.map { "episode \($0) → " } ?? "added ") + "download #\(row.id ?? 0): \(row.title) -> \(row.destination)"
+        (row.episodeId.map { "\(ItemKind.episode.label($0)) → " } ?? "added ") + "\(ItemKind.download.label(row.id ?? 0)): \(row.title) -> \(row.destination)"
     }
 
     func run() throws {
         let context = try QueueContext.open(global, downloadDir: downloadDir)
         do {
-            var episodeIds = items.compactMap { Int64($0) }
+            var episodeIds: [Int64] = []
+            var urlsAgain: [DownloadRecord] = []
+            if latest == nil {
+                for case let reference? in items.map(ItemReference.init) {
+                    if reference.kind == .podcast {
+                        throw CommandError("\(reference) is a podcast: `podq queue add --latest 5 \(reference)` queues its newest 5", code: ExitCodes.usage)
+                    }
+                    // A download added by its URL, fetched again.
+                    if reference.kind == .download, let row = try context.store.download(id: reference.id), row.episodeId == nil {
+                        guard again || replace else {
+                            throw CommandError(
+                                "\(reference) was added by its URL: it is no podcast's episode (`podq queue add --replace \(reference)` fetches it again in its place)",
+                                code: ExitCodes.usage)
+                        }
+                        urlsAgain.append(row)
+                        continue
+                    }
+                    episodeIds.append(try IdArguments.episode(reference, in: context.store))
+                }
+            }
             if let latest {
-                let podcast = try context.store.podcast(matching: items[0])
+                let podcast = try IdArguments.podcast(items[0], in: context.store)
                 episodeIds = try context.store.episodeIds(podcastId: podcast.id ?? -1, latest: latest)
             }
             let planning = QueuePlanning(context: context)
             let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
             for row in try context.store.add(fromEpisodes) { Console.out(Self.added(row)) }
             for row in already { Console.out(Self.alreadyThere(row)) }
-            let urls = latest == nil ? try URLArguments.parse(items.filter { Int64($0) == nil }) : []
+            let fetchedAgain = try QueuePlanning.distinct(urlsAgain, by: \.id).kept.map { try planning.again($0, replace: replace) }
+            for row in try context.store.add(fetchedAgain) { Console.out(Self.added(row)) }
+            let urls = latest == nil ? try URLArguments.parse(items.filter { ItemReference($0) == nil }) : []
             let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
             for row in try context.store.add(new) { Console.out(Self.added(row)) }
             for row in skipped { Console.out(Self.alreadyThere(row)) }
+            // Given twice in one command: one download, and said.
+            for id in Set(QueuePlanning.distinct(episodeIds, by: \.self).repeated).sorted() {
+                Console.out("\(ItemKind.episode.label(id)) was given more than once: queued once")
+            }
+            for url in Set(QueuePlanning.distinct(urls, by: \.absoluteString).repeated.map(\.absoluteString)).sorted() {
+                Console.out("\(SafeText.clean(url)) was given more than once: queued once")
+            }
         } catch let error as CommandError {
             throw error
         } catch {
@@ -178,10 +214,12 @@ struct QueueRemoveCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Also delete the completed file.") var deleteFile = false
-    @Argument(help: "Download ids, as `podq queue` shows them.") var ids: [Int64]
+    @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
 
     func run() throws {
         let context = try QueueContext.open(global)
+        let ids: [Int64]
+        do { ids = try IdArguments.downloads(self.ids, in: context.store) } catch let error as CommandError { throw error } catch { throw CommandError(error) }
         for id in ids {
             do {
                 guard let row = try context.store.download(id: id) else { throw StoreError.noSuchDownload(id) }
@@ -192,14 +230,16 @@ struct QueueRemoveCommand: ParsableCommand {
                     if try folder.removeFile(relative, recorded: row.committedFile?.identity) {
                         if let episode = row.episodeId { context.store.announceDeletedNow(episodeIds: [episode]) }
                     } else {
-                        Console.error("#\(id): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept")
+                        Console.error(
+                            "\(ItemKind.download.label(id)): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept"
+                        )
                     }
                 }
                 try context.store.remove(id: id)
                 // The partial goes unless a running runner holds it: that one cancels its transfer (and
                 // deletes the partial) within a second.
                 folder.removePartial(relative)
-                Console.out("removed   #\(id) \(row.title)")
+                Console.out("removed   \(ItemKind.download.label(id)) \(row.title)")
             } catch {
                 throw CommandError(error)
             }

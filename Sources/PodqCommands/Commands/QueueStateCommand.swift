@@ -5,12 +5,16 @@ import PodqCore
 /// `podq queue cancel|pause|resume|retry <id>...`: state changes saved in the store. A running
 /// `podq download` applies them to its transfers within a second.
 enum QueueStateCommand {
+    /// The ids every queue command takes.
+    static let idsHelp = ArgumentHelp(
+        "Downloads: d7 (or a bare 7) as `podq queue` shows them, or an episode's (e12).", valueName: "download")
+
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
             abstract: "Stop downloads and delete their partial files.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Download ids.") var ids: [Int64]
+        @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
         func run() throws { try change(global, ids: ids, event: .cancel) }
     }
 
@@ -19,7 +23,7 @@ enum QueueStateCommand {
             commandName: "pause",
             abstract: "Stop downloads and keep their partial files (all when no id is given).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Download ids.") var ids: [Int64] = []
+        @Argument(help: QueueStateCommand.idsHelp) var ids: [String] = []
         func run() throws { try change(global, ids: ids, event: .pause) }
     }
 
@@ -28,7 +32,7 @@ enum QueueStateCommand {
             commandName: "resume",
             abstract: "Put paused downloads back in line (all paused ones when no id is given).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Download ids.") var ids: [Int64] = []
+        @Argument(help: QueueStateCommand.idsHelp) var ids: [String] = []
         func run() throws { try change(global, ids: ids, event: .resume) }
     }
 
@@ -37,14 +41,15 @@ enum QueueStateCommand {
             commandName: "retry",
             abstract: "Queue failed or cancelled downloads again, with a fresh count of attempts.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Download ids.") var ids: [Int64]
+        @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
         func run() throws { try change(global, ids: ids, event: .retry) }
     }
 
     /// Applies `event` to each download through the state machine; refuses what it does not allow.
-    static func change(_ global: GlobalOptions, ids: [Int64], event: DownloadEvent) throws {
+    static func change(_ global: GlobalOptions, ids items: [String], event: DownloadEvent) throws {
         let context = try QueueContext.open(global)
         do {
+            let ids = try IdArguments.downloads(items, in: context.store)
             // No ids: every download the event applies to, in one transaction.
             let changed: [DownloadRecord]
             if ids.isEmpty {
@@ -57,8 +62,10 @@ enum QueueStateCommand {
                 // A running download's partial is its runner's to delete (it holds it, and stops the
                 // transfer first); any other goes now.
                 if event == .cancel { _ = try? DownloadFolder(path: row.folderPath).removePartial(of: row.destination) }
-                Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) #\(id) \(row.title)")
+                Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) \(ItemKind.download.label(id)) \(row.title)")
             }
+        } catch let error as CommandError {
+            throw error
         } catch {
             throw CommandError(error)
         }

@@ -17,7 +17,7 @@ struct RefreshCommand: AsyncParsableCommand {
         let context = try QueueContext.open(global)
         let podcasts: [PodcastRecord]
         do {
-            podcasts = try podcast.map { [try context.store.podcast(matching: $0)] } ?? context.store.podcasts()
+            podcasts = try podcast.map { [try IdArguments.podcast($0, in: context.store)] } ?? context.store.podcasts()
         } catch { throw CommandError(error) }
         let failed = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             await SyncFirst.run(context: context) { try await SyncRun(context: context, transport: transport).run().line }

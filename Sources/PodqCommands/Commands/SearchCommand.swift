@@ -10,7 +10,7 @@ struct SearchCommand: AsyncParsableCommand {
             + "The directories are asked at once (search-providers in the config); one that is down or slow is said and the others' "
             + "results still come. Exit code 1 when none could be asked.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
     @Option(name: .long, help: ArgumentHelp("The most shows listed, 1 to 200.", valueName: "n")) var limit = 20
     @Argument(help: "What to look for: a show's name, its maker, a subject.") var words: [String]
 

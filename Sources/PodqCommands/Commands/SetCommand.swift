@@ -31,7 +31,7 @@ struct SetCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         let found: PodcastRecord
-        do { found = try context.store.podcast(matching: podcast) } catch { throw CommandError(error) }
+        do { found = try IdArguments.podcast(podcast, in: context.store) } catch { throw CommandError(error) }
         guard let id = found.id else { return }
         var record = found
         var rules = found.rules
@@ -61,7 +61,7 @@ struct SetCommand: ParsableCommand {
         }
         let own = record.settingPairs
         Console.out(
-            "#\(id) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
+            "\(ItemKind.podcast.label(id)) \(record.title): auto-queue \(record.autoQueues(config: context.settings.autoQueue) ? "on" : "off")"
                 + (own.isEmpty ? "; everything else as the config says" : ""))
         for (key, value) in own where key != "auto-queue" { Console.out("  \(key) = \(value)") }
         // A rule that deletes files says what it would delete, before any run does.

@@ -65,7 +65,7 @@ struct LoginCommand: AsyncParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         do {
-            let found = try context.store.podcast(matching: podcast)
+            let found = try IdArguments.podcast(podcast, in: context.store)
             var password: String?
             if let user, passwordCommand == nil, context.settings.passwordCommand == nil { password = try PasswordPrompt.ask(for: user) }
             try context.store.updatePodcast(id: found.id!) { p in
@@ -75,7 +75,10 @@ struct LoginCommand: AsyncParsableCommand {
                 // Given (again) for where the feed is now: the user says so.
                 p.loginOrigin = remove ? nil : URL(string: p.url).flatMap(Credentials.origin(of:))
             }
-            Console.out(remove ? "#\(found.id!) \(found.title): login removed" : "#\(found.id!) \(found.title): login set for \(SafeText.clean(user ?? ""))")
+            Console.out(
+                remove
+                    ? "\(ItemKind.podcast.label(found.id!)) \(found.title): login removed"
+                    : "\(ItemKind.podcast.label(found.id!)) \(found.title): login set for \(SafeText.clean(user ?? ""))")
         } catch let error as CommandError {
             throw error
         } catch {
@@ -88,7 +91,7 @@ struct LoginCommand: AsyncParsableCommand {
 struct FeedsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "feeds", abstract: "List the subscriptions.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
 
     func run() throws {
         let context = try QueueContext.open(global)
@@ -112,7 +115,7 @@ struct FeedsCommand: ParsableCommand {
         }
         if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`, or find one: podq search <words>") }
         // Columns: the id, the title, the count, the URL, each as wide as its widest (a title at most 40).
-        let idWidth = String(podcasts.map { $0.id ?? 0 }.max() ?? 0).count
+        let idWidth = String(podcasts.map { $0.id ?? 0 }.max() ?? 0).count + 1
         let titleWidth = min(40, podcasts.map { DisplayWidth.of($0.title) }.max() ?? 0)
         let numberWidth = String(podcasts.map { counts[$0.id ?? 0] ?? 0 }.max() ?? 0).count
         let tallies = podcasts.map { p in
@@ -123,7 +126,7 @@ struct FeedsCommand: ParsableCommand {
         let countWidth = tallies.map { DisplayWidth.of($0) }.max() ?? 0
         for (p, count) in zip(podcasts, tallies) {
             let title = DisplayWidth.pad(DisplayWidth.truncate(p.title, to: titleWidth), to: titleWidth)
-            var line = "\(EpisodesCommand.number(p.id ?? 0, width: idWidth))  \(title)  \(DisplayWidth.pad(count, to: countWidth))  \(p.url)"
+            var line = "\(EpisodesCommand.number(.podcast, p.id ?? 0, width: idWidth))  \(title)  \(DisplayWidth.pad(count, to: countWidth))  \(p.url)"
             let own = p.settingPairs
             if !own.isEmpty { line += "\n      " + own.map { "\($0.key)=\($0.value)" }.joined(separator: "  ") }
             if let error = p.error { line += "\n      last refresh failed: \(error)" }
@@ -137,7 +140,7 @@ struct FeedsCommand: ParsableCommand {
 struct EpisodesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print JSON (docs/COMMANDS.md).") var json = false
+    @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
     @Flag(name: .long, help: "Only new episodes: never queued, never downloaded (the ledger: podq mark-downloaded), not marked played.") var new = false
     @Flag(name: .long, help: "Only downloaded episodes whose file changed upstream (podq queue add --again or --replace fetches them anew).")
     var updated = false
@@ -155,9 +158,9 @@ struct EpisodesCommand: ParsableCommand {
         var out = Console.Buffered()
         var first = true
         do {
-            let id = try podcast.map { try context.store.podcast(matching: $0).id }
-            // Ids right-aligned to the widest: `#  9` under `# 12`.
-            let idWidth = json ? 0 : String(try context.store.largestEpisodeId()).count
+            let id = try podcast.map { try IdArguments.podcast($0, in: context.store).id }
+            // Ids right-aligned to the widest: ` e9` under `e12`.
+            let idWidth = json ? 0 : String(try context.store.largestEpisodeId()).count + 1
             if search != nil { try context.store.indexAllNotes() }  // the episodes stored before the index, once
             let folded = search?.lowercased()  // as the TUI's `/`
             if json { out.piece("[") }
@@ -182,12 +185,17 @@ struct EpisodesCommand: ParsableCommand {
         }
     }
 
-    /// What the list says of an episode: its download's state, else `downloaded` (the ledger has it),
-    /// `played`, or `new`.
+    /// What the list says of an episode, as the TUI does (``EpisodeState``): its download's state, a
+    /// played one `played` (also when its file is downloaded), else `downloaded` when the ledger has it
+    /// (downloaded before, elsewhere), or `new`.
     static func state(_ r: QueueStore.EpisodeListing) -> String {
-        if let state = r.downloadState { return state }
-        if r.inLedger { return "downloaded" }
-        return r.episode.playedAt != nil ? "played" : "new"
+        var download: EpisodeState?
+        if let raw = r.downloadState {
+            guard let stored = StoredState(rawValue: raw) else { return raw }  // one this podq does not know: as stored
+            download = EpisodeState(stored)
+        }
+        let state = EpisodeState(download: download, played: r.episode.playedAt != nil)
+        return state == .new && r.inLedger ? "downloaded" : state.rawValue
     }
 
     /// One episode as `--json` gives it (docs/COMMANDS.md).
@@ -214,10 +222,10 @@ struct EpisodesCommand: ParsableCommand {
         return what + "." + (podcast == nil && search == nil && !updated ? " Subscribe with `podq add <feed-url>`, or find one: podq search <words>" : "")
     }
 
-    /// `#7` right-aligned under `#12`: padded on the left to `width` digits.
-    static func number(_ id: Int64, width: Int) -> String {
-        let digits = String(id)
-        return String(repeating: " ", count: max(0, width - digits.count)) + "#" + digits
+    /// `e7` right-aligned under `e12`: padded on the left to `width` characters.
+    static func number(_ kind: ItemKind, _ id: Int64, width: Int) -> String {
+        let label = kind.label(id)
+        return String(repeating: " ", count: max(0, width - label.count)) + label
     }
 
     private func line(_ r: QueueStore.EpisodeListing, state: String, idWidth: Int) -> String {
@@ -225,7 +233,8 @@ struct EpisodesCommand: ParsableCommand {
         // An episode begun (here or, through sync, on the phone) says where it stopped, as the TUI does.
         let begun = state == "new" ? r.episode.position.flatMap { $0 > 0 ? "▸ " + Format.duration($0) : nil } : nil
         let shown = r.episode.upstreamChange != nil ? "updated" : begun ?? state
-        var line = "\(Self.number(r.episode.id ?? 0, width: idWidth))  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+        var line =
+            "\(Self.number(.episode, r.episode.id ?? 0, width: idWidth))  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
         if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
         return line
     }
@@ -240,9 +249,9 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         do {
-            let p = try context.store.podcast(matching: podcast)
+            let p = try IdArguments.podcast(podcast, in: context.store)
             try context.store.removePodcast(id: p.id!)
-            Console.out("removed podcast #\(p.id!) \(p.title)")
+            Console.out("removed podcast \(ItemKind.podcast.label(p.id!)) \(p.title)")
         } catch { throw CommandError(error) }
     }
 }

@@ -9,7 +9,7 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Sync subscriptions, played marks and positions with a gpodder.net or Nextcloud server.",
         discussion: "`podq sync` sends what changed here, then takes what changed elsewhere (for cron). Exit code 1 when the server "
-            + "cannot be reached: nothing is lost, it is sent next time. docs/SYNC.md tells how to set it up with AntennaPod.",
+            + "cannot be reached: nothing is lost, it is sent next time. SYNC.md tells how to set it up with AntennaPod.",
         subcommands: [SyncNowCommand.self, SyncLoginCommand.self, SyncLogoutCommand.self, SyncStatusCommand.self, SyncLinkCommand.self],
         defaultSubcommand: SyncNowCommand.self
     )
@@ -190,7 +190,7 @@ struct SyncLogoutCommand: AsyncParsableCommand {
 struct SyncStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "The sync account, the last push and pull, and what waits.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Print JSON: server, flavour, user, device, lastPush, lastPull, pending, parked, lastError (docs/SYNC.md).")
+    @Flag(name: .long, help: "Print JSON: server, flavour, user, device, lastPush, lastPull, pending, parked, lastError (SYNC.md).")
     var json = false
 
     func run() throws {
@@ -209,7 +209,7 @@ struct SyncStatusCommand: ParsableCommand {
             return
         }
         guard let account else {
-            Console.out("Not logged in to a sync server. Log in with: podq sync login <server-url> --user NAME (docs/SYNC.md).")
+            Console.out("Not logged in to a sync server. Log in with: podq sync login <server-url> --user NAME (\(PodqDocs.cite("SYNC.md"))).")
             return
         }
         func when(_ t: Double?) -> String { t.map { FeedDate.day(Date(timeIntervalSince1970: $0)) + " " + Self.clock($0) } ?? "never" }

@@ -24,7 +24,9 @@ struct VerifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the results as JSON (an array of {id, title, path, result, expected, found}).")
     var json = false
 
-    @Argument(help: "Download ids or podcasts (default: every completed download).", completion: PodcastCompletion.podcasts)
+    @Argument(
+        help: "Downloads (d7, or a bare 7; e12: an episode's), or podcasts (p3, a title or a feed URL); default: every completed download.",
+        completion: PodcastCompletion.podcasts)
     var items: [String] = []
 
     func run() throws {
@@ -75,14 +77,15 @@ struct VerifyCommand: ParsableCommand {
         guard !items.isEmpty else { return completed }
         var wanted: Set<Int64> = []
         for item in items {
-            if let id = Int64(item) {
+            if let reference = ItemReference(item), reference.kind != .podcast {
+                let id = try IdArguments.download(reference, in: store)
                 guard let row = try store.download(id: id) else { throw CommandError(StoreError.noSuchDownload(id)) }
                 guard row.state == .completed else {
-                    throw CommandError("download #\(id) is \(row.state.rawValue), not completed: there is no file to verify yet")
+                    throw CommandError("download \(ItemKind.download.label(id)) is \(row.state.rawValue), not completed: there is no file to verify yet")
                 }
                 wanted.insert(id)
             } else {
-                let podcast = try store.podcast(matching: item)
+                let podcast = try IdArguments.podcast(item, in: store)
                 try store.forEachEpisode(podcastId: podcast.id ?? -1) { listing in
                     if let id = listing.episode.downloadId { wanted.insert(id) }
                 }
@@ -92,7 +95,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     static func line(_ row: DownloadRecord, _ check: FileCheck) -> String {
-        let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) #\(row.id ?? 0) \(row.title)"
+        let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) \(ItemKind.download.label(row.id ?? 0)) \(row.title)"
         switch check {
         case .ok, .notRecorded: return head
         case .changed: return head + ": \(row.destination) differs from the file podq downloaded. \(Self.again(row))"
@@ -101,12 +104,11 @@ struct VerifyCommand: ParsableCommand {
         }
     }
 
-    /// The next step for a file that changed or went: fetch it again (a feed episode by its episode id,
-    /// a URL by its address).
+    /// The next step for a file that changed or went: fetch it again in its place (a feed episode by its
+    /// episode's id, a URL's download by its own).
     static func again(_ row: DownloadRecord) -> String {
-        if let episode = row.episodeId { return "To fetch the publisher's file again: podq queue add --replace \(episode)" }
-        let address = URL(string: row.url).map { Credentials.split($0).url.absoluteString } ?? row.url
-        return "To fetch it again: podq queue remove \(row.id ?? 0) && podq download '\(SafeText.clean(address))'"
+        let id = row.episodeId.map { ItemKind.episode.label($0) } ?? ItemKind.download.label(row.id ?? 0)
+        return "To fetch the publisher's file again in its place: podq queue add --replace \(id) && podq download"
     }
 
     static func json(_ results: [(DownloadRecord, FileCheck)]) -> String {

@@ -86,7 +86,7 @@ struct TUIDetailReader {
             .init("GUID", Self.text(e.guid)),
         ]
         if let downloadId = e.downloadId, let r = try store.download(id: downloadId) {
-            fields.append(.init("Download", "#\(downloadId) \(r.state.rawValue)"))
+            fields.append(.init("Download", "\(ItemKind.download.label(downloadId)) \(r.state.rawValue)"))
             fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
             fields.append(.init("Verified", Self.verification(r)))

@@ -74,8 +74,7 @@ extension TUISession {
                 }
             }
         case .addFeed(let url):
-            say("adding \(SafeText.clean(url))…")
-            background { refresher in
+            background("adding \(SafeText.clean(url))…") { refresher in
                 let outcome = try await refresher.subscribe(url, autoQueue: false)
                 return outcome.line
             }
@@ -93,13 +92,12 @@ extension TUISession {
                             note: answer.answered.isEmpty ? "No directory could be searched: \(note ?? "")" : note, failed: answer.answered.isEmpty)))
             }
         case .subscribeFound(let url, let title):
-            say("subscribing to \(SafeText.clean(title))…")
             let events = self.events, store = context.store
-            background { refresher in
+            background("subscribing to \(SafeText.clean(title))…") { refresher in
                 // Already followed (by this URL): its episodes, nothing fetched.
                 if let known = try? store.podcast(matching: url), let id = known.id {
                     events.post(.showPodcast(id: id, title: known.title))
-                    return "already subscribed to \(known.title) (podcast #\(id))"
+                    return "already subscribed to \(known.title) (\(ItemKind.podcast.label(id)))"
                 }
                 let outcome = try await refresher.subscribe(url, autoQueue: false)
                 if let podcast = outcome.podcast, let id = podcast.id { events.post(.showPodcast(id: id, title: podcast.title)) }
@@ -109,8 +107,7 @@ extension TUISession {
             // The subscriptions are read by the background task, not here: a key never waits for the store.
             // Not a count from the library: it may not be read yet (a key pressed at start said "0 feeds").
             let store = context.store
-            say("refreshing every feed…")
-            background { refresher in
+            background("refreshing every feed…") { refresher in
                 var outcomes: [FeedRefresh.Outcome] = []
                 for p in try store.podcasts() { outcomes.append(await refresher.refresh(p)) }
                 let line = Self.refreshSummary(outcomes)
@@ -191,16 +188,16 @@ extension TUISession {
         let current = rateLimiter.bytesPerSecond
         let next: Int?
         if faster {
-            guard let current else { return say("there is no speed limit; < sets one") }
-            next = current >= 512 * 1024 * 1024 ? nil : current * 2
+            guard let current else { return say("there is no speed limit; \(state.keys.key(.slower)) sets one") }
+            next = RateLimiter.faster(than: current)
         } else {
-            let base = current ?? max(Int(model.snapshot().reduce(0) { $0 + $1.speed }), RateLimiter.slowest * 2)
-            next = max(RateLimiter.slowest, base / 2)
+            next = RateLimiter.slower(than: current, speed: model.snapshot().reduce(0) { $0 + $1.speed })
         }
         rateLimiter.bytesPerSecond = next
-        let text = next.map { "speed limit " + Format.bytes(Int64($0)) + "/s" } ?? "no speed limit"
+        var text = next.map { "speed limit " + Format.bytes(Int64($0)) + "/s" } ?? "no speed limit"
+        if let next, RateLimiter.faster(than: next) == nil { text += " (\(state.keys.key(.faster)) once more: no limit)" }
         do {
-            try ConfigFile(path: context.paths.configFile).set("rate-limit", to: next.map(String.init) ?? "0")
+            try ConfigFile(path: context.paths.configFile).set("rate-limit", to: next.map(RateLimiter.written) ?? "0")
             say("\(text) (saved in \(context.paths.configFile))")
         } catch {
             say("\(text); not saved: \(error.localizedDescription)", isError: true)
@@ -215,19 +212,25 @@ extension TUISession {
     }
 
     /// Runs feed work off the main actor, beside the keys' work (a slow feed does not hold a key
-    /// back); its line arrives through the events. New episodes it queues go through the runner.
-    private func background(_ work: @escaping @Sendable (FeedRefresh) async throws -> String) {
+    /// back): `starting` is said in the order of the keys, and only then does the work start, so its
+    /// line, which arrives through the events, always comes after (a quick answer was once covered by
+    /// its own "subscribing…"). New episodes it queues go through the runner.
+    private func background(_ starting: String, _ work: @escaping @Sendable (FeedRefresh) async throws -> String) {
         let refresher = FeedRefresh(context: context, transport: transport, writer: .runner(runner))
         let events = self.events, library = self.library, runner = self.runner
-        Task.detached {
-            do {
-                events.post(try await work(refresher))
-            } catch {
-                events.post(CommandError(error).message, isError: true)
+        commands.yield {
+            events.post(starting)
+            // Not awaited at quit (a slow feed must not hold `q` back).
+            Task.detached {
+                do {
+                    events.post(try await work(refresher))
+                } catch {
+                    events.post(CommandError(error).message, isError: true)
+                }
+                library.reload()
+                runner.wake()
+                FreedMemory.release()  // a big feed's parse leaves freed memory resident otherwise
             }
-            library.reload()
-            runner.wake()
-            FreedMemory.release()  // a big feed's parse leaves freed memory resident otherwise
         }
     }
 
@@ -239,20 +242,23 @@ extension TUISession {
             if asked { say("a sync is already running") }
             return
         }
-        if asked { say("syncing…") }
         let session = self.session, events = self.events, library = self.library, runner = self.runner, store = context.store
         let syncing = self.syncing
-        Task.detached {
-            defer { syncing.finish() }
-            // The account is read here, off the main actor: a key never waits for the store.
-            guard asked || (try? store.syncAccount()) != nil else { return }
-            do {
-                if let line = try await session.perform(.sync(full: false)) { events.post(line) }
-            } catch {
-                events.post(CommandError(error).message, isError: true)
+        // "syncing…" in the order of the keys, and the sync only after it: its line always comes last.
+        commands.yield {
+            if asked { events.post("syncing…") }
+            Task.detached {
+                defer { syncing.finish() }
+                // The account is read here, off the main actor: a key never waits for the store.
+                guard asked || (try? store.syncAccount()) != nil else { return }
+                do {
+                    if let line = try await session.perform(.sync(full: false)) { events.post(line) }
+                } catch {
+                    events.post(CommandError(error).message, isError: true)
+                }
+                library.reload()
+                runner.wake()
             }
-            library.reload()
-            runner.wake()
         }
     }
 
@@ -265,11 +271,12 @@ extension TUISession {
             context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
             // One read of the row and its episode before the terminal goes to the player (the key's one store read).
             let listening = Listening(store: context.store, home: context.paths.home)
-            let (status, line) = try screen.handOver { try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) } }
+            let (exit, line) = try screen.handOver { try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) } }
+            let status = exit.signal == nil ? exit.status : 0
             say(
                 status == 0
-                    ? "played #\(id) with \(argv[0])" + (line.map { ": " + $0 } ?? "")
-                    : PlayerError.failed(command: argv[0], status: status).localizedDescription,
+                    ? "played \(ItemKind.download.label(id)) with \(argv[0])" + (line.map { ": " + $0 } ?? "")
+                    : PlayerError.failed(command: argv[0], status: status, reason: exit.reason).localizedDescription,
                 isError: status != 0)
             if line != nil { library.reload() }
         } catch {

@@ -79,8 +79,11 @@ final class TUISession {
                         "cleanup: the rules changed: they would delete \(cleaned.heldBack) played episode file\(cleaned.heldBack == 1 ? "" : "s"); "
                             + "nothing deleted now (podq cleanup --dry-run lists them)")
                 } else if !cleaned.removed.isEmpty {
+                    // Which ones, on the message line (their rows leave the queue): not only in the log.
+                    let titles = cleaned.removed.prefix(3).map(\.title) + (cleaned.removed.count > 3 ? ["and \(cleaned.removed.count - 3) more"] : [])
                     events.post(
-                        "cleanup: deleted \(cleaned.removed.count) old episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)))")
+                        "cleanup deleted \(cleaned.removed.count) episode file\(cleaned.removed.count == 1 ? "" : "s") (\(Format.bytes(cleaned.bytes)), "
+                            + "the keep rules; podq cleanup --dry-run shows them): " + titles.joined(separator: "; "))
                 }
             }))
         let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)

@@ -60,23 +60,23 @@ final class DownloadReporter: Sendable {
             markStarted(id, title)
         case .resumed(let id, let title, let offset):
             markStarted(id, title)
-            emit("resumed   #\(id) \(title) at \(offset) bytes")
+            emit("resumed   \(ItemKind.download.label(id)) \(title) at \(offset) bytes")
         case .completed(let id, let title, let path, let bytes, let unverified):
             markStarted(id, title)
-            emit("completed #\(id) \(title) -> \(path) (\(Format.bytes(bytes)))")
-            if let unverified { emit("UNVERIFIED #\(id) \(title): \(unverified) (the file is kept)") }
+            emit("completed \(ItemKind.download.label(id)) \(title) -> \(path) (\(Format.bytes(bytes)))")
+            if let unverified { emit("UNVERIFIED \(ItemKind.download.label(id)) \(title): \(unverified) (the file is kept)") }
         case .failed(let id, let title, let reason):
-            emit("failed    #\(id) \(title): \(reason)")
+            emit("failed    \(ItemKind.download.label(id)) \(title): \(reason)")
         case .retrying(let id, let title, let delay, let reason):
-            emit("retrying  #\(id) \(title) in \(Format.eta(delay)): \(reason)")
+            emit("retrying  \(ItemKind.download.label(id)) \(title) in \(Format.eta(delay)): \(reason)")
         case .stopped(let id, let title, let bytes):
-            emit("stopped   #\(id) \(title) at \(bytes) bytes (partial file kept)")
+            emit("stopped   \(ItemKind.download.label(id)) \(title) at \(bytes) bytes (partial file kept)")
         case .cancelled(let id, let title):
-            emit("cancelled #\(id) \(title)")
+            emit("cancelled \(ItemKind.download.label(id)) \(title)")
         case .diskFull(let message):
             emit("paused: \(message)")
         case .note(let id, let title, let text):
-            emit("note      #\(id) \(title): \(text)")
+            emit("note      \(ItemKind.download.label(id)) \(title): \(text)")
         }
     }
 
@@ -147,7 +147,7 @@ final class DownloadReporter: Sendable {
     private func markStarted(_ id: Int64, _ title: String) {
         guard mode != .json else { return }
         let first = output.withLock { $0.started.insert(id).inserted }
-        if first { emit("started   #\(id) \(title)") }
+        if first { emit("started   \(ItemKind.download.label(id)) \(title)") }
     }
 
     private func emit(_ line: String) {

@@ -89,7 +89,7 @@ struct FeedRefresh {
             var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("subscribed", metadata: metadata)
-            var line = "added podcast #\(podcast.id ?? 0) \(podcast.title): \(Counted.of(episodes.count, "episode"))"
+            var line = "added podcast \(ItemKind.podcast.label(podcast.id ?? 0)) \(podcast.title): \(Counted.of(episodes.count, "episode"))"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(Counted.of(loaded.feed.itemsWithoutEnclosure, "item")) without media skipped)" }
             line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
             line += logNotes(loaded.notes, podcast: podcast.id ?? 0)

@@ -37,12 +37,19 @@ struct Listening {
         (argv.first.map { ($0 as NSString).lastPathComponent } ?? "") == "mpv"
     }
 
-    /// `argv` with mpv's IPC socket and start position added (mpv only), and the socket's path.
+    /// mpv's log of this run (`--log-file`), read for its last error when it fails: on a machine without
+    /// sound, mpv's reason went to the terminal the TUI then covered, and the TUI said only "status 2".
+    var logFile: String { (home as NSString).appendingPathComponent("mpv-\(getpid()).log") }
+
+    /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
+    /// and the socket's path.
     func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: String?, started: Int) {
-        guard Self.isMPV(argv), let episode else { return (argv, nil, 0) }
+        guard Self.isMPV(argv) else { return (argv, nil, 0) }
+        unlink(logFile)
+        guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0) }
         let socket = (home as NSString).appendingPathComponent("mpv-\(getpid()).sock")
         unlink(socket)
-        var options = ["--input-ipc-server=\(socket)"]
+        var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket)"]
         var started = 0
         if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
             options.append("--start=\(position)")
@@ -52,23 +59,29 @@ struct Listening {
     }
 
     /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position; then
-    /// records what was heard. Returns the player's exit status and a line saying what was recorded.
-    func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Int32) throws -> (status: Int32, line: String?) {
+    /// records what was heard. Returns how the player ended and a line saying what was recorded. However
+    /// it ends (it quit, it failed, a signal stopped podq and so the player: ``Player/run(_:)``), what was
+    /// heard is recorded and mpv's socket is removed.
+    func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> (exit: Player.Exit, line: String?) {
         let (command, socket, started) = prepared(argv, episode: episode)
         let follower = socket.map { MPVFollower(socket: $0, started: started) }
         follower?.start()
-        let status: Int32
+        let log = Self.isMPV(argv) ? logFile : nil
+        defer {
+            if let socket { unlink(socket) }
+            if let log { unlink(log) }
+        }
+        var exit: Player.Exit
         do {
-            status = try run(command)
+            exit = try run(command)
         } catch {
             follower?.stop()
-            if let socket { unlink(socket) }
             throw error
         }
+        if exit.status != 0, exit.signal == nil, let log { exit.reason = Self.lastError(inLog: log) }
         let heard = follower?.finish()
-        if let socket { unlink(socket) }
-        guard let episode, let heard else { return (status, nil) }
-        return (status, try record(heard, episode: episode))
+        guard let episode, let heard else { return (exit, nil) }
+        return (exit, try record(heard, episode: episode))
     }
 
     /// Stores what was heard and queues it for the sync server; the line says it.
@@ -81,6 +94,25 @@ struct Listening {
         return atTheEnd
             ? "heard to the end: marked played"
             : "stopped at \(Self.clock(position))" + (total.map { " of \(Self.clock($0))" } ?? "") + "; it starts there next time"
+    }
+
+    /// mpv's last error in its log (`[   0.22][e][cplayer] Could not open/initialize audio device -> no
+    /// sound.`): the player core's own, else the last error or fatal line of any part; cleaned, and cut to
+    /// a line's length. Nil when there is none.
+    static func lastError(inLog path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var last: String?
+        var core: String?
+        for line in String(decoding: data.suffix(256 << 10), as: UTF8.self).split(separator: "\n") {
+            // `[time][level][part] text`
+            let fields = line.split(separator: "]", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, fields[1] == "[e" || fields[1] == "[f" else { continue }
+            let text = SafeText.clean(fields[3].trimmingCharacters(in: .whitespaces))
+            guard !text.isEmpty else { continue }
+            last = text
+            if fields[2] == "[cplayer" { core = text }
+        }
+        return (core ?? last).map { String($0.prefix(300)) }
     }
 
     static func clock(_ seconds: Int) -> String {

@@ -51,7 +51,8 @@ extension QueueSession {
         switch command {
         case .perform(let event, let id):
             try await runner.perform(event, id: id)
-            return "\(event.verb) #\(id)" + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
+            return "\(event.verb) \(ItemKind.download.label(id))"
+                + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
         case .performMany(let event, let ids):
             let refused = try await runner.perform(event, ids: ids)
             let line =
@@ -59,23 +60,23 @@ extension QueueSession {
                 + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
             guard refused.isEmpty else {
                 let failures =
-                    refused.prefix(5).map { "#\($0.id): \(CommandError($0.error).message)" }
+                    refused.prefix(5).map { "\(ItemKind.download.label($0.id)): \(CommandError($0.error).message)" }
                     + (refused.count > 5 ? ["and \(refused.count - 5) more"] : [])
                 throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure)
             }
             return line
         case .startNext(let id):
             try await runner.startNext(id: id)
-            return "#\(id) starts next"
+            return "\(ItemKind.download.label(id)) starts next"
         case .move(let id, let offset):
-            return try await runner.move(id: id, by: offset) ? nil : "#\(id) is already \(offset < 0 ? "first" : "last")"
+            return try await runner.move(id: id, by: offset) ? nil : "\(ItemKind.download.label(id)) is already \(offset < 0 ? "first" : "last")"
         case .pauseAll(let pause):
             let count = try await runner.setAllPaused(pause)
             return pause ? "paused \(Self.count(count, "download")); P resumes them" : "resumed \(Self.count(count, "download"))"
         case .remove(let ids, let deletingFiles):
             if ids.count == 1, let id = ids.first {
                 try await runner.remove(id: id, deletingFile: deletingFiles)
-                return "removed #\(id)" + (deletingFiles ? " and deleted its file" : "")
+                return "removed \(ItemKind.download.label(id))" + (deletingFiles ? " and deleted its file" : "")
             }
             let removed = try await runner.remove(ids: ids, deletingFiles: deletingFiles)
             return "removed \(Self.count(removed, "row"))" + (deletingFiles ? " and deleted their completed files" : "; files kept")
@@ -86,10 +87,10 @@ extension QueueSession {
                 guard let row = made.first else {
                     guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
                     return existing.state == .completed
-                        ? "already downloaded as download #\(existing.id ?? 0): \(existing.destination)"
-                        : "already in the queue as download #\(existing.id ?? 0) (\(existing.state.rawValue))"
+                        ? "already downloaded as \(ItemKind.download.label(existing.id ?? 0)): \(existing.destination)"
+                        : "already in the queue as \(ItemKind.download.label(existing.id ?? 0)) (\(existing.state.rawValue))"
                 }
-                return "queued \(row.title) as download #\(row.id ?? 0)"
+                return "queued \(row.title) as \(ItemKind.download.label(row.id ?? 0))"
             }
             return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
         case .queueFromPodcasts(let ids, let latest):
@@ -104,7 +105,7 @@ extension QueueSession {
             return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
         case .setPlayed(let ids, let played):
             try context.store.setPlayed(episodeIds: ids, played: played)
-            return "marked \(ids.count == 1 ? "#\(ids[0])" : "\(ids.count) episodes") \(played ? "played" : "not played")"
+            return "marked \(ids.count == 1 ? ItemKind.episode.label(ids[0]) : "\(ids.count) episodes") \(played ? "played" : "not played")"
         case .sync(let full):
             return try await SyncRun(context: context, transport: transport).run(full: full).line
         case .unsubscribe(let id):

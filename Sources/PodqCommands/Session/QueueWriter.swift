@@ -39,6 +39,18 @@ enum QueueWriter: Sendable {
 struct QueuePlanning {
     let context: QueueContext
 
+    /// `items` without the ones given again (`podq queue add URL URL`: one download, not two), in the
+    /// order given, and the repeats apart for the command to say.
+    static func distinct<Item, Key: Hashable>(_ items: [Item], by key: (Item) -> Key) -> (kept: [Item], repeated: [Item]) {
+        var seen = Set<Key>()
+        var kept: [Item] = []
+        var repeated: [Item] = []
+        for item in items {
+            if seen.insert(key(item)).inserted { kept.append(item) } else { repeated.append(item) }
+        }
+        return (kept, repeated)
+    }
+
     /// The rows to add for `items`; a URL already waiting in the queue is skipped (returned apart).
     func downloads(for items: [DownloadItem]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
@@ -46,7 +58,7 @@ struct QueuePlanning {
             var reserved = Set(existing.map(\.destination))
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
-            for item in items {
+            for item in Self.distinct(items, by: \.url.absoluteString).kept {
                 if let same = existing.first(where: { $0.url == item.url.absoluteString && $0.state != .completed && $0.state != .cancelled }) {
                     skipped.append(same)
                     continue
@@ -68,6 +80,27 @@ struct QueuePlanning {
         }
     }
 
+    /// A download added by its URL, fetched again (`queue add --again d7`, or `--replace d7`: the new file
+    /// then takes the old one's name): its URL, title and folder, under a free name until it completes.
+    func again(_ row: DownloadRecord, replace: Bool) throws -> NewDownload {
+        guard row.state == .completed, let url = URL(string: row.url) else {
+            throw CommandError(
+                "\(ItemKind.download.label(row.id ?? 0)) is \(row.state.rawValue): --again and --replace fetch a completed download anew", code: ExitCodes.usage
+            )
+        }
+        do {
+            let reserved = try context.store.destinations()
+            let path = try DestinationPlanner.destination(
+                for: url, fileName: (row.destination as NSString).lastPathComponent, in: row.folderPath, reserved: reserved,
+                rules: context.settings.nameRules(for: row.folderPath))
+            return NewDownload(
+                url: row.url, title: row.title, podcast: row.podcast, destination: path, folder: row.folderPath,
+                bytesExpected: row.bytesExpected, replaces: replace ? row.id : nil)
+        } catch {
+            throw CommandError(error)
+        }
+    }
+
     /// The rows to add for feed episodes, with their product names; an episode already queued (and not
     /// cancelled) is skipped.
     func downloads(forEpisodes episodeIds: [Int64]) throws -> [NewDownload] {
@@ -83,7 +116,7 @@ struct QueuePlanning {
             var reserved = try context.store.destinations()
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
-            for id in episodeIds {
+            for id in Self.distinct(episodeIds, by: \.self).kept {
                 let (episode, podcast) = try context.store.episode(id: id)
                 var replaces: Int64?
                 if let downloadId = episode.downloadId, let existing = try context.store.download(id: downloadId), existing.state != .cancelled {

@@ -200,7 +200,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
                 + "It may also be a link that needs a login or has expired."
         case .webPage(let url):
             "The server sent a web page, not audio, for \(SafeText.clean(url)) (a login page, a paywall or an error page); no file was kept. "
-                + "Open the link in a browser to see it; a private feed may need its login (docs/FEEDS.md)."
+                + "Open the link in a browser to see it; a private feed may need its login (\(PodqDocs.cite("FEEDS.md")), 'Private and paid feeds')."
         case .encodedBody(let encoding, let url):
             "The server sent \(SafeText.clean(url)) encoded (Content-Encoding: \(SafeText.clean(encoding))) although podq asked for the file as it is; "
                 + "podq does not store it encoded. The server is misconfigured: tell the podcast's host."

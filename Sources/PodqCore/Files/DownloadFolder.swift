@@ -147,14 +147,21 @@ public final class DownloadFolder: Sendable {
     /// nothing is deleted that podq did not write.
     /// - Returns: true when it is gone (or was never there); false when it was left alone.
     @discardableResult
-    public func removeFile(_ relative: String, recorded: FileIdentity?) throws(DownloadError) -> Bool {
+    /// - Parameter changedInPlace: also the file podq wrote there when its content or time changed since
+    ///   (the same device, inode and birth time: bit rot, an edit, what `podq verify` calls changed): for
+    ///   `podq queue add --replace`, which the user asks for that very file. Where the file system keeps
+    ///   no birth time, a changed file is left alone.
+    public func removeFile(_ relative: String, recorded: FileIdentity?, changedInPlace: Bool = false) throws(DownloadError) -> Bool {
         guard case let (parent, name)? = try openParent(of: relative, create: false) else { return true }
         var info = stat()
         guard fstatat(parent.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT }
         if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkRefused(path: absolute(relative)) }
         // The whole identity: a deleted file's inode is soon another file's, so device and inode alone
         // can name the user's own file written at the same name; its size and time tell them apart.
-        guard (info.st_mode & S_IFMT) == S_IFREG, let recorded, FileIdentity(info) == recorded else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFREG, let recorded,
+            FileIdentity(info) == recorded
+                || (changedInPlace && recorded.isSameFileChanged(as: info, born: Self.birthTime(parent.descriptor, name)))
+        else { return false }
         return unlinkat(parent.descriptor, name, 0) == 0 || errno == ENOENT
     }
 
@@ -219,4 +226,11 @@ public final class DownloadFolder: Sendable {
     }
 
     static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The birth time of `name` in the folder `descriptor` (nil: `name` is nil and `descriptor` is the
+    /// file), nil where the file system does not keep one.
+    static func birthTime(_ descriptor: Int32, _ name: String?) -> Int64? {
+        let born = name.map { podq_birth_time(descriptor, $0) } ?? podq_birth_time(descriptor, nil)
+        return born < 0 ? nil : Int64(born)
+    }
 }

@@ -99,7 +99,8 @@ public final class PartialFile: Sendable {
         guard fsync(descriptor) == 0 else { throw DownloadFolder.error(errno, path: path) }
         guard isStillNamed() else { throw .partialChanged(path: path, reason: "another file took its name") }
         guard fstat(descriptor, &info) == 0 else { throw DownloadFolder.error(errno, path: path) }
-        let identity = FileIdentity(info)
+        var identity = FileIdentity(info)
+        identity.born = DownloadFolder.birthTime(descriptor, nil)
         let folderPath = (folder.absolute(relative) as NSString).deletingLastPathComponent
         for candidate in names {
             var existing = stat()

@@ -300,7 +300,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         if let connect = error as? NIOConnectionError {
             // In words (strerror), not NIO's "connection reset (error set): …" form.
-            return DownloadError.connectionFailed(connect.connectionErrors.isEmpty ? "no address" : StreamingDelegate.reason(connect))
+            return DownloadError.connectionFailed(StreamingDelegate.reason(connect))
         }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") {

@@ -59,7 +59,8 @@ extension StreamingDelegate {
                 .channelOption(ChannelOptions.autoRead, value: false)
                 .channelOption(
                     ChannelOptions.recvAllocator,
-                    value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: grant.readSize)
+                    value: AdaptiveRecvByteBufferAllocator(
+                        minimum: 64, initial: 2048, maximum: self.rateLimiter?.readSize(atMost: grant.readSize) ?? grant.readSize)
                 )
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -99,7 +100,9 @@ extension StreamingDelegate {
 
     static func reason(_ error: any Error) -> String {
         if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
-        if let connect = error as? NIOConnectionError, let first = connect.connectionErrors.first {
+        if let connect = error as? NIOConnectionError {
+            // No address to try: the name did not resolve (said with the name, not as "no address").
+            guard let first = connect.connectionErrors.first else { return "could not resolve the host \(SafeText.clean(connect.host))" }
             return (first.error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? String(describing: first.error)
         }
         if error is ChannelError { return "timed out" }

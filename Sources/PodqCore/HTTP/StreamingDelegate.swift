@@ -38,11 +38,16 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         var stallCheck: RepeatedTask?
         /// The whole response's deadline (``wholeSeconds``), from the request to the end.
         var wholeDeadline: Scheduled<Void>?
+        /// The client's next read, held until the chunk's turn under the speed limit comes; a cancel
+        /// opens it at once (at 10 KB/s a turn is seconds away: a stop must not wait for it).
+        var paced: EventLoopPromise<Void>?
+        /// The timer that opens ``paced`` when its turn comes.
+        var pacedTimer: Scheduled<Void>?
     }
 
     private let shared = Mutex(Shared())
     private let mapError: @Sendable (any Error, Bool) -> any Error
-    private let rateLimiter: RateLimiter?
+    let rateLimiter: RateLimiter?
     /// Seconds the server may leave the body without a byte while the client waits (nil: not timed).
     private let stallSeconds: Double?
     /// When the client began waiting for the next chunk (uptime ns), 0 while a chunk is being taken.
@@ -144,9 +149,53 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         if cancel { stop() }
     }
 
-    /// Cancels the request; a waiting consumer gets `CancellationError`.
+    /// Cancels the request; a waiting consumer gets `CancellationError`. A read held for its turn under
+    /// the speed limit is let go at once, so the transfer ends now, not when the turn would have come.
     func cancel() {
         run(shared.withLock { $0.machine.cancel() })
+        openPaced()
+    }
+
+    /// Holds the client's next read (`gate`) for `nanoseconds`, its chunk's turn under the speed limit;
+    /// at once when the request was cancelled or ended (a stop never waits for a turn).
+    private func pace(_ gate: EventLoopPromise<Void>, for nanoseconds: UInt64) {
+        let now = shared.withLock { shared -> Bool in
+            if shared.machine.cancelRequested || shared.machine.isFinished { return true }
+            shared.paced = gate
+            return false
+        }
+        if now {
+            markWaiting()
+            gate.succeed()
+            return
+        }
+        let turn = gate.futureResult
+        let timer = turn.eventLoop.scheduleTask(in: .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max))))) {
+            self.openPaced(only: turn)
+        }
+        // The timer may have fired, or a cancel opened the gate, before it was kept: then it is not kept.
+        let stale = shared.withLock { shared -> Bool in
+            guard shared.paced?.futureResult === turn else { return true }
+            shared.pacedTimer = timer
+            return false
+        }
+        if stale { timer.cancel() }
+    }
+
+    /// Lets the held read go: the one whose turn is `only` (its timer), or whichever is held (a cancel).
+    private func openPaced(only turn: EventLoopFuture<Void>? = nil) {
+        let held = shared.withLock { shared -> (EventLoopPromise<Void>, Scheduled<Void>?)? in
+            guard let gate = shared.paced, turn == nil || gate.futureResult === turn else { return nil }
+            defer {
+                shared.paced = nil
+                shared.pacedTimer = nil
+            }
+            return (gate, shared.pacedTimer)
+        }
+        guard let (gate, timer) = held else { return }
+        if turn == nil { timer?.cancel() }
+        markWaiting()
+        gate.succeed()
     }
 
     /// Called when the body is dropped: cancels the request unless it ended.
@@ -225,7 +274,9 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             }
             // The speed limit: the next read waits for this chunk's turn on the shared schedule.
             if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
-                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) { self.markWaiting() }.futureResult
+                let gate = eventLoop.makePromise(of: Void.self)
+                pace(gate, for: wait)
+                return gate.futureResult
             }
             markWaiting()
             return nil
@@ -278,10 +329,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                     try sink(&buffer)
                     guard let gate else { continue }
                     if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: chunk.readableBytes), wait > 0 {
-                        gate.futureResult.eventLoop.scheduleTask(in: .nanoseconds(Int64(wait))) {
-                            self.markWaiting()
-                            gate.succeed()
-                        }
+                        pace(gate, for: wait)
                     } else {
                         markWaiting()
                         gate.succeed()

@@ -201,7 +201,12 @@ extension QueueRunner {
             let problem = op.integrity?.problem
             if problem != nil { summary.unverified += 1 }
             var final = path
-            if let old = decided?.after?.replaces ?? decided?.before.replaces { final = await replace(old, by: id, at: path) }
+            if let old = decided?.after?.replaces ?? decided?.before.replaces {
+                let replaced = await replace(old, by: id, at: path)
+                final = replaced.path
+                // Both files kept: said where the user looks, not only in the log.
+                if let note = replaced.note { emit(.note(id: id, title: title, text: note), op: op, attempts: attempts) }
+            }
             emit(.completed(id: id, title: title, path: final, bytes: progress.downloadedLength, unverified: problem), op: op, attempts: attempts)
         case .stopped:
             emit(.stopped(id: id, title: title, bytes: progress.downloadedLength), op: op, attempts: attempts)
@@ -242,25 +247,29 @@ extension QueueRunner {
 
 extension QueueRunner {
     /// `podq queue add --replace`: the download `id` just completed at `path` in place of the completed
-    /// download `old`. The old file is deleted, the new one takes its name (never over another file),
-    /// and the old row goes. Returns where the new file is. What cannot be done is logged and leaves
-    /// both files: nothing is lost.
-    func replace(_ old: Int64, by id: Int64, at path: String) async -> String {
+    /// download `old`. The old file is deleted (the file podq wrote there, also when it changed since:
+    /// the corrupted file `podq verify` found, which is what --replace is asked to fix), the new one takes
+    /// its name (never over another file), and the old row goes. Returns where the new file is, and a
+    /// note when both files were kept (a file podq did not write holds the old name): nothing is lost.
+    func replace(_ old: Int64, by id: Int64, at path: String) async -> (path: String, note: String?) {
         guard let rows = try? await store.loadDownloads(), let previous = rows.first(where: { $0.id == old }), previous.state == .completed,
             let current = rows.first(where: { $0.id == id }), let folder = folder(current.folderPath),
             let newRelative = try? folder.relativePath(of: path)
-        else { return path }
+        else { return (path, nil) }
         var final = path
         do {
             let oldFolder = previous.folderPath == current.folderPath ? folder : try DownloadFolder(path: previous.folderPath)
             let oldRelative = try oldFolder.relativePath(of: previous.destination)
             // Only the file podq downloaded for the old row: anything else at its name (the user's own) stays,
             // and the new file keeps its own name.
-            guard try oldFolder.removeFile(oldRelative, recorded: previous.committedFile?.identity) else {
+            guard try oldFolder.removeFile(oldRelative, recorded: previous.committedFile?.identity, changedInPlace: true) else {
                 logger.warning(
                     "replace: the old name holds a file podq did not write; both kept",
                     metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(previous.destination)"])
-                return final
+                return (
+                    final,
+                    "\(SafeText.clean(previous.destination)) is not the file podq downloaded there (another file took its name); both are kept: the new file is \(SafeText.clean(final))"
+                )
             }
             if oldFolder === folder, oldRelative != newRelative, try folder.rename(newRelative, to: oldRelative) {
                 let destination = folder.absolute(oldRelative)
@@ -273,9 +282,13 @@ extension QueueRunner {
             }
             _ = try await store.removeAsync(id: old)
             logger.info("replaced an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(final)"])
+            return (final, nil)
         } catch {
             logger.error("could not replace an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "reason": "\(error)"])
+            return (
+                final,
+                "could not replace \(SafeText.clean(previous.destination)) (\(SafeText.clean(error.localizedDescription))); both are kept: the new file is \(SafeText.clean(final))"
+            )
         }
-        return final
     }
 }

@@ -40,6 +40,8 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var commitInode: Int64?
     public var commitSize: Int64?
     public var commitModified: Int64?
+    /// The committed file's birth time, where its file system keeps one (``FileIdentity/born``).
+    public var commitBorn: Int64?
     /// The segment map of a segmented partial (``SegmentMap/text``): how far each segment is on disk.
     public var segments: String?
     /// The publisher's digests of the file, from the feed (``PublishedDigest/stored(_:)``).
@@ -105,6 +107,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         commitInode = row["commitInode"]
         commitSize = row["commitSize"]
         commitModified = row["commitModified"]
+        commitBorn = row["commitBorn"]
         segments = row["segments"]
         publishedDigests = row["publishedDigests"]
         serverDigests = row["serverDigests"]
@@ -148,7 +151,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
                 commitPath,
                 FileIdentity(
                     device: UInt64(bitPattern: commitDevice), inode: UInt64(bitPattern: commitInode),
-                    size: commitSize, modified: commitModified)
+                    size: commitSize, modified: commitModified, born: commitBorn)
             )
         }
         set {
@@ -157,6 +160,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
             commitInode = newValue.map { Int64(bitPattern: $0.identity.inode) }
             commitSize = newValue?.identity.size
             commitModified = newValue?.identity.modified
+            commitBorn = newValue?.identity.born
         }
     }
 

@@ -109,6 +109,10 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
         case "cleanup-unplayed":
             cleanupUnplayed = try Self.onOff(v, key: key)
         default:
+            // A typo gets the key it was meant to be; otherwise the podcast's keys (a dozen).
+            if let near = Suggestion.nearest(to: key, in: Self.keys.map(\.key)) {
+                throw BadValue(key: "", expected: "there is no setting '\(key)'. Did you mean '\(near)'?")
+            }
             throw BadValue(key: "", expected: "there is no setting '\(key)'; the keys: " + Self.keys.map(\.key).joined(separator: ", "))
         }
     }

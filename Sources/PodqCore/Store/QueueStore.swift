@@ -312,6 +312,11 @@ public final class QueueStore: Sendable {
         }
         migrator.registerMigration("v17: sync with a phone") { db in try createSyncTables(db) }
         migrator.registerMigration("v18: downloads told to a gpodder.net server") { db in try createSyncDownloadTrigger(db) }
+        migrator.registerMigration("v19: the committed file's birth time") { db in
+            // With the inode, it tells the file podq wrote (changed since: bit rot) from a new file that
+            // took the freed inode number: `podq queue add --replace` of a changed file (issue 41).
+            try db.alter(table: "download") { t in t.add(column: "commitBorn", .integer) }
+        }
         return migrator
     }
 }

@@ -42,17 +42,17 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
         case .database(let reason):
             "Queue database error: \(reason)."
         case .noSuchDownload(let id):
-            "There is no download #\(id); `podq queue` lists them."
+            "There is no download \(ItemKind.download.label(id)); `podq queue` lists them."
         case .noSuchPodcast(let query):
-            "No subscription matches '\(SafeText.clean(query))'; `podq feeds` lists them (give an id, a title or the feed URL)."
+            "No subscription matches '\(SafeText.clean(query))'; `podq feeds` lists them (give its id as p3, its title or its feed URL)."
         case .noSuchEpisode(let id):
-            "There is no episode #\(id); `podq episodes` lists them."
+            "There is no episode \(ItemKind.episode.label(id)); `podq episodes` lists them."
         case .podcastExists(let id, let title):
-            "You are already subscribed to this feed: #\(id) \(title)."
+            "You are already subscribed to this feed: \(ItemKind.podcast.label(id)) \(title)."
         case .cannotChange(let id, let state, let action):
-            "#\(id) is \(state); it cannot be \(action)."
+            "\(ItemKind.download.label(id)) is \(state); it cannot be \(action)."
         case .unknownState(let id, let value):
-            "Download #\(id) is stored with the state '\(SafeText.clean(value))', which this podq does not know: the queue was "
+            "Download \(ItemKind.download.label(id)) is stored with the state '\(SafeText.clean(value))', which this podq does not know: the queue was "
                 + "written by a newer podq or by hand. Update podq, or use another --home."
         }
     }

@@ -20,13 +20,22 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
     public var errorDescription: String? {
         switch self {
         case .unknownKey(let path, let line, let key):
-            "\(path):\(line): unknown key '\(key)'. Known keys: \(Settings.keys.map(\.name).joined(separator: ", "))."
+            // A typo gets the key it was meant to be; anything else, where the keys are listed.
+            if let near = Suggestion.nearest(to: key, in: Settings.keys.map(\.name) + KeyBindings.Action.allCases.map { "key-" + $0.rawValue }) {
+                "\(path):\(line): unknown key '\(key)'. Did you mean '\(near)'?"
+            } else {
+                "\(path):\(line): unknown key '\(key)'. `podq help config` lists every key."
+            }
         case .badValue(let path, let line, let key, let expected):
             "\(path):\(line): '\(key)' must be \(expected)."
         case .syntax(let path, let line):
             "\(path):\(line): expected `key = value` (a # starts a comment)."
         case .unknownAction(let path, let line, let key):
-            "\(path):\(line): '\(key)' names no action. Actions: \(KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", "))."
+            if let near = Suggestion.nearest(to: key, in: KeyBindings.Action.allCases.map { "key-" + $0.rawValue }) {
+                "\(path):\(line): '\(key)' names no action. Did you mean '\(near)'?"
+            } else {
+                "\(path):\(line): '\(key)' names no action. Actions: \(KeyBindings.Action.allCases.map(\.rawValue).joined(separator: ", "))."
+            }
         case .keyConflict(let path, let line, let key, let character, let other):
             "\(path):\(line): '\(key)' gives \(character) to two actions: it is already the key of \(other); give that one another key (key-\(other) = …)."
         case .cannotWrite(let path, let reason):

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where podq keeps its files (docs/FILES.md).
 ///
-/// The home holds the database, config and lock: `--home`, else `PODQ_HOME`, else
+/// The home holds the database, lock and log (and the config when one was given): `--home`, else `PODQ_HOME`, else
 /// `$XDG_DATA_HOME/podq` (default `~/.local/share/podq`). The download folder is `--download-dir`,
 /// else `$PODQ_HOME/downloads` when a home was given, else `~/Podcasts`.
 public struct PodqPaths: Sendable, Equatable {

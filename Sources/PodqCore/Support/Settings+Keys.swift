@@ -17,7 +17,7 @@ extension Settings {
         Key(
             name: "sync", defaultValue: #"`auto`"#,
             meaning:
-                #"logged in to a sync server (`podq sync login`, docs/SYNC.md), `auto` makes `podq refresh` and `podq download` sync first (a sync that fails is said and changes nothing else) and the TUI sync when it starts and every `sync-interval` minutes, in the background; `off`: only `podq sync` and `y` in the TUI"#
+                #"logged in to a sync server (`podq sync login`, SYNC.md), `auto` makes `podq refresh` and `podq download` sync first (a sync that fails is said and changes nothing else) and the TUI sync when it starts and every `sync-interval` minutes, in the background; `off`: only `podq sync` and `y` in the TUI"#
         ),
         Key(
             name: "sync-interval", defaultValue: #"`15`"#,
@@ -28,12 +28,12 @@ extension Settings {
         Key(
             name: "rate-limit", defaultValue: #"`0` (none)"#,
             meaning:
-                #"the speed limit all running downloads share, written as for curl's `--limit-rate`: bytes a second, or with `K`/`M` (1024, 1024²): `500K`, `2M`; at least `10K`; `0` for none. `--limit-rate` overrides it for one run; `<`/`>` in the TUI halve or double it and save it here"#
+                #"the speed limit all running downloads share, bytes a second, or with `K`/`M` (1000, 1000²: the units podq shows speeds in; `KiB`/`MiB` for 1024, 1024²): `500K`, `2M`; at least `10K`; `0` for none. `--limit-rate` overrides it for one run; `<`/`>` in the TUI halve or double it and save it here"#
         ),
         Key(
             name: "connections-per-download", defaultValue: #"`4`"#,
             meaning:
-                #"connections one download may use at once when its server takes ranges and one connection would take more than 2 s, 1 to 16; 1 turns segmented downloads off; connections to one host stay under the larger of this and `per-host-downloads` (which `]`/`[` in the TUI change at once); `--connections` overrides it for one run (docs/FILES.md, "Segmented downloads")"#
+                #"connections one download may use at once when its server takes ranges and one connection would take more than 2 s, 1 to 16; 1 turns segmented downloads off; connections to one host stay under the larger of this and `per-host-downloads` (which `]`/`[` in the TUI change at once); `--connections` overrides it for one run (FILES.md, "Segmented downloads")"#
         ),
         Key(
             name: "polite-hosts", defaultValue: #"none"#,
@@ -51,7 +51,7 @@ extension Settings {
         Key(
             name: "file-name-template", defaultValue: #"`{podcast}/{date:%Y-%m-%d} {title}.{ext}`"#,
             meaning:
-                #"where a feed episode's file goes inside the download folder. Fields: `{podcast}`, `{title}`, `{ext}`, `{guid}`, `{id}` (podq's episode id), `{season}` and `{episode}` with an optional width (`{episode:03}` is `007`), `{date}` or `{date:FORMAT}` with `%Y %y %m %d %H %M %S %j %%` (the publication time, UTC). The template's own `/` make folders (an empty one is left out); a value never does: `AC/DC` is `AC_DC`, and every name is made safe and short as in docs/FILES.md. The file name must have `{title}`, `{guid}`, `{id}`, `{episode}` or `{date}`. Checked when the config is read: a mistake stops podq with its line and what to write. A bare URL keeps its own name"#
+                #"where a feed episode's file goes inside the download folder. Fields: `{podcast}`, `{title}`, `{ext}`, `{guid}`, `{id}` (podq's episode id), `{season}` and `{episode}` with an optional width (`{episode:03}` is `007`), `{date}` or `{date:FORMAT}` with `%Y %y %m %d %H %M %S %j %%` (the publication time, UTC). The template's own `/` make folders (an empty one is left out); a value never does: `AC/DC` is `AC_DC`, and every name is made safe and short as in FILES.md. The file name must have `{title}`, `{guid}`, `{id}`, `{episode}` or `{date}`. Checked when the config is read: a mistake stops podq with its line and what to write. A bare URL keeps its own name"#
         ),
         Key(
             name: "windows-safe-names", defaultValue: #"`auto`"#,
@@ -101,27 +101,27 @@ extension Settings {
         Key(
             name: "player", defaultValue: #"the first of `mpv`, `ffplay -nodisp -autoexit`, `vlc --play-and-exit`, `xdg-open` on `PATH`"#,
             meaning:
-                #"the program `o` in the TUI and `podq play` run: its words split on spaces, the file's path added at the end, or put where `%f` is (`player = "mpv --no-video %f"`). Run directly, not through a shell"#
+                #"the program `o` in the TUI and `podq play` run: its words split on spaces, the file's path added at the end, or put where `%f` is (`player = "mpv --no-video %f"`). Run directly, not through a shell. With mpv, the position is followed and stored, and when it fails its reason is shown. On a machine without a sound device mpv fails ("Could not open/initialize audio device"): start its sound server, or play the files elsewhere; `mpv --ao=null` plays silently (TROUBLESHOOTING.md, "Playing")"#
         ),
         Key(
             name: "user-agent", defaultValue: #"`podq/<version> (+<project URL>)`"#,
             meaning:
-                #"the `User-Agent` header of every request (printable ASCII). Unset, podq sends its own and, when a web firewall answers 403 to it, retries once as `Mozilla/5.0 (compatible; podq/<version>)` and keeps that for the host for the run (docs/FEEDS.md); set, it is sent as it is"#
+                #"the `User-Agent` header of every request (printable ASCII). Unset, podq sends its own and, when a web firewall answers 403 to it, retries once as `Mozilla/5.0 (compatible; podq/<version>)` and keeps that for the host for the run (FEEDS.md); set, it is sent as it is"#
         ),
         Key(
             name: "proxy", defaultValue: #"none: `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` from the environment"#,
             meaning:
-                #"the proxy for feeds and media, as curl's `-x` (it wins over the variables; `no_proxy` still applies): `http://host:port`, `http://user:pass@host:port` or `socks5://host:port` (docs/FEEDS.md, "Proxies")"#
+                #"the proxy for feeds and media, as curl's `-x` (it wins over the variables; `no_proxy` still applies): `http://host:port`, `http://user:pass@host:port` or `socks5://host:port` (FEEDS.md, "Proxies")"#
         ),
         Key(
             name: "on-complete", defaultValue: #"none"#,
             meaning:
-                #"a command run for every finished download (headless and in the TUI), directly, not through a shell: its words split on spaces (as `player`'s), the file's path added as the last argument or put where `%f` is (`on-complete = "beet import -q %f"`). Its environment adds `PODQ_FILE`, `PODQ_TITLE` (the episode's title), `PODQ_PODCAST`, `PODQ_URL`, `PODQ_ID` (the queue row), each cleaned of control characters, `PODQ_SHA256` (the file's SHA-256, computed as it streamed because a hook is set) and `PODQ_VERIFIED` (what verified the file, docs/FILES.md "Integrity", or `unverified`). It runs after the file is committed and the row completed: its exit status and the first 16 KB of what it printed (however much that was) go to the log (`hook finished`, `hook failed`), and it never fails or changes the download. `podq download` waits for the hooks still running before it exits, the TUI at quit, and each says so (`waiting for 1 on-complete hook to finish`)"#
+                #"a command run for every finished download (headless and in the TUI), directly, not through a shell: its words split on spaces (as `player`'s), the file's path added as the last argument or put where `%f` is (`on-complete = "beet import -q %f"`). Its environment adds `PODQ_FILE`, `PODQ_TITLE` (the episode's title), `PODQ_PODCAST`, `PODQ_URL`, `PODQ_ID` (the queue row), each cleaned of control characters, `PODQ_SHA256` (the file's SHA-256, computed as it streamed because a hook is set) and `PODQ_VERIFIED` (what verified the file, FILES.md "Integrity", or `unverified`). It runs after the file is committed and the row completed: its exit status and the first 16 KB of what it printed (however much that was) go to the log (`hook finished`, `hook failed`), and it never fails or changes the download. `podq download` waits for the hooks still running before it exits, the TUI at quit, and each says so (`waiting for 1 on-complete hook to finish`)"#
         ),
         Key(
             name: "sidecars", defaultValue: #"`false`"#,
             meaning:
-                #"`true` keeps each feed episode offline-complete: once its file is committed, its transcript (`podcast:transcript`, the first of `transcript-types` the feed offers), its chapters (`podcast:chapters`, kept only when it is JSON), its image (the episode's, else the podcast's; kept only when it is a JPEG, PNG, WebP or GIF) and a metadata `<file>.json` are written beside it (docs/FILES.md). Each is at most 20 MB; one that cannot be fetched is logged and left out, never failing the download. The `on-complete` hook runs after them. The file itself is never changed: no tags are written into it (docs/DECISIONS.md)"#
+                #"`true` keeps each feed episode offline-complete: once its file is committed, its transcript (`podcast:transcript`, the first of `transcript-types` the feed offers), its chapters (`podcast:chapters`, kept only when it is JSON), its image (the episode's, else the podcast's; kept only when it is a JPEG, PNG, WebP or GIF) and a metadata `<file>.json` are written beside it (FILES.md). Each is at most 20 MB; one that cannot be fetched is logged and left out, never failing the download. The `on-complete` hook runs after them. The file itself is never changed: no tags are written into it, so its checksum stays the publisher's"#
         ),
         Key(
             name: "transcript-types", defaultValue: #"`text/vtt, application/x-subrip, application/srt, application/json, text/html, text/plain`"#,
@@ -129,12 +129,12 @@ extension Settings {
         Key(
             name: "playlist", defaultValue: #"`false`"#,
             meaning:
-                #"`true` writes an M3U playlist of each run's new downloads in the download folder, `podq <date> <time>.m3u8` (UTF-8), when `podq download` ends or the TUI quits, if something completed (docs/FILES.md)"#
+                #"`true` writes an M3U playlist of each run's new downloads in the download folder, `podq <date> <time>.m3u8` (UTF-8), when `podq download` ends or the TUI quits, if something completed (FILES.md)"#
         ),
         Key(
             name: "checksum", defaultValue: #"`xxh3`"#,
             meaning:
-                #"podq's own checksum of every file, computed as it streams and checked by `podq verify`: `xxh3` (XXH3-128, nearly free) or `sha256` (about 0.5 s of CPU a GB). A publisher's or server's hash is checked with its own algorithm either way (docs/FILES.md, "Integrity")"#
+                #"podq's own checksum of every file, computed as it streams and checked by `podq verify`: `xxh3` (XXH3-128, nearly free) or `sha256` (about 0.5 s of CPU a GB). A publisher's or server's hash is checked with its own algorithm either way (FILES.md, "Integrity")"#
         ),
         Key(
             name: "hook-timeout", defaultValue: #"`60`"#,
@@ -144,7 +144,7 @@ extension Settings {
         Key(
             name: "password-command", defaultValue: #"none"#,
             meaning:
-                #"a command that prints a private feed's password, run by `sh -c` when needed (`%u` the user name, `%h` the feed's host, each quoted): `password-command = "pass show podcasts/%h"`. For podcasts added with `--user` and no password of their own (docs/FEEDS.md)"#
+                #"a command that prints a private feed's password, run by `sh -c` when needed (`%u` the user name, `%h` the feed's host, each quoted): `password-command = "pass show podcasts/%h"`. For podcasts added with `--user` and no password of their own (FEEDS.md)"#
         ),
         Key(
             name: "cleanup-days", defaultValue: #"`0` (never)"#,

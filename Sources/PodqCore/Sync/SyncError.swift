@@ -23,7 +23,7 @@ public enum SyncError: Error, LocalizedError, Sendable, Equatable {
     public var errorDescription: String? {
         switch self {
         case .notLoggedIn:
-            "no sync account: not logged in to a sync server. Log in with: podq sync login <server-url> --user NAME (docs/SYNC.md)."
+            "no sync account: not logged in to a sync server. Log in with: podq sync login <server-url> --user NAME (\(PodqDocs.cite("SYNC.md")))."
         case .refusedLogin(let server, let user):
             "\(server) refused the password of '\(user)'. Check the user name and password (for Nextcloud, an app password from "
                 + "Settings → Security), then: podq sync login \(server) --user \(user)."

@@ -1,8 +1,9 @@
 import NIOCore
-import PodqCore
 import PodqServer
 import PodqTestSupport
 import XCTest
+
+@testable import PodqCore
 
 /// The live transport's body, both ways of reading it, against the in-process server.
 final class AsyncHTTPTransportTests: XCTestCase {
@@ -95,6 +96,52 @@ final class AsyncHTTPTransportTests: XCTestCase {
         } catch is CancellationError {}
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
         _ = try await waitForOutcome()
+    }
+
+    /// Under a speed limit a read waits for its turn; a cancel does not: with the shared schedule booked
+    /// hours ahead (as a slow limit shared by many can be), cancelling the reading task ends it at once
+    /// with the request stopped: straight to the server and through an HTTP proxy.
+    func testCancellingAPacedTransferEndsItWithoutWaitingForItsTurn() async throws {
+        for proxied in [false, true] {
+            let limiter = RateLimiter(bytesPerSecond: RateLimiter.slowest)
+            _ = limiter.delay(afterReceiving: 100_000_000)  // the next turn: about 9,500 s away
+            let proxy = proxied ? try ForwardProxy() : nil
+            let client =
+                try proxy.map { AsyncHTTPTransport(stallTimeout: .seconds(5), proxies: .success(try ProxySettings.from(environment: ["http_proxy": $0.url]))) }
+                ?? transport!
+            let url = server.dataURL(size: 50_000_000, seed: 17, name: "paced.bin")
+            let response = try await client.send(TransportRequest(url: url, pacing: limiter))
+            let collector = Collector()
+            let ended = Flag()
+            let reading = Task {
+                defer { ended.set() }
+                try await response.body.forEach { collector.add($0) }
+            }
+            let flowing = await waitUntil(timeout: 10) { collector.lock.withLock { collector.calls } > 0 }
+            XCTAssertTrue(flowing, "the first chunk came (proxied: \(proxied))")
+            reading.cancel()
+            let stopped = await waitUntil(timeout: 3) { ended.isSet }
+            guard stopped else {
+                XCTFail("the cancel waited for the read's turn (proxied: \(proxied))")
+                return
+            }
+            do {
+                try await reading.value
+                XCTFail("a cancelled read throws")
+            } catch {}
+            XCTAssertLessThan(collector.lock.withLock { collector.bytes.count }, 50_000_000)
+            if let proxy {
+                await client.shutdown()
+                proxy.stop()
+            }
+        }
+    }
+
+    private final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
     }
 
     private func waitForOutcome() async throws -> ServerLog.Outcome {

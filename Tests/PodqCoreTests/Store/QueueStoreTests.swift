@@ -174,7 +174,7 @@ final class QueueStoreChangeTests: XCTestCase {
         try store.apply(.pause, to: id)
         XCTAssertThrowsError(try store.apply(.pause, to: id)) {
             XCTAssertEqual($0 as? StoreError, .cannotChange(id: id, state: "paused", action: "paused"))
-            XCTAssertEqual(($0 as? StoreError)?.errorDescription, "#\(id) is paused; it cannot be paused.")
+            XCTAssertEqual(($0 as? StoreError)?.errorDescription, "d\(id) is paused; it cannot be paused.")
         }
         try store.apply(.cancel, to: id)
         XCTAssertEqual(try store.download(id: id)?.state, .cancelled)

@@ -32,7 +32,7 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(s.retryMaxDelay, 30)
         XCTAssertEqual(s.stallTimeout, 12)
         XCTAssertEqual(s.perHostDownloads, 4)
-        XCTAssertEqual(s.rateLimit, 2 * 1024 * 1024)
+        XCTAssertEqual(s.rateLimit, 2_000_000, "2M is the 2.0 MB/s podq shows")
         XCTAssertNil(Settings().rateLimit, "no limit by default")
         XCTAssertEqual(Settings().perHostDownloads, 2, "the default")
     }
@@ -103,7 +103,11 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertTrue(
             ConfigError.keyConflict(path: "c", line: 2, key: "key-cancel", character: "x", other: "remove")
                 .localizedDescription.contains("key-remove = …"), "the message says how to fix it")
-        XCTAssertTrue(ConfigError.unknownAction(path: "c", line: 1, key: "key-cancle").localizedDescription.contains("cancel, pause"))
+        XCTAssertTrue(
+            ConfigError.unknownAction(path: "c", line: 1, key: "key-cancle").localizedDescription.contains("Did you mean 'key-cancel'?"),
+            "a typo gets what was meant")
+        XCTAssertTrue(
+            ConfigError.unknownAction(path: "c", line: 1, key: "key-nothing-like-this").localizedDescription.contains("cancel, pause"), "else the actions")
     }
 }
 
