@@ -86,7 +86,9 @@ final class TUIRendererTests: XCTestCase {
         var state = TUIState()
         let snapshot = TUISnapshot(downloads: Self.downloads, limit: 6, waitingForHost: 1, perHost: 2)
         let status = frame(&state, snapshot, width: 150).split(separator: "\n").first { $0.contains("active") }
-        XCTAssertEqual(status.map(String.init), " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait: 2 at once from one host, ] raises it) · 1 paused · 1 failed · 1 done · row 1/7")
+        XCTAssertEqual(
+            status.map(String.init),
+            " 2/6 active, 2 a host · 1.8 MB/s · 1 queued (1 wait: 2 at once from one host, ] raises it) · 1 paused · 1 failed · 1 done · row 1/7")
     }
 
     /// At 160 columns the status line has room for the overall gauge: the unfinished downloads'
