@@ -92,6 +92,43 @@ final class SegmentedDownloadTests: CLITestCase {
             "\(map.text) asked \(asked) sent \(server.log.outcomes.sorted { $0.key < $1.key }.map(\.value.bytesSent))")
     }
 
+    /// A pause keeps every byte the transfer got: the map saved as it stops says exactly what the run said
+    /// it had ("stopped … at N bytes"), and the resume asks each segment from there (less its 64 KiB lead).
+    /// The map of a row already `paused` was not saved: the last second came again and the bar went back
+    /// (issue 41, point 12).
+    func testAPausedSegmentedDownloadKeepsWhatItGotAndResumesThere() async throws {
+        let url = server.dataURL(size: size, seed: 44, name: "pause.mp3", ["rate": "1500000"])
+        let runner = try cli.start(["download", url.absoluteString])
+        let split = await waitUntil(timeout: 12) { ((try? self.storedRow()?.segmentMap)?.segments.filter { $0.done > 0 }.count ?? 0) >= 2 }
+        XCTAssertTrue(split, runner.standardOutput)
+        try await Task.sleep(for: .milliseconds(700))  // between two of the map's saves, a second apart
+        let paused = try await cli.run(["queue", "pause", "d1"])
+        XCTAssertEqual(paused.exit.code, 0, paused.err)
+        _ = await runner.finish(timeout: 30)
+        let said = try XCTUnwrap(
+            runner.standardOutput.split(separator: "\n").first { $0.hasPrefix("stopped   d1 pause.mp3 at ") }, runner.standardOutput)
+        let stoppedAt = try XCTUnwrap(Int64(said.split(separator: " ").first { Int64($0) != nil } ?? ""), String(said))
+        let row = try XCTUnwrap(try storedRow())
+        XCTAssertEqual(row.state, .paused)
+        XCTAssertEqual(row.bytesReceived, stoppedAt, "what the run said it had is what is stored")
+        let map = try XCTUnwrap(row.segmentMap)
+        XCTAssertEqual(map.downloaded, stoppedAt, "the map saved as it stopped: \(map.text)")
+
+        _ = await waitUntil(timeout: 5, every: 10) { self.server.log.currentInFlight == 0 }
+        server.log.reset()
+        let resumed = try await cli.run(["queue", "resume", "d1"])
+        XCTAssertEqual(resumed.exit.code, 0, resumed.err)
+        let (exit, out, err) = try await cli.run(["download"], timeout: 120)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertEqual(FileHash.sha256(path: dir.file("home/downloads/pause.mp3")), PatternSource(seed: 44, length: size).sha256)
+        let lead: Int64 = 64 * 1024
+        for segment in map.segments where !segment.isComplete {
+            XCTAssertTrue(
+                ranges("/data/pause.mp3", in: server.log.requests).contains { $0.start == max(0, segment.position - lead) },
+                "segment \(segment) resumed where the pause left it")
+        }
+    }
+
     /// Kill -9, the file changes on the server, restart: every segment's If-Range fails, and the
     /// download starts again from zero; no byte of the old version survives.
     func testAFileChangedBetweenARunAndItsResumeStartsAgainFromZero() async throws {

@@ -82,6 +82,18 @@ final class TUIRendererTests: XCTestCase {
             """)
     }
 
+    /// Under a limit the total speed shown is never above it: the downloads keep to it over every second,
+    /// and a meter above it is reads arriving in bursts (issue 41, point 12). The limit is said in the same
+    /// units as the speeds (`2M` in the config is the "2.0 MB/s" shown).
+    func testTheTotalSpeedShownNeverExceedsTheLimit() {
+        var state = TUIState()
+        let limited = TUISnapshot(downloads: Self.downloads, rateLimit: 1_000_000)
+        let status = frame(&state, limited, width: 150).split(separator: "\n").first { $0.contains("active") } ?? ""
+        XCTAssertTrue(status.contains("· 1.0 MB/s (max 1.0 MB/s) ·"), String(status))
+        let free = frame(&state, TUISnapshot(downloads: Self.downloads), width: 150).split(separator: "\n").first { $0.contains("active") } ?? ""
+        XCTAssertTrue(free.contains("· 1.8 MB/s ·"), "without a limit, the meter as it is: \(free)")
+    }
+
     func testTheStatusLineSaysWhenRowsWaitForTheirHost() {
         var state = TUIState()
         let snapshot = TUISnapshot(downloads: Self.downloads, limit: 6, waitingForHost: 1, perHost: 2)

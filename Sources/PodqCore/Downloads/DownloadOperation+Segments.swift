@@ -272,10 +272,17 @@ extension DownloadOperation {
     }
 
     /// Takes the counts, syncs the file, then saves the counts: every byte they speak of is on disk.
+    /// As the transfer stops (a pause, a quit: its task is cancelled) the save is made all the same,
+    /// outside the cancelled task, whose store writes would be refused: the map of a paused download was
+    /// up to a second old, and that second was fetched again (issue 41).
     func saveSegments(_ run: SegmentRun) async {
         let map = run.table.snapshot
         guard (try? run.file.sync()) != nil else { return }
-        await save(segments: map)
+        if Task.isCancelled {
+            await Task { await self.save(segments: map) }.value
+        } else {
+            await save(segments: map)
+        }
     }
 }
 

@@ -150,7 +150,10 @@ extension QueueRunner {
                 emit(.note(id: id, title: op.request.title, text: SafeText.clean(text)), op: op, attempts: nil)
             case .segments(let map):
                 _ = try? await store.modify(id: id) { row in
-                    guard row.state == .downloading else { return nil }
+                    // Also as a pause, a quit or a failure stops it: its row has left `downloading` by then,
+                    // and the map saved as it stops is what the partial holds (skipped, the last second was
+                    // fetched again and the bar went back). A cancelled row's partial goes: no map.
+                    guard row.state != .cancelled && row.state != .completed else { return nil }
                     var saved = row
                     saved.segments = map?.text
                     if let map { saved.bytesReceived = map.downloaded }

@@ -91,6 +91,12 @@ final class QueueRunnerControlTests: XCTestCase {
         let (runner, task) = runner(jobs: 3)
         let three = await waitUntil { self.server.log.currentInFlight == 3 }
         XCTAssertTrue(three)
+        // Each has a partial with bytes in it before the limit drops (a download stopped before its first
+        // bytes are written has no partial to keep).
+        let written = await waitUntil {
+            (1...3).allSatisfy { ((try? FileManager.default.attributesOfItem(atPath: self.dir.file("f\($0).bin.part"))[.size] as? Int) ?? 0) > 0 }
+        }
+        XCTAssertTrue(written)
         await runner.setMaxConcurrent(1)
         let one = await waitUntil { self.server.log.currentInFlight == 1 }
         XCTAssertTrue(one, "in flight: \(server.log.currentInFlight)")
