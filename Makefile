@@ -26,8 +26,14 @@ help:
 	@echo "make deb      build podq_$(VERSION)_<arch>.deb from the release build (dpkg-deb; lintian checks it when installed)"
 	@echo "make dist     build podq-$(VERSION)-linux-<arch>.tar.gz and its .sha256 for other distributions"
 
+# Debug builds (make build, test, demo, docs, man, bench-quick) carry no debug information: DWARF took
+# a third of a first build (371 s -> 265 s for podq on 2 cores), and nothing here reads it (lldb does not
+# start on these machines; backtraces name functions from the symbol table). A plain `swift build`
+# builds the same code with it, in the same .build/debug: switching between the two rebuilds it.
+DEBUG_BUILD = $(SWIFT) build -debug-info-format none
+
 build: commit-info
-	$(SWIFT) build
+	$(DEBUG_BUILD)
 
 # Sources/CPodqSystem/commit.h names the commit (git ignores it); rewritten only when it changes, so an
 # unchanged tree rebuilds nothing.
@@ -40,8 +46,9 @@ commit-info:
 # Release builds link the Swift runtime and Foundation statically: one file to install, and a third of
 # the memory (see docs/DECISIONS.md).
 # One section per function, so that the link can put the functions a run touches together (the order
-# and the linker script are the podq target's release linker settings in Package.swift).
-RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize \
+# and the linker script are the podq target's release linker settings in Package.swift). No debug
+# information either (the installed binary was stripped of it anyway).
+RELEASE = $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -Osize -debug-info-format none \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
 
 release: commit-info
@@ -88,13 +95,13 @@ test-deps:
 	@bash Tests/deps/python $(TEST_PYTHON) >/dev/null
 
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(DEBUG_BUILD) --build-tests
 	bash Tests/run $(CURDIR)/$(TEST_PYTHON)/bin/python $(SEGMENT_SEED) '$(SEGMENTED_TESTS)'
 
 # The build's own progress lines ([n/m] Compiling ...) show how far a first build is.
 demo:
 	@echo "Building podq (a first build compiles the dependencies: several minutes on 2 cores)..."
-	@$(SWIFT) build --product podq
+	@$(DEBUG_BUILD) --product podq
 	.build/debug/podq demo
 
 bench-deps:
@@ -113,14 +120,14 @@ bench: bench-deps commit-info
 
 # A smoke check for CI on the debug build that `make test` made: small files, one run each, no ratios.
 bench-quick: bench-deps
-	$(SWIFT) build --product podq
-	$(SWIFT) build --product podq-bench
+	$(DEBUG_BUILD) --product podq
+	$(DEBUG_BUILD) --product podq-bench
 	.build/debug/podq-bench compare --quick
 
 # The sections of README.md, docs/*.md, docs/podq-sections.mdoc and docs/podq.1 between "generated"
 # markers come from the code (GeneratedDocs); DocsTests fails while one is stale.
 docs:
-	$(SWIFT) build --product podq-bench
+	$(DEBUG_BUILD) --product podq-bench
 	.build/debug/podq-bench docs --write
 
 format:
@@ -162,8 +169,8 @@ install-files:
 # swift-argument-parser cannot know (docs/podq-sections.mdoc: the TUI's keys, ENVIRONMENT, FILES, EXIT
 # STATUS) in place of its bare EXIT STATUS.
 man:
-	$(SWIFT) build --product podq
-	$(SWIFT) build --product generate-manual
+	$(DEBUG_BUILD) --product podq
+	$(DEBUG_BUILD) --product generate-manual
 	mkdir -p .build/man
 	.build/debug/generate-manual .build/debug/podq --authors "the podq authors" --output-directory .build/man
 	awk 'FNR == NR { extra = extra $$0 "\n"; next } /^\.Sh "EXIT STATUS"/ { printf "%s", extra; skip = 1; next } \

@@ -49,16 +49,36 @@ extension TUIController {
         case .pageDown, .character(" "): state.detailScroll += pageSize
         case .escape: closeDetail(&state)
         default:
-            switch state.keys.action(for: key) {
-            case .up: state.detailScroll -= 1
-            case .down: state.detailScroll += 1
-            case .top: state.detailScroll = 0
-            case .bottom: state.detailScroll = Int.max / 2  // the renderer clamps it
-            case .open, .quit, .detail: closeDetail(&state)
-            default: break
+            if !scroll(key, &state.detailScroll, keys: state.keys, pageSize: pageSize) {
+                switch state.keys.action(for: key) {
+                case .open, .quit, .detail: closeDetail(&state)
+                default: break
+                }
             }
         }
         state.detailScroll = max(0, state.detailScroll)
+    }
+
+    /// Moves `offset` (a pane's first line shown) for a moving key: ↑↓ and their letters a line, PgUp
+    /// PgDn a page, Home End and theirs to the ends (the renderer clamps the bottom), the wheel three.
+    /// - Returns: false for any other key.
+    static func scroll(_ key: Key, _ offset: inout Int, keys: KeyBindings, pageSize: Int) -> Bool {
+        switch key {
+        case .pageUp: offset -= pageSize
+        case .pageDown: offset += pageSize
+        case .mouse(.wheelUp, _, _): offset -= 3
+        case .mouse(.wheelDown, _, _): offset += 3
+        default:
+            switch keys.action(for: key) {
+            case .up: offset -= 1
+            case .down: offset += 1
+            case .top: offset = 0
+            case .bottom: offset = Int.max / 2
+            default: return false
+            }
+        }
+        offset = max(0, offset)
+        return true
     }
 
     private static func closeDetail(_ state: inout TUIState) {

@@ -8,20 +8,7 @@ public enum TUIController {
         switch state.mode {
         case .help:
             // The moving keys scroll it (a small screen shows part of it); any other key closes it.
-            switch key {
-            case .pageUp: state.helpScroll -= max(1, pageSize)
-            case .pageDown: state.helpScroll += max(1, pageSize)
-            case .mouse(let action, _, _) where action == .wheelUp || action == .wheelDown: state.helpScroll += action == .wheelUp ? -3 : 3
-            default:
-                switch state.keys.action(for: key) {
-                case .up: state.helpScroll -= 1
-                case .down: state.helpScroll += 1
-                case .top: state.helpScroll = 0
-                case .bottom: state.helpScroll = Int.max / 2  // the renderer clamps it
-                default: state.mode = .normal
-                }
-            }
-            state.helpScroll = max(0, state.helpScroll)
+            if !scroll(key, &state.helpScroll, keys: state.keys, pageSize: max(1, pageSize)) { state.mode = .normal }
             return []
         case .detail:
             if case .mouse(let action, _, _) = key {

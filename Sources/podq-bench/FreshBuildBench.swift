@@ -3,7 +3,7 @@ import PodqTestSupport
 
 /// `podq-bench fresh-build [--write FILE]`: what a new user waits for between `git clone` and
 /// `make demo` (issue 17). Clones the repository it runs in (its committed state) into a temporary
-/// folder and runs `swift build --product podq` there, as `make demo` does, stamping every line of the
+/// folder and runs `swift build -debug-info-format none --product podq` there, as `make demo` does, stamping every line of the
 /// build's output with the time it appeared: how long resolving takes, how long compiling and linking,
 /// and how long BoringSSL (swift-nio-ssl's C library, the largest dependency) kept the compiler busy.
 /// Then `make deb` in the same clone (issue 34): the release build from scratch and the package.
@@ -76,7 +76,7 @@ enum FreshBuildBench {
     private static func build(in directory: String) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--product", "podq"]
+        process.arguments = ["swift", "build", "-debug-info-format", "none", "--product", "podq"]  // as the Makefile's DEBUG_BUILD
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -100,7 +100,12 @@ final class InstallTests: CLITestCase {
         }
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: prefix + "/bin/podq"))
         let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0 }
-        XCTAssertLessThan(size(prefix + "/bin/podq"), size(ChildProcess.podqExecutable) * 3 / 4, "installed stripped")
+        XCTAssertLessThan(size(prefix + "/bin/podq"), size(ChildProcess.podqExecutable), "installed stripped")
+        // Stripped: no symbol table left (binutils' readelf lists the sections).
+        let sections = try ChildProcess(executable: "/usr/bin/env", arguments: ["readelf", "-S", "-W", prefix + "/bin/podq"], directory: dir.path)
+        _ = await sections.finish()
+        XCTAssertTrue(sections.standardOutput.contains(".text"), sections.standardOutput + sections.standardError)
+        XCTAssertFalse(sections.standardOutput.contains(".symtab"), "installed stripped")
         let installed = try ChildProcess(executable: prefix + "/bin/podq", arguments: ["--version"], directory: dir.path)
         let version = await installed.finish()
         XCTAssertEqual(version.code, 0)

@@ -70,12 +70,17 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertTrue(exited.ok, exited.screen)
     }
 
-    func testKeepEpisodesDeletesOlderFilesAfterADownloadAndCleanupListsWhatWouldGo() async throws {
+    /// `/static/keep.xml`: the podcast Keep, three episodes E1…E3 of 5,000 bytes.
+    private func serveKeepFeed() {
         let items = (1...3).map { i in
             "<item><title>E\(i)</title><guid>g\(i)</guid><pubDate>Sat, 0\(i) Nov 2026 10:00:00 GMT</pubDate>"
                 + "<enclosure url=\"/data/e\(i).mp3?size=5000&amp;seed=\(i)\" type=\"audio/mpeg\"/></item>"
         }.joined()
         server.serve(Array("<rss version=\"2.0\"><channel><title>Keep</title>\(items)</channel></rss>".utf8), as: "keep.xml")
+    }
+
+    func testKeepEpisodesDeletesOlderFilesAfterADownloadAndCleanupListsWhatWouldGo() async throws {
+        serveKeepFeed()
         let (none, noneOut, _) = try await cli.run(["cleanup"])
         XCTAssertEqual(none.code, 0)
         XCTAssertTrue(noneOut.contains("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5`"), noneOut)
@@ -118,11 +123,7 @@ final class PlayAndCleanupTests: TerminalTestCase {
     /// The cleanup the TUI applies as it starts is said on its message line, with what went: a played
     /// file and its row no longer vanish with only the log saying so (issue 41, point 7).
     func testTheTUISaysWhatItsCleanupDeleted() async throws {
-        let items = (1...3).map { i in
-            "<item><title>E\(i)</title><guid>g\(i)</guid><pubDate>Sat, 0\(i) Nov 2026 10:00:00 GMT</pubDate>"
-                + "<enclosure url=\"/data/e\(i).mp3?size=5000&amp;seed=\(i)\" type=\"audio/mpeg\"/></item>"
-        }.joined()
-        server.serve(Array("<rss version=\"2.0\"><channel><title>Keep</title>\(items)</channel></rss>".utf8), as: "keep.xml")
+        serveKeepFeed()
         for step in [["add", server.url("/static/keep.xml").absoluteString], ["queue", "add", "--latest", "3", "p1"], ["download"], ["mark-played", "p1"]] {
             let ran = try await cli.run(step)
             XCTAssertEqual(ran.exit.code, 0, "\(step): \(ran.err)")
