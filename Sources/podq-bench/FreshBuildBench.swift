@@ -116,7 +116,7 @@ enum FreshBuildBench {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         func s(_ seconds: Double) -> String { String(format: "%.0f s", seconds) }
         return """
-            Measured by `podq-bench fresh-build` (`make bench`) on \(ISO8601DateFormatter().string(from: Date()).prefix(10)), \(cores) cores: `git clone`, then `swift build --product podq` (what `make demo` runs first), the machine's package cache as it was.
+            Measured by `podq-bench fresh-build` (`make bench`) on \(ISO8601DateFormatter().string(from: Date()).prefix(10)), \(cores) cores: `git clone`, then `swift build -debug-info-format none --product podq` (what `make demo` runs first), the machine's package cache as it was.
 
             | step | wall |
             |---|---|
