@@ -50,7 +50,8 @@ final class NextcloudSyncTests: CLITestCase {
         try password.write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
         let login = try await podq(["sync", "login", nextcloud.base, "--user", "bob", "--password-command", "cat '\(dir.file("pw"))'"])
         XCTAssertEqual(login.code, 0, login.out + login.err)
-        XCTAssertTrue(login.out.contains("(Nextcloud GPodder Sync)"), "found out without --flavour: \(login.out)")
+        XCTAssertTrue(
+            login.out.contains("(Nextcloud GPodder Sync): the gpodder.net API did not answer ("), "found out without --flavour, and why: \(login.out)")
 
         nextcloud.phone(user: "bob", subscribe: [phones])
         var result = try await podq(["sync"])

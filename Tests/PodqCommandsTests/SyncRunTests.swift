@@ -22,9 +22,9 @@ final class SyncRunTests: XCTestCase {
         var flavour: SyncFlavour { .gpodder }
         func login(caption: String) async throws(SyncError) {}
         func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta { SubscriptionDelta(add: [], remove: [], timestamp: 10) }
-        func allSubscriptions() async throws(SyncError) -> [String]? { [] }
+        func allSubscriptions() async throws(SyncError) -> FeedList? { FeedList(urls: []) }
         func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-        func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) { ([], 10) }
+        func actions(since: Int64) async throws(SyncError) -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
         func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
             if down { throw .status(503, call: "the episode action upload", detail: "maintenance") }
             batches.withLock { $0.append(actions.map(\.episode)) }
@@ -68,17 +68,16 @@ final class SyncRunTests: XCTestCase {
         XCTAssertTrue(again.line.contains("sent nothing"), again.line)
     }
 
-    /// A server that is down: the sync fails (exit 1) and every change is kept for next time.
-    func testAServerThatIsDownLosesNothing() async throws {
+    /// A server that fails every upload (503): every change is kept for next time, the pull still runs,
+    /// and the sync says so (exit 1: needs attention).
+    func testAServerThatFailsUploadsLosesNothingAndStillPulls() async throws {
         let context = try context(actions: 5, bad: nil)
-        do {
-            _ = try await SyncRun(context: context, transport: MemoryTransport { _, _ in .init(status: 500) }).run(using: Refusing(down: true))
-            XCTFail("a sync against a server that is down fails")
-        } catch let error as CommandError {
-            XCTAssertEqual(error.code, ExitCodes.failure)
-            XCTAssertTrue(error.message.contains("503") && error.message.contains("Nothing was lost"), error.message)
-        }
+        let report = try await SyncRun(context: context, transport: MemoryTransport { _, _ in .init(status: 500) }).run(using: Refusing(down: true))
+        XCTAssertTrue(report.needsAttention)
+        XCTAssertEqual(report.leftPending, 5)
+        XCTAssertTrue(report.line.contains("503") && report.line.contains("stay queued") == false && report.line.contains("5 changes not taken"), report.line)
         XCTAssertEqual(try context.store.syncChangeCounts().pending, 5)
+        XCTAssertNotNil(try context.store.syncAccount()?.lastPull, "the pull ran after the failed push")
         XCTAssertTrue(try context.store.syncAccount()?.lastError?.contains("503") == true)
     }
 
@@ -92,9 +91,9 @@ final class SyncRunTests: XCTestCase {
                 SubscriptionDelta(
                     add: ["/etc/passwd", "file:///etc/hosts", "javascript:alert(1)", "ftp://x.example/f", "\u{1B}[2J"], remove: [], timestamp: 10)
             }
-            func allSubscriptions() async throws(SyncError) -> [String]? { nil }
+            func allSubscriptions() async throws(SyncError) -> FeedList? { nil }
             func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-            func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) { ([], 10) }
+            func actions(since: Int64) async throws(SyncError) -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
             func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
         }
         let context = try context(actions: 0, bad: nil)
@@ -103,7 +102,7 @@ final class SyncRunTests: XCTestCase {
         XCTAssertEqual(try context.store.podcasts().count, 0)
         XCTAssertTrue(report.line.contains("could not subscribe to 5 listed feeds, not http(s)"), report.line)
         XCTAssertFalse(report.line.contains("\u{1B}"), report.line)
-        XCTAssertEqual(SyncRun.webFeed("feed://a.example/f.xml"), "http://a.example/f.xml")
-        XCTAssertEqual(SyncRun.webFeed("https://a.example/f.xml"), "https://a.example/f.xml")
+        XCTAssertEqual(SyncURL.webFeed("feed://a.example/f.xml"), "http://a.example/f.xml")
+        XCTAssertEqual(SyncURL.webFeed("https://a.example/f.xml"), "https://a.example/f.xml")
     }
 }

@@ -9,8 +9,12 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Sync subscriptions, played marks and positions with a gpodder.net or Nextcloud server.",
         discussion: "`podq sync` sends what changed here, then takes what changed elsewhere (for cron). Exit code 1 when the server "
-            + "cannot be reached: nothing is lost, it is sent next time. SYNC.md tells how to set it up with AntennaPod.",
-        subcommands: [SyncNowCommand.self, SyncLoginCommand.self, SyncLogoutCommand.self, SyncStatusCommand.self, SyncLinkCommand.self],
+            + "cannot be reached or did not take a change (it waits and is sent next time), or refused one (set aside: podq sync pending). "
+            + "SYNC.md tells how to set it up with AntennaPod.",
+        subcommands: [
+            SyncNowCommand.self, SyncLoginCommand.self, SyncLogoutCommand.self, SyncStatusCommand.self, SyncPendingCommand.self,
+            SyncRetryCommand.self, SyncDropCommand.self, SyncLinkCommand.self,
+        ],
         defaultSubcommand: SyncNowCommand.self
     )
 }
@@ -19,7 +23,7 @@ struct SyncCommand: AsyncParsableCommand {
 struct SyncNowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "now", abstract: "Send what changed here, then take what changed elsewhere.")
     @OptionGroup var global: GlobalOptions
-    @Flag(name: .long, help: "Ask the server for everything again, not only what changed since the last sync.")
+    @Flag(name: .long, help: "Ask the server for everything again, not only what changed since the last sync, and send set-aside changes again.")
     var full = false
 
     func run() async throws {
@@ -28,7 +32,7 @@ struct SyncNowCommand: AsyncParsableCommand {
             try await SyncRun(context: context, transport: transport).run(full: full)
         }
         Console.out(report.line)
-        if !report.subscribeFailed.isEmpty { throw ExitCode(ExitCodes.failure) }
+        if report.needsAttention { throw ExitCode(ExitCodes.failure) }
     }
 }
 
@@ -81,7 +85,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
                 (user, password) = try await Self.loginFlow(base: clean, flavour: flavour, transport: transport)
             }
             let connection = SyncConnection(base: clean, user: user, password: password, transport: transport)
-            let kind = try await Self.flavour(flavour.flatMap { SyncFlavour(rawValue: $0.lowercased()) }, connection: connection, device: device)
+            let (kind, why) = try await Self.flavour(flavour.flatMap { SyncFlavour(rawValue: $0.lowercased()) }, connection: connection, device: device)
             var keyring = false
             if passwordCommand == nil {
                 keyring = await SyncCredentials.store(password, server: base, user: user)
@@ -95,7 +99,8 @@ struct SyncLoginCommand: AsyncParsableCommand {
             try context.store.saveSyncAccount(
                 .init(server: base, flavour: kind, user: user, device: kind == .gpodder ? device : nil, passwordCommand: passwordCommand, keyring: keyring))
             context.log.info("sync login", metadata: ["server": "\(base)", "flavour": "\(kind.rawValue)", "user": "\(user)"])
-            var line = "logged in to \(base) as \(user) (\(kind == .gpodder ? "gpodder.net API, this device is \(device)" : "Nextcloud GPodder Sync"))."
+            var line =
+                "logged in to \(base) as \(user) (\(kind == .gpodder ? "gpodder.net API, this device is \(device)" : "Nextcloud GPodder Sync")): \(why)."
             if kind == .gpodder, let devices = try? await GPodderServer(connection: connection, device: device).devices() {
                 let others = devices.filter { $0.id != device }
                 if !others.isEmpty {
@@ -137,23 +142,36 @@ struct SyncLoginCommand: AsyncParsableCommand {
         }
     }
 
-    /// The flavour given, or the one the server answers to: gpodder.net's login first, then Nextcloud's app.
-    static func flavour(_ given: SyncFlavour?, connection: SyncConnection, device: String) async throws -> SyncFlavour {
+    /// The flavour given, or the one the server really serves for this user: the gpodder.net API
+    /// when its login and the lists a first sync reads work, else Nextcloud's app when its do. A server
+    /// that speaks both (opodsync) gets the gpodder.net API, whose devices and groups podq uses; the
+    /// line says which and why.
+    static func flavour(_ given: SyncFlavour?, connection: SyncConnection, device: String) async throws -> (SyncFlavour, String) {
         let caption = "podq on \(ProcessInfo.processInfo.hostName)"
+        let now = Int64(Date().timeIntervalSince1970)
+        var gpodderFailure: SyncError?
         if given == .gpodder || given == nil {
+            let server = GPodderServer(connection: connection, device: device)
             do {
-                try await GPodderServer(connection: connection, device: device).login(caption: caption)
-                return .gpodder
+                try await server.login(caption: caption)
+                // What a first sync reads: a server whose login works but whose lists do not is not one to sync with.
+                _ = try await server.subscriptions(since: 0)
+                _ = try await server.allSubscriptions()
+                _ = try await server.actions(since: now)
+                if given == .gpodder { return (.gpodder, "as asked") }
+                let both = (try? await NextcloudServer(connection: connection).actions(since: now)) != nil
+                return (.gpodder, both ? "its login and lists answer; it also speaks Nextcloud's (--flavour nextcloud)" : "its login and lists answer")
             } catch {
-                if given == .gpodder { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
-                if case .refusedLogin = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
-                if case .network = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
-                if case .redirectedElsewhere = error { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                if given == .gpodder || SyncRun.stopsTheSync(error) { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                gpodderFailure = error
             }
         }
         do {
-            try await NextcloudServer(connection: connection).login(caption: caption)
-            return .nextcloud
+            let server = NextcloudServer(connection: connection)
+            try await server.login(caption: caption)
+            _ = try await server.actions(since: now)
+            if given == .nextcloud { return (.nextcloud, "as asked") }
+            return (.nextcloud, "the gpodder.net API did not answer (\(Self.short(gpodderFailure)))")
         } catch {
             switch error {
             case .status(let code, _, let detail) where given == nil:
@@ -166,23 +184,42 @@ struct SyncLoginCommand: AsyncParsableCommand {
             }
         }
     }
+
+    private static func short(_ error: SyncError?) -> String {
+        switch error {
+        case .status(let code, let call, _): "\(code) to \(call)"
+        case .badAnswer(let call, _), .notTaken(let call, _): "an answer to \(call) that is not its API's"
+        case let error?: String((error.errorDescription ?? "").prefix(80))
+        case nil: "not tried"
+        }
+    }
 }
 
-/// `podq sync logout`.
+/// `podq sync logout [--force]`.
 struct SyncLogoutCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Forget the sync account (and its password in the keyring).")
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Forget the sync account (and its password in the keyring).",
+        discussion: "Changes the server has not taken are dropped with the account: podq says how many, and asks for --force while any wait.")
     @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Log out even though changes wait for the server (they are dropped).") var force = false
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let counts = try? context.store.syncChangeCounts()
-        guard let account = try context.store.deleteSyncAccount() else {
+        let counts = try context.store.syncChangeCounts()
+        let dropped = counts.pending + counts.parked
+        guard try context.store.syncAccount() != nil else {
             Console.out("podq was not logged in to a sync server.")
             return
         }
+        if dropped > 0 && !force {
+            throw CommandError(
+                "\(Counted.of(dropped, "change")) never reached the server (\(counts.pending) waiting, \(counts.parked) set aside); logging out "
+                    + "drops them. Send them first (podq sync; podq sync pending lists them), or: podq sync logout --force",
+                code: ExitCodes.usage)
+        }
+        guard let account = try context.store.deleteSyncAccount() else { return }
         if account.keyring { await SyncCredentials.forget(server: account.server, user: account.user) }
-        let dropped = (counts?.pending ?? 0) + (counts?.parked ?? 0)
-        Console.out("logged out of \(account.server)" + (dropped > 0 ? "; \(dropped) change\(dropped == 1 ? "" : "s") not sent were dropped" : "") + ".")
+        Console.out("logged out of \(account.server)" + (dropped > 0 ? "; dropped \(Counted.of(dropped, "change")) the server never took" : "") + ".")
     }
 }
 

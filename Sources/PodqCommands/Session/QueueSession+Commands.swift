@@ -107,7 +107,7 @@ extension QueueSession {
             try context.store.setPlayed(episodeIds: ids, played: played)
             return "marked \(ids.count == 1 ? ItemKind.episode.label(ids[0]) : "\(ids.count) episodes") \(played ? "played" : "not played")"
         case .sync(let full):
-            return try await SyncRun(context: context, transport: transport).run(full: full).line
+            return try await SyncRun(context: context, transport: transport).run(full: full).line.replacingOccurrences(of: "\n", with: "; ")
         case .unsubscribe(let id):
             try context.store.removePodcast(id: id)
             return "unsubscribed; downloaded files are kept"

@@ -155,7 +155,8 @@ extension QueueStore {
                     VALUES (1, ?, ?, ?, ?, ?, ?, 0, 0)
                     """,
                 arguments: [account.server, account.flavour.rawValue, account.user, account.device, account.passwordCommand, account.keyring])
-            // The first push sends every subscription podq has.
+            try db.execute(sql: "DELETE FROM sync_future")
+            // The first push sends every subscription podq has (on the web: not a file's).
             for row in try Row.fetchAll(db, sql: "SELECT url, syncURL FROM podcast ORDER BY id") {
                 try Self.queueSubscription(db, url: (row["syncURL"] as String?) ?? row["url"], subscribe: true)
             }
@@ -195,13 +196,16 @@ extension QueueStore {
 
     /// Queues a subscription change when an account exists. Never the same feed in an add and a
     /// remove: the last intent replaces an earlier one still waiting.
+    /// A feed that is not on the web (a file's path) is never queued: no server can take it.
     static func queueSubscription(_ db: Database, url: String, subscribe: Bool) throws {
         guard try Row.fetchOne(db, sql: "SELECT 1 FROM sync_account") != nil else { return }
         let key = SyncURL.key(url)
-        let waiting = try Row.fetchAll(db, sql: "SELECT id, url FROM sync_change WHERE kind IN ('subscribe', 'unsubscribe') AND parked IS NULL")
+        // Set aside ones too: the last intent replaces a refused one (`podq remove` clears it).
+        let waiting = try Row.fetchAll(db, sql: "SELECT id, url FROM sync_change WHERE kind IN ('subscribe', 'unsubscribe')")
         for row in waiting where SyncURL.key(row["url"]) == key {
             try db.execute(sql: "DELETE FROM sync_change WHERE id = ?", arguments: [row["id"] as Int64])
         }
+        guard SyncURL.webFeed(url) != nil else { return }
         try db.execute(
             sql: "INSERT INTO sync_change (kind, url, timestamp) VALUES (?, ?, ?)",
             arguments: [subscribe ? "subscribe" : "unsubscribe", url, Int64(Date().timeIntervalSince1970)])
@@ -258,16 +262,45 @@ extension QueueStore {
     /// The changes waiting (parked ones left out), oldest first.
     public func pendingSyncChanges() throws(StoreError) -> [SyncChange] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM sync_change WHERE parked IS NULL ORDER BY id").compactMap { row in
-                guard let kind = SyncChange.Kind(rawValue: row["kind"]) else { return nil }
-                var action: EpisodeAction?
-                if kind == .action, let name: String = row["action"], let type = EpisodeAction.Kind(rawValue: name) {
-                    action = EpisodeAction(
-                        podcast: row["url"], episode: row["episode"] ?? "", guid: row["guid"], action: type, timestamp: row["timestamp"],
-                        started: row["started"], position: row["position"], total: row["total"])
-                }
-                return SyncChange(id: row["id"], kind: kind, url: row["url"], action: action)
+            try Row.fetchAll(db, sql: "SELECT * FROM sync_change WHERE parked IS NULL ORDER BY id").compactMap(Self.change)
+        }
+    }
+
+    /// Every change, waiting or set aside, oldest first, with why the server refused a set-aside one.
+    public func allSyncChanges() throws(StoreError) -> [(change: SyncChange, setAside: String?)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sync_change ORDER BY id").compactMap { row in
+                guard let change = Self.change(row) else { return nil }
+                return (change, row["parked"])
             }
+        }
+    }
+
+    static func change(_ row: Row) -> SyncChange? {
+        guard let kind = SyncChange.Kind(rawValue: row["kind"]) else { return nil }
+        var action: EpisodeAction?
+        if kind == .action, let name: String = row["action"], let type = EpisodeAction.Kind(rawValue: name) {
+            action = EpisodeAction(
+                podcast: row["url"], episode: row["episode"] ?? "", guid: row["guid"], action: type, timestamp: row["timestamp"],
+                started: row["started"], position: row["position"], total: row["total"])
+        }
+        return SyncChange(id: row["id"], kind: kind, url: row["url"], action: action)
+    }
+
+    /// Set-aside changes go back to waiting (`podq sync retry`, `--full`): all of them, or those of
+    /// `ids`. Returns how many.
+    @discardableResult
+    public func retrySyncChanges(_ ids: [Int64]? = nil) throws(StoreError) -> Int {
+        try write { db in
+            if let ids {
+                guard !ids.isEmpty else { return 0 }
+                try db.execute(
+                    sql: "UPDATE sync_change SET parked = NULL WHERE parked IS NOT NULL AND id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
+                    arguments: StatementArguments(ids))
+            } else {
+                try db.execute(sql: "UPDATE sync_change SET parked = NULL WHERE parked IS NOT NULL")
+            }
+            return db.changesCount
         }
     }
 
@@ -281,11 +314,13 @@ extension QueueStore {
         }
     }
 
-    /// The server took these.
-    public func removeSyncChanges(_ ids: [Int64]) throws(StoreError) {
-        guard !ids.isEmpty else { return }
-        try write { db in
+    /// The server took these (or the user dropped them: `podq sync drop`). Returns how many went.
+    @discardableResult
+    public func removeSyncChanges(_ ids: [Int64]) throws(StoreError) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return try write { db in
             try db.execute(sql: "DELETE FROM sync_change WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))", arguments: StatementArguments(ids))
+            return db.changesCount
         }
     }
 

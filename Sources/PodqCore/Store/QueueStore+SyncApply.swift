@@ -11,18 +11,33 @@ extension QueueStore {
         public var positions = 0
         /// Episodes newly marked played (a play to the end).
         public var played = 0
+        /// Played episodes a later play left before the end: not played any more.
+        public var unplayed = 0
         /// Plays of episodes podq does not have (a podcast not subscribed here, an episode not in its feed).
         public var unmatched = 0
 
         public init() {}
     }
 
-    /// Applies received plays: each is matched to an episode by its GUID in its feed, else by every URL
-    /// the episode was seen under (as published, without tracking parameters, inside an analytics
-    /// prefix, where its download was redirected); a play later than the episode's stored one sets the
-    /// position, and a play to the end marks it played. Downloads and deletes from other devices are
-    /// never acted on. Nothing is queued for the server: these came from it.
-    public func applyPlays(_ actions: [EpisodeAction]) throws(StoreError) -> AppliedPlays {
+    /// How far ahead of this machine's clock a play's time may be before it counts as a wrong clock.
+    public static let clockSkew: Double = 600
+
+    /// Applies received plays by one rule, the same on every device (docs/SYNC.md, "One truth"):
+    ///
+    /// - each is matched to an episode by its GUID in its feed, else by every URL the episode was seen
+    ///   under (as published, without tracking parameters, inside an analytics prefix, where its
+    ///   download was redirected);
+    /// - the latest event by its own time wins: a play later than what the episode holds (its position's
+    ///   time and its played mark's) sets the position; one from more than ``clockSkew`` in the future (a
+    ///   phone with a wrong clock) counts at the time it first arrived, remembered, so it never outranks
+    ///   what is done here later;
+    /// - a play to the end marks it played, judged against the episode's own duration when the feed
+    ///   gives one (a device's `total` may be another length); a later play that ends before the end
+    ///   makes a played episode unplayed again, so every device shows the same.
+    ///
+    /// Downloads and deletes from other devices are never acted on. Nothing is queued for the server:
+    /// these came from it. Applying the same plays again changes nothing.
+    public func applyPlays(_ actions: [EpisodeAction], now: Double = Date().timeIntervalSince1970) throws(StoreError) -> AppliedPlays {
         let plays = actions.filter { $0.action == .play }.sorted { $0.timestamp < $1.timestamp }
         guard !plays.isEmpty else { return AppliedPlays() }
         return try write { db in
@@ -44,25 +59,44 @@ extension QueueStore {
                     applied.unmatched += 1
                     continue
                 }
-                // A play with no time (some clients send none) counts as heard now.
-                let when = play.timestamp > 0 ? Double(play.timestamp) : Date().timeIntervalSince1970
-                let stored = try Row.fetchOne(db, sql: "SELECT position, positionAt, playedAt FROM episode WHERE id = ?", arguments: [episode])
+                let when = try Self.time(of: play, db: db, now: now)
+                let stored = try Row.fetchOne(db, sql: "SELECT position, positionAt, playedAt, duration FROM episode WHERE id = ?", arguments: [episode])
+                // What the episode holds, and when: a time stored in the future (before this rule) counts as now.
                 let positionAt: Double? = stored?["positionAt"]
-                guard positionAt.map({ when > $0 }) ?? true else { continue }
+                let playedAt: Double? = stored?["playedAt"]
+                let latest = [positionAt, playedAt].compactMap { $0 }.map { min($0, now) }.max()
+                guard latest.map({ when > $0 }) ?? true else { continue }
                 // The same position again (a play with no time of its own, seen on every pull) changes nothing.
                 let storedPosition: Int? = stored?["position"]
                 if let position = play.position, position != storedPosition {
                     try db.execute(sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ?", arguments: [position, when, episode])
                     applied.positions += 1
                 }
-                let playedAt: Double? = stored?["playedAt"]
-                if play.reachesTheEnd, playedAt == nil {
-                    try db.execute(sql: "UPDATE episode SET playedAt = ? WHERE id = ?", arguments: [when, episode])
-                    applied.played += 1
+                let duration: Int? = stored?["duration"]
+                if play.reachesTheEnd(of: duration) {
+                    if playedAt == nil {
+                        try db.execute(sql: "UPDATE episode SET playedAt = ? WHERE id = ?", arguments: [when, episode])
+                        applied.played += 1
+                    }
+                } else if playedAt != nil, play.endsBeforeTheEnd(of: duration) {
+                    try db.execute(sql: "UPDATE episode SET playedAt = NULL WHERE id = ?", arguments: [episode])
+                    applied.unplayed += 1
                 }
             }
             return applied
         }
+    }
+
+    /// When `play` happened, for the rule: its own time; now for one with none; for one from the
+    /// future, the time it first arrived (kept in `sync_future`).
+    static func time(of play: EpisodeAction, db: Database, now: Double) throws -> Double {
+        guard play.timestamp > 0 else { return now }
+        let stamped = Double(play.timestamp)
+        guard stamped > now + clockSkew else { return stamped }
+        let key = [play.podcast, play.episode, play.guid ?? "", play.device ?? "", "\(play.timestamp)", "\(play.position ?? -1)"].joined(separator: "\n")
+        if let first = try Double.fetchOne(db, sql: "SELECT receivedAt FROM sync_future WHERE action = ?", arguments: [key]) { return first }
+        try db.execute(sql: "INSERT INTO sync_future (action, receivedAt) VALUES (?, ?)", arguments: [key, now])
+        return now
     }
 
     /// The server rewrote these feed URLs (`update_urls`): podq keeps its own and remembers the
@@ -82,9 +116,19 @@ extension QueueStore {
 
     /// The subscription whose feed is `url` as a sync server writes it (its own URL or the server's form).
     public func podcast(syncURL url: String) throws(StoreError) -> PodcastRecord? {
-        let key = SyncURL.key(url)
-        return try read { db in
-            try PodcastRecord.fetchAll(db).first { SyncURL.key($0.url) == key || $0.syncURL.map(SyncURL.key) == key }
+        try podcastsBySyncKey()[SyncURL.key(url)]
+    }
+
+    /// Every subscription by the key of its URL and of the server's form of it (``SyncURL/key(_:)``):
+    /// read once, for a pull that looks up thousands of feeds.
+    public func podcastsBySyncKey() throws(StoreError) -> [String: PodcastRecord] {
+        try read { db in
+            var map: [String: PodcastRecord] = [:]
+            for podcast in try PodcastRecord.fetchAll(db) {
+                if map[SyncURL.key(podcast.url)] == nil { map[SyncURL.key(podcast.url)] = podcast }
+                if let sync = podcast.syncURL { map[SyncURL.key(sync)] = podcast }
+            }
+            return map
         }
     }
 

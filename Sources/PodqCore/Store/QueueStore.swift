@@ -317,6 +317,14 @@ public final class QueueStore: Sendable {
             // took the freed inode number: `podq queue add --replace` of a changed file (issue 41).
             try db.alter(table: "download") { t in t.add(column: "commitBorn", .integer) }
         }
+        migrator.registerMigration("v20: plays from a wrong clock") { db in
+            // A play stamped in the future is counted at the time it first arrived (issue 42): the time
+            // it arrived, kept, so a pull again (the overlap window) does not make it newer each time.
+            try db.create(table: "sync_future") { t in
+                t.primaryKey("action", .text)
+                t.column("receivedAt", .double).notNull()
+            }
+        }
         return migrator
     }
 }

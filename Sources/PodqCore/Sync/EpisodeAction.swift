@@ -6,7 +6,8 @@ import Foundation
 /// Written as the strictest server reads it: the action in lower case, the timestamp as
 /// `YYYY-MM-DDTHH:MM:SS` in UTC (a number makes some servers refuse the whole batch), and `started`,
 /// `position` and `total` only on a play. Read as any server writes it: the action in either case, the
-/// timestamp as that text (with or without a zone or fraction) or as seconds.
+/// timestamp as that text (with or without a zone or fraction) or as seconds (with a fraction), the GUID
+/// as text or a number, `-1` or a fraction in a count.
 public struct EpisodeAction: Sendable, Equatable, Codable {
     /// What happened.
     public enum Kind: String, Sendable, Codable, CaseIterable {
@@ -52,40 +53,54 @@ public struct EpisodeAction: Sendable, Equatable, Codable {
     }
 
     /// True for a play whose position is at the end (within the last 2 % or 15 s): the episode was heard.
-    public var reachesTheEnd: Bool {
-        guard action == .play, let position, let total, total > 0 else { return false }
-        return position >= total - max(15, total / 50)
+    public var reachesTheEnd: Bool { reachesTheEnd(of: nil) }
+
+    /// ``reachesTheEnd`` judged against `duration`, the episode's own length here, when known (as
+    /// AntennaPod does: another device's `total` may be another length), else the play's `total`.
+    public func reachesTheEnd(of duration: Int?) -> Bool {
+        guard action == .play, let position, let length = length(duration) else { return false }
+        return position >= length - max(15, length / 50)
+    }
+
+    /// True for a play that stops before the end of a length known (`duration`, else `total`): not
+    /// heard to the end. False when neither length is known: nothing can be said.
+    public func endsBeforeTheEnd(of duration: Int?) -> Bool {
+        guard action == .play, position != nil, length(duration) != nil else { return false }
+        return !reachesTheEnd(of: duration)
+    }
+
+    private func length(_ duration: Int?) -> Int? {
+        duration.flatMap { $0 > 0 ? $0 : nil } ?? total.flatMap { $0 > 0 ? $0 : nil }
     }
 
     private enum CodingKeys: String, CodingKey {
         case podcast, episode, guid, action, timestamp, started, position, total, device
     }
 
+    /// Reads one action as any server writes it; throws ``ActionProblem`` for a kind podq does not
+    /// use or an action it cannot read (``ActionsAnswer`` skips it and reads on).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        podcast = try c.decode(String.self, forKey: .podcast)
-        episode = try c.decode(String.self, forKey: .episode)
-        guid = try c.decodeIfPresent(String.self, forKey: .guid)
-        let name = try c.decode(String.self, forKey: .action)
+        guard let podcast = try? c.decode(String.self, forKey: .podcast), !podcast.isEmpty else { throw ActionProblem.malformed("no podcast URL") }
+        guard let episode = try? c.decode(String.self, forKey: .episode), !episode.isEmpty else { throw ActionProblem.malformed("no episode URL") }
+        guard let name = try? c.decode(String.self, forKey: .action) else { throw ActionProblem.malformed("no action") }
         guard let kind = Kind(rawValue: name.lowercased()) else {
-            throw DecodingError.dataCorruptedError(forKey: .action, in: c, debugDescription: "an action podq does not know: \(name)")
+            throw ActionProblem.unknownKind(String(SafeText.clean(name.lowercased()).prefix(20)))
         }
+        self.podcast = podcast
+        self.episode = episode
         action = kind
-        if let seconds = try? c.decode(Int64.self, forKey: .timestamp) {
-            timestamp = seconds
-        } else if let text = try c.decodeIfPresent(String.self, forKey: .timestamp), let seconds = Self.seconds(text) {
+        guid = SyncNumber.text(c, .guid).flatMap { $0.isEmpty ? nil : $0 }
+        if c.contains(.timestamp), (try? c.decodeNil(forKey: .timestamp)) != true {
+            guard let seconds = SyncNumber.seconds(c, .timestamp) else { throw ActionProblem.malformed("a timestamp that is not a time") }
             timestamp = seconds
         } else {
-            timestamp = 0
+            timestamp = 0  // none given: counted as heard when it arrives (QueueStore.applyPlays)
         }
-        // Nextcloud's app writes -1 for "none".
-        func count(_ key: CodingKeys) -> Int? {
-            let value = (try? c.decodeIfPresent(Int.self, forKey: key)) ?? nil
-            return value.flatMap { $0 >= 0 ? $0 : nil }
-        }
-        started = count(.started)
-        position = count(.position)
-        total = count(.total)
+        // Nextcloud's app writes -1 for "none"; a fraction is rounded down.
+        started = SyncNumber.count(c, .started)
+        position = SyncNumber.count(c, .position)
+        total = SyncNumber.count(c, .total)
         device = try? c.decodeIfPresent(String.self, forKey: .device)
     }
 

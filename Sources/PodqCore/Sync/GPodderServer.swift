@@ -39,14 +39,6 @@ public struct GPodderServer: SyncServer {
         var remove: [String]
         var timestamp: Int64?
     }
-    private struct Uploaded: Decodable {
-        var timestamp: Int64?
-        var update_urls: [[String]]?
-    }
-    private struct Actions: Decodable {
-        var actions: [EpisodeAction]?
-        var timestamp: Int64?
-    }
     private struct SyncDevices: Decodable {
         var synchronized: [[String]]?
         var notSynchronized: [String]?
@@ -88,30 +80,22 @@ public struct GPodderServer: SyncServer {
         return SubscriptionDelta(add: changes.add, remove: changes.remove, timestamp: changes.timestamp ?? since)
     }
 
-    public func allSubscriptions() async throws(SyncError) -> [String]? {
-        try await connection.json(.GET, "/subscriptions/\(user).json", as: [String].self, call: "every device's subscriptions")
+    public func allSubscriptions() async throws(SyncError) -> FeedList? {
+        try await connection.json(.GET, "/subscriptions/\(user).json", as: FeedList.self, call: "every device's subscriptions")
     }
 
     public func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult {
-        let answer = try await connection.json(
-            .POST, "/api/2/subscriptions/\(user)/\(deviceID).json", body: Changes(add: add, remove: remove), as: Uploaded.self,
-            call: "the subscription upload")
-        return UploadResult(timestamp: answer.timestamp ?? 0, updateURLs: Self.pairs(answer.update_urls))
+        try await connection.upload(
+            .POST, "/api/2/subscriptions/\(user)/\(deviceID).json", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) {
-        let answer = try await connection.json(.GET, "/api/2/episodes/\(user).json?since=\(since)", as: Actions.self, call: "the episode actions")
-        return (answer.actions ?? [], answer.timestamp ?? since)
+    public func actions(since: Int64) async throws(SyncError) -> ActionsAnswer {
+        try await connection.json(.GET, "/api/2/episodes/\(user).json?since=\(since)", as: ActionsAnswer.self, call: "the episode actions")
     }
 
     public func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
         var sent = actions
         for i in sent.indices { sent[i].device = device }
-        let answer = try await connection.json(.POST, "/api/2/episodes/\(user).json", body: sent, as: Uploaded.self, call: "the episode action upload")
-        return UploadResult(timestamp: answer.timestamp ?? 0, updateURLs: Self.pairs(answer.update_urls))
-    }
-
-    static func pairs(_ lists: [[String]]?) -> [(String, String)] {
-        (lists ?? []).compactMap { $0.count == 2 && !$0[1].isEmpty ? ($0[0], $0[1]) : nil }
+        return try await connection.upload(.POST, "/api/2/episodes/\(user).json", body: sent, call: "the episode action upload")
     }
 }

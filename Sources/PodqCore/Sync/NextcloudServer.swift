@@ -18,13 +18,6 @@ public struct NextcloudServer: SyncServer {
         var remove: [String]?
         var timestamp: Int64?
     }
-    private struct Stamp: Decodable {
-        var timestamp: Int64?
-    }
-    private struct Actions: Decodable {
-        var actions: [EpisodeAction]?
-        var timestamp: Int64?
-    }
 
     public func login(caption: String) async throws(SyncError) {
         _ = try await subscriptions(since: Int64(Date().timeIntervalSince1970))
@@ -35,24 +28,20 @@ public struct NextcloudServer: SyncServer {
         return SubscriptionDelta(add: changes.add ?? [], remove: changes.remove ?? [], timestamp: changes.timestamp ?? since)
     }
 
-    public func allSubscriptions() async throws(SyncError) -> [String]? { nil }
+    public func allSubscriptions() async throws(SyncError) -> FeedList? { nil }
 
     public func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult {
-        let answer = try await connection.json(
-            .POST, "\(Self.app)/subscription_change/create", body: Changes(add: add, remove: remove), as: Stamp.self, call: "the subscription upload")
-        return UploadResult(timestamp: answer.timestamp ?? 0)
+        try await connection.upload(.POST, "\(Self.app)/subscription_change/create", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64) {
-        let answer = try await connection.json(.GET, "\(Self.app)/episode_action?since=\(since)", as: Actions.self, call: "the episode actions")
-        return (answer.actions ?? [], answer.timestamp ?? since)
+    public func actions(since: Int64) async throws(SyncError) -> ActionsAnswer {
+        try await connection.json(.GET, "\(Self.app)/episode_action?since=\(since)", as: ActionsAnswer.self, call: "the episode actions")
     }
 
     public func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
         // The app keeps play actions only (one row per episode): a download or a delete is not sent.
         let plays = actions.filter { $0.action == .play }
         guard !plays.isEmpty else { return UploadResult(timestamp: 0) }
-        let answer = try await connection.json(.POST, "\(Self.app)/episode_action/create", body: plays, as: Stamp.self, call: "the episode action upload")
-        return UploadResult(timestamp: answer.timestamp ?? 0)
+        return try await connection.upload(.POST, "\(Self.app)/episode_action/create", body: plays, call: "the episode action upload")
     }
 }

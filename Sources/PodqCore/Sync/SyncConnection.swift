@@ -27,8 +27,13 @@ public struct SyncConnection: Sendable {
         self.transport = transport
     }
 
-    /// The server's name for messages: scheme, host and port, never a login.
-    public var serverName: String { Self.origin(of: base) }
+    /// The server's name for messages and advice: scheme, host, port and the sub-folder it lives in
+    /// (`https://host/nextcloud`), never a login.
+    public var serverName: String {
+        var path = base.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return Self.origin(of: base) + path
+    }
 
     static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? "https"
@@ -125,6 +130,32 @@ public struct SyncConnection: Sendable {
         }
     }
 
+    /// An upload: a call that must answer 2xx with what the API says an upload's answer carries, a
+    /// JSON object with the server's `timestamp` (and, on gpodder.net, `update_urls`). Anything else, an
+    /// empty `200` from a proxy or a maintenance page included, throws: the changes were not taken, and
+    /// stay queued.
+    public func upload(_ method: HTTPMethod, _ path: String, body: some Encodable, call: String) async throws(SyncError) -> UploadResult {
+        let sent: [UInt8]
+        do {
+            sent = Array(try JSONEncoder().encode(body))
+        } catch {
+            throw .badInput("cannot write \(call): \(error)")
+        }
+        let (status, bytes) = try await send(method, path, json: sent, call: call)
+        try check(status, bytes, call: call)
+        guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
+            throw .notTaken(call: call, detail: "an empty answer (\(status)), not the server's receipt")
+        }
+        guard let answer = try? JSONDecoder().decode(Receipt.self, from: Data(bytes)), let timestamp = answer.timestamp else {
+            throw .notTaken(call: call, detail: "no receipt with the server's timestamp: \(excerpt(bytes))")
+        }
+        let pairs = (answer.updateURLs ?? []).compactMap { pair -> (String, String)? in
+            guard pair.count == 2, let old = pair[0], let new = pair[1], !new.isEmpty else { return nil }
+            return (old, new)
+        }
+        return UploadResult(timestamp: timestamp, updateURLs: pairs)
+    }
+
     /// Throws for a status that is not 2xx: a refused login, or the status with what the server said.
     public func check(_ status: Int, _ bytes: [UInt8], call: String) throws(SyncError) {
         switch status {
@@ -140,5 +171,20 @@ public struct SyncConnection: Sendable {
         var text = SafeText.clean(String(decoding: bytes.prefix(400), as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
         if !password.isEmpty { text = text.replacingOccurrences(of: password, with: "…") }
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}
+
+/// An upload's receipt as servers write it.
+private struct Receipt: Decodable {
+    var timestamp: Int64?
+    var updateURLs: [[String?]]?
+    enum CodingKeys: String, CodingKey {
+        case timestamp
+        case updateURLs = "update_urls"
+    }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timestamp = SyncNumber.seconds(c, .timestamp)
+        updateURLs = try? c.decodeIfPresent([[String?]].self, forKey: .updateURLs)
     }
 }

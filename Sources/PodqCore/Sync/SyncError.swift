@@ -15,6 +15,9 @@ public enum SyncError: Error, LocalizedError, Sendable, Equatable {
     case status(Int, call: String, detail: String)
     /// An answer that is not what the API says it is.
     case badAnswer(call: String, detail: String)
+    /// A `2xx` to an upload without the receipt the API promises (an empty page, a proxy's): the
+    /// server may not have stored anything, so the changes stay queued.
+    case notTaken(call: String, detail: String)
     /// The connection failed (its reason in words).
     case network(String)
     /// The user asked for something the account does not have (a device that is not there).
@@ -37,6 +40,8 @@ public enum SyncError: Error, LocalizedError, Sendable, Equatable {
             "the sync server answered \(code) to \(call)\(detail.isEmpty ? "" : ": \(detail)"). Nothing was lost: the changes are sent next time."
         case .badAnswer(let call, let detail):
             "the sync server's answer to \(call) is not what its API says (\(detail)). Nothing was lost: the changes are sent next time."
+        case .notTaken(let call, let detail):
+            "the sync server did not say it took \(call) (\(detail)): the changes stay queued and are sent again next time."
         case .network(let reason):
             "cannot reach the sync server: \(reason). Nothing was lost: the changes are sent next time (podq sync)."
         case .badInput(let text):

@@ -60,13 +60,14 @@ public protocol SyncServer: Sendable {
     func login(caption: String) async throws(SyncError)
     /// The subscription changes since `since` (0: all of them).
     func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta
-    /// Every subscription of every device of the account (a first sync adopts them); nil where the
-    /// API has no such call.
-    func allSubscriptions() async throws(SyncError) -> [String]?
-    /// Sends subscription changes.
+    /// Every subscription of every device of the account (a first sync adopts them), in whichever
+    /// shape the server writes it; nil where the API has no such call.
+    func allSubscriptions() async throws(SyncError) -> FeedList?
+    /// Sends subscription changes; returns only when the server said it took them, as for actions.
     func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult
-    /// Episode actions of every device since `since`.
-    func actions(since: Int64) async throws(SyncError) -> (actions: [EpisodeAction], timestamp: Int64)
-    /// Sends episode actions (at most a batch).
+    /// Episode actions of every device since `since`; those podq cannot use are skipped and counted.
+    func actions(since: Int64) async throws(SyncError) -> ActionsAnswer
+    /// Sends episode actions (at most a batch). Returns only when the server said it took them (its
+    /// answer carries the `timestamp` the API promises); an empty or foreign `200` throws.
     func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult
 }

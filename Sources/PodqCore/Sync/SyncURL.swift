@@ -22,6 +22,20 @@ public enum SyncURL {
         return key
     }
 
+    /// `text` as an http(s) feed URL (`feed://`, `itpc://`, `pcast://` and `podcast://` are http), or
+    /// nil: a file's path, `file:`, anything a sync server cannot take or podq should not read from one.
+    public static func webFeed(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == "\0" })
+        else { return nil }
+        switch scheme {
+        case "http", "https": return trimmed
+        case "feed", "itpc", "pcast", "podcast": return "http" + trimmed.dropFirst(scheme.count)
+        default: return nil
+        }
+    }
+
     /// Every form an episode's media URL may have reached a server in: as it is, without tracking
     /// parameters, and the URL inside each analytics prefix it goes through (podtrac, OP3, chartable…).
     public static func aliases(of url: String) -> Set<String> {

@@ -122,4 +122,56 @@ final class SyncStoreTests: XCTestCase {
         XCTAssertEqual(actions.map { [$0.started, $0.position, $0.total] }, [[0, 640, 1800], [1800, 1800, 1800]])
         XCTAssertTrue(actions.allSatisfy { $0.action == .play })
     }
+
+    private func heard(_ id: Int64) throws -> (position: Int?, played: Bool) {
+        let (episode, _) = try store.episode(id: id)
+        return (episode.position, episode.playedAt != nil)
+    }
+
+    private func play(_ guid: String, at timestamp: Int64, position: Int, total: Int = 1800) -> EpisodeAction {
+        EpisodeAction(
+            podcast: "https://feeds.example.com/show.xml", episode: "https://elsewhere.example/x.mp3", guid: guid, action: .play, timestamp: timestamp,
+            started: 0, position: position, total: total, device: "phone")
+    }
+
+    /// A phone with a wrong clock (the year 9999): its play counts at the time it first arrived, so
+    /// what is heard here afterwards wins, however often the play comes back (the overlap window).
+    func testAPlayFromTheFutureNeverOutranksWhatHappensLater() throws {
+        let episodes = try subscribe()
+        try login()
+        let now = Date().timeIntervalSince1970
+        let future = play("g1", at: 253_370_764_800, position: 100)
+        XCTAssertEqual(try store.applyPlays([future], now: now - 1000).positions, 1)
+        XCTAssertEqual(try heard(episodes[0].id!).position, 100)
+        try store.recordListening(episode: episodes[0].id!, started: 100, position: 500, total: 1800, reachedEnd: false)
+        for later in [now, now + 3600, now + 86_400 * 365] {
+            XCTAssertEqual(try store.applyPlays([future], now: later), QueueStore.AppliedPlays(), "pulled again at \(later)")
+        }
+        XCTAssertEqual(try heard(episodes[0].id!).position, 500)
+        // Within the skew, a time slightly ahead is taken as it is.
+        let ahead = play("g2", at: Int64(now) + 60, position: 30)
+        XCTAssertEqual(try store.applyPlays([ahead], now: now).positions, 1)
+    }
+
+    /// Played is judged against the episode's own duration when the feed gives one (another device's
+    /// `total` may be another length); a later play before the end makes a played episode unplayed,
+    /// and the earlier mark, seen again, changes nothing: every device ends the same.
+    func testOneRuleForPlayedAndPosition() throws {
+        let episodes = try subscribe()
+        try login()
+        let now = Date().timeIntervalSince1970
+        let t = Int64(now) - 7200
+        // 1790 of a "3600" total on an 1800 s episode: heard to its end here.
+        XCTAssertEqual(try store.applyPlays([play("g1", at: t, position: 1790, total: 3600)], now: now).played, 1)
+        XCTAssertTrue(try heard(episodes[0].id!).played)
+        // Another device, not knowing, listens 4 s later on: not played, at 4 s.
+        let applied = try store.applyPlays([play("g1", at: t + 60, position: 4)], now: now)
+        XCTAssertEqual([applied.positions, applied.unplayed], [1, 1])
+        XCTAssertEqual(try heard(episodes[0].id!).position, 4)
+        XCTAssertFalse(try heard(episodes[0].id!).played)
+        // Both again, in any order: nothing changes.
+        XCTAssertEqual(
+            try store.applyPlays([play("g1", at: t + 60, position: 4), play("g1", at: t, position: 1790, total: 3600)], now: now), QueueStore.AppliedPlays())
+        XCTAssertFalse(try heard(episodes[0].id!).played)
+    }
 }

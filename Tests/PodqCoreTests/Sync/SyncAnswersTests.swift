@@ -1,0 +1,135 @@
+import Foundation
+import PodqTestSupport
+import XCTest
+
+@testable import PodqCore
+
+/// Every shape of answer real servers send (docs/SYNC.md, "Servers"), and generated ones: an answer
+/// is never refused whole for one odd action, and an upload is taken only on its receipt.
+final class SyncAnswersTests: XCTestCase {
+    private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    /// gpodder-fastapi-router's strings, opodsync's objects with `feed`, gpodder.net's with `url`;
+    /// anything else in the list is skipped and counted.
+    func testEveryShapeOfTheAllDevicesList() throws {
+        XCTAssertEqual(try decode(FeedList.self, #"["http://a/1", "http://a/2"]"#), FeedList(urls: ["http://a/1", "http://a/2"]))
+        XCTAssertEqual(
+            try decode(FeedList.self, #"[{"feed": "http://a/1", "title": null, "website": null, "description": null}]"#), FeedList(urls: ["http://a/1"]))
+        XCTAssertEqual(
+            try decode(
+                FeedList.self,
+                #"[{"url": "http://a/1", "title": "T", "description": "", "subscribers": 3, "logo_url": null, "website": "w", "mygpo_link": "m"}]"#),
+            FeedList(urls: ["http://a/1"]))
+        XCTAssertEqual(try decode(FeedList.self, #"["http://a/1", 5, null, {"title": "x"}, {"url": 7}, ""]"#), FeedList(urls: ["http://a/1"], skipped: 5))
+    }
+
+    /// What the Nextcloud app, mygpo and opodsync write: `PLAY`, `+00:00`, `Z`, a fraction, numbers,
+    /// `-1`, a numeric GUID, a kind podq does not use, an action without an episode.
+    func testOddActionsAreReadOrSkippedNeverFatal() throws {
+        let answer = try decode(
+            ActionsAnswer.self,
+            """
+            {"timestamp": 1795000000.9, "actions": [
+              {"podcast": "http://f", "episode": "http://e/1", "action": "PLAY", "timestamp": "2026-11-26T10:00:00+00:00", "started": -1, "position": 30, "total": -1},
+              {"podcast": "http://f", "episode": "http://e/2", "action": "play", "timestamp": 1735725600.5, "position": 12.9, "guid": 42},
+              {"podcast": "http://f", "episode": "http://e/3", "action": "flattr", "timestamp": "2026-11-26T10:00:00Z"},
+              {"podcast": "http://f", "action": "play", "timestamp": "2026-11-26T10:00:00"},
+              {"podcast": "http://f", "episode": "http://e/4", "action": "play", "timestamp": "yesterday"},
+              {"podcast": "http://f", "episode": "http://e/5", "action": "download", "timestamp": "2026-11-26T10:00:00.123Z", "position": 1e300},
+              "not an object", null
+            ]}
+            """)
+        XCTAssertEqual(answer.timestamp, 1_795_000_000)
+        XCTAssertEqual(answer.actions.map(\.episode), ["http://e/1", "http://e/2", "http://e/5"])
+        XCTAssertEqual(answer.actions[0].action, .play)
+        XCTAssertEqual(answer.actions[0].timestamp, EpisodeAction.seconds("2026-11-26T10:00:00"))
+        XCTAssertEqual([answer.actions[0].started, answer.actions[0].position, answer.actions[0].total], [nil, 30, nil])
+        XCTAssertEqual(answer.actions[1].timestamp, 1_735_725_600)
+        XCTAssertEqual(answer.actions[1].position, 12)
+        XCTAssertEqual(answer.actions[1].guid, "42")
+        XCTAssertNil(answer.actions[2].position, "1e300 is no position")
+        XCTAssertEqual(answer.skipped.kinds, ["flattr": 1])
+        XCTAssertEqual(answer.skipped.malformed, 4)
+        XCTAssertTrue(answer.skipped.line.contains("1 action of kinds podq does not use (flattr)"), answer.skipped.line)
+    }
+
+    /// Generated answers: any mix of good, unknown and broken actions, with numbers of every size,
+    /// decodes; every good one is kept, every other one counted.
+    func testGeneratedAnswersAreReadActionByAction() throws {
+        var random = SystemRandomNumberGenerator()
+        let numbers = ["0", "-1", "1.5", "1e300", "-1e300", "9223372036854775807", "18446744073709551616", "\"12\"", "null", "true", "[]", "{}"]
+        for _ in 0..<300 {
+            var good = 0, unknown = 0, broken = 0
+            var items: [String] = []
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                let n = { numbers.randomElement(using: &random)! }
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0:
+                    good += 1
+                    items.append(
+                        #"{"podcast": "http://f", "episode": "http://e", "action": "play", "timestamp": 1795000000, "position": \#(n()), "total": \#(n()), "guid": \#(n())}"#
+                    )
+                case 1:
+                    unknown += 1
+                    items.append(
+                        #"{"podcast": "http://f", "episode": "http://e", "action": "x\#(Int.random(in: 0..<3, using: &random))", "timestamp": \#(n())}"#)
+                case 2:
+                    broken += 1
+                    items.append(
+                        [#"{"episode": "http://e", "action": "play"}"#, "7", "null", #"{"podcast": 1, "episode": "e", "action": "play"}"#].randomElement(
+                            using: &random)!)
+                default:
+                    let stamp = n()
+                    // A timestamp that is not a time breaks the action; none (null) is "now".
+                    let readable = ["0", "1.5", "9223372036854775807", "\"12\"", "null"].contains(stamp)
+                    let fine = readable && stamp != "9223372036854775807"
+                    if fine { good += 1 } else { broken += 1 }
+                    items.append(#"{"podcast": "http://f", "episode": "http://e", "action": "delete", "timestamp": \#(stamp)}"#)
+                }
+            }
+            let answer = try decode(ActionsAnswer.self, #"{"actions": [\#(items.joined(separator: ","))], "timestamp": \#(numbers.randomElement()!)}"#)
+            XCTAssertEqual(answer.actions.count, good, items.joined(separator: "\n"))
+            XCTAssertEqual(answer.skipped.kinds.values.reduce(0, +), unknown)
+            XCTAssertEqual(answer.skipped.malformed, broken, items.joined(separator: "\n"))
+        }
+    }
+
+    /// An upload is taken only on the receipt the API promises: an empty 200, HTML, `{}` or a JSON
+    /// without a timestamp throws `notTaken`; a receipt with one (a fraction, `update_urls`) is read.
+    func testAnUploadIsTakenOnlyOnItsReceipt() async throws {
+        let bodies: [(String, Int64?)] = [
+            ("", nil), ("  \n", nil), ("<html>Maintenance</html>", nil), ("{}", nil), (#"{"update_urls": []}"#, nil), ("[]", nil),
+            (#"{"timestamp": 12}"#, 12), (#"{"timestamp": 12.7, "update_urls": [["http://a", "http://b"], ["x", null], ["y", ""]]}"#, 12),
+        ]
+        for (body, expected) in bodies {
+            let transport = MemoryTransport { _, _ in .ok(Array(body.utf8)) }
+            let connection = SyncConnection(base: URL(string: "http://127.0.0.1:9/nextcloud/")!, user: "u", password: "secret-pw", transport: transport)
+            var taken: UploadResult?
+            var failure: SyncError?
+            do {
+                taken = try await connection.upload(.POST, "/x", body: ["a"], call: "the upload")
+            } catch {
+                failure = error
+            }
+            XCTAssertEqual(taken?.timestamp, expected, body)
+            if body.contains("update_urls\": [[") { XCTAssertEqual(taken?.updateURLs.map { [$0.0, $0.1] }, [["http://a", "http://b"]]) }
+            if expected == nil {
+                guard case .notTaken(let call, _)? = failure else { return XCTFail("\(body): \(String(describing: failure))") }
+                XCTAssertEqual(call, "the upload")
+                XCTAssertTrue(failure?.localizedDescription.contains("stay queued") == true)
+            }
+        }
+    }
+
+    /// A server in a sub-folder keeps it in every message and advice.
+    func testTheSubFolderStaysInMessages() throws {
+        let connection = SyncConnection(
+            base: URL(string: "https://Cloud.Example.org/nextcloud/")!, user: "u", password: "p", transport: MemoryTransport { _, _ in .init(status: 500) })
+        XCTAssertEqual(connection.serverName, "https://cloud.example.org/nextcloud")
+        XCTAssertThrowsError(try connection.check(401, [], call: "x")) { error in
+            XCTAssertTrue((error as? SyncError)?.localizedDescription.contains("podq sync login https://cloud.example.org/nextcloud --user u") == true)
+        }
+    }
+}
