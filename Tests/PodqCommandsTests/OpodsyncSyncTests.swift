@@ -111,6 +111,20 @@ final class OpodsyncSyncTests: CLITestCase {
         }
         let aSaid = try await podq(a, ["sync"])
         XCTAssertTrue(aSaid.out.contains("received nothing new"), aSaid.out)
+
+        // opodsync keeps no sync groups (every device shares one list): `link` says so, never "linked".
+        try otherDevice("[]")
+        let register = try ChildProcess(
+            executable: "curl",
+            arguments: [
+                "-s", "-f", "-u", "podq:\(password)", "-H", "Content-Type: application/json", "--data", #"{"caption": "phone", "type": "mobile"}"#,
+                opodsync.url.absoluteString + "/api/2/devices/podq/phone.json",
+            ], directory: dir.path)
+        XCTAssertEqual(register.wait(timeout: 30).code, 0, register.standardError)
+        let linked = try await podq(a, ["sync", "link", "phone"])
+        XCTAssertEqual(linked.code, 1, linked.out + linked.err)
+        XCTAssertTrue(linked.err.contains("did not answer with its sync groups") && linked.err.contains("Nothing was linked"), linked.err)
+        XCTAssertFalse(linked.out.contains("linked"), linked.out)
         try assertNothingHolds(password, printed: printed)
     }
 }

@@ -237,4 +237,41 @@ final class SyncCommandTests: CLITestCase {
         let ours = actions.filter { ($0["device"] as? String) == device }.compactMap { $0["action"] as? String }
         XCTAssertEqual(ours, ["download", "delete"])
     }
+
+    /// A second podq linking with the phone keeps the first in the group (the server replaces groups:
+    /// podq sends every device already linked), says so, and a removal reaches the other devices.
+    func testLinkingKeepsEveryDeviceInTheGroupAndRemovalsConverge() async throws {
+        server.serve(feed("Shared", guid: "g"), as: "shared.xml")
+        server.serve(feed("Mine", guid: "m"), as: "mine.xml")
+        _ = try await phone(["subscribe", server.url("/static/shared.xml").absoluteString])
+        _ = try await podq(["add", server.url("/static/mine.xml").absoluteString])
+        try password.write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        let b = PodqInvocation(home: dir.file("home-b"), directory: dir.path)
+        for (home, id) in [(cli!, "podq-a"), (b, "podq-b")] {
+            let (exit, out, err) = try await home.run(
+                ["sync", "login", gpodder.url.absoluteString, "--user", user, "--password-command", "cat '\(dir.file("pw"))'", "--device", id])
+            printed += [out, err]
+            XCTAssertEqual(exit.code, 0, out + err)
+            let first = try await home.run(["sync"])
+            XCTAssertEqual(first.exit.code, 0, first.out + first.err)
+        }
+        var linked = try await podq(["sync", "link", "phone"])
+        XCTAssertEqual(linked.code, 0, linked.out + linked.err)
+        XCTAssertTrue(linked.out.contains("linked podq-a with phone: the server keeps"), linked.out)
+        let second = try await b.run(["sync", "link", "phone"])
+        XCTAssertEqual(second.exit.code, 0, second.out + second.err)
+        XCTAssertTrue(second.out.contains("linked podq-b with phone (and podq-a, linked before)"), second.out)
+        // podq-a again: already in the group, it stays one group of three.
+        linked = try await podq(["sync", "link", "podq-b"])
+        XCTAssertTrue(linked.out.contains("linked podq-a with podq-b (and phone, linked before)"), linked.out)
+
+        // A removes its podcast: B, after A's sync and its own, has removed it too.
+        _ = try await podq(["remove", "Mine"])
+        let told = try await podq(["sync"])
+        XCTAssertEqual(told.code, 0, told.out + told.err)
+        let result = try await b.run(["sync"])
+        XCTAssertEqual(result.exit.code, 0, result.out + result.err)
+        XCTAssertTrue(result.out.contains("unsubscribed from Mine (files kept)"), result.out)
+        try assertNothingHolds(password, printed: printed)
+    }
 }

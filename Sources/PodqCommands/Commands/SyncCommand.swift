@@ -266,35 +266,3 @@ struct SyncStatusCommand: ParsableCommand {
         return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
     }
 }
-
-/// `podq sync link <device>`: one sync group with another device of a gpodder.net account.
-struct SyncLinkCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "link", abstract: "Keep podq's subscriptions in step with another device of a gpodder.net account (sync-devices).")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "The other device's id (podq sync login lists them).") var device: String
-
-    func run() async throws {
-        let context = try QueueContext.open(global)
-        guard let account = try context.store.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
-        guard account.flavour == .gpodder else {
-            throw CommandError("Nextcloud's GPodder Sync has no devices: every client already shares one list.", code: ExitCodes.usage)
-        }
-        let password = try await SyncCredentials.password(for: account)
-        try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
-            guard let server = try SyncRun.server(for: account, password: password, transport: transport) as? GPodderServer else { return }
-            do {
-                let devices = try await server.devices()
-                guard devices.contains(where: { $0.id == device }) else {
-                    throw CommandError(
-                        "the account has no device '\(SafeText.clean(device))'; its devices: " + devices.map { SafeText.clean($0.id) }.joined(separator: ", "),
-                        code: ExitCodes.usage)
-                }
-                try await server.link(with: device)
-            } catch let error as SyncError {
-                throw CommandError(error.localizedDescription, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
-            }
-        }
-        Console.out("linked \(account.device ?? "this device") with \(SafeText.clean(device)): the server keeps their subscriptions the same.")
-    }
-}

@@ -39,14 +39,6 @@ public struct GPodderServer: SyncServer {
         var remove: [String]
         var timestamp: Int64?
     }
-    private struct SyncDevices: Decodable {
-        var synchronized: [[String]]?
-        var notSynchronized: [String]?
-        enum CodingKeys: String, CodingKey {
-            case synchronized
-            case notSynchronized = "not-synchronized"
-        }
-    }
     private struct Synchronize: Encodable {
         var synchronize: [[String]]
     }
@@ -65,14 +57,26 @@ public struct GPodderServer: SyncServer {
         return rows.map { SyncDevice(id: $0.id, caption: $0.caption ?? "", type: $0.type ?? "", subscriptions: $0.subscriptions ?? 0) }
     }
 
-    /// Puts this device in one sync group with `other`: the server then keeps their subscriptions the same.
-    public func link(with other: String) async throws(SyncError) {
-        _ = try await connection.json(
-            .POST, "/api/2/sync-devices/\(user).json", body: Synchronize(synchronize: [[device, other]]), as: SyncDevicesAnswer.self,
-            call: "linking the devices")
+    /// The account's sync groups as the server keeps them (`GET /api/2/sync-devices`).
+    public func groups() async throws(SyncError) -> SyncGroups {
+        let (status, bytes) = try await connection.send(.GET, "/api/2/sync-devices/\(user).json", call: "the sync groups")
+        try connection.check(status, bytes, call: "the sync groups")
+        return try SyncGroups.read(bytes, call: "the sync groups", excerpt: connection.excerpt)
     }
 
-    private struct SyncDevicesAnswer: Decodable {}
+    /// Asks the server to keep `devices` in one sync group (their subscriptions the same), and returns
+    /// the groups it answers with: the caller checks that it did.
+    public func link(_ devices: [String]) async throws(SyncError) -> SyncGroups {
+        let body: [UInt8]
+        do {
+            body = Array(try JSONEncoder().encode(Synchronize(synchronize: [devices])))
+        } catch {
+            throw .badInput("cannot write the sync group: \(error)")
+        }
+        let (status, bytes) = try await connection.send(.POST, "/api/2/sync-devices/\(user).json", json: body, call: "linking the devices")
+        try connection.check(status, bytes, call: "linking the devices")
+        return try SyncGroups.read(bytes, call: "linking the devices", excerpt: connection.excerpt)
+    }
 
     public func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta {
         let changes = try await connection.json(
@@ -97,5 +101,30 @@ public struct GPodderServer: SyncServer {
         var sent = actions
         for i in sent.indices { sent[i].device = device }
         return try await connection.upload(.POST, "/api/2/episodes/\(user).json", body: sent, call: "the episode action upload")
+    }
+}
+
+/// A gpodder.net account's sync groups: devices whose subscriptions the server keeps the same, and
+/// the devices in none.
+public struct SyncGroups: Sendable, Equatable {
+    public var synchronized: [[String]]
+    public var notSynchronized: [String]
+
+    public init(synchronized: [[String]], notSynchronized: [String]) {
+        self.synchronized = synchronized
+        self.notSynchronized = notSynchronized
+    }
+
+    /// The group `device` is in (nil: none).
+    public func group(of device: String) -> [String]? { synchronized.first { $0.contains(device) } }
+
+    /// Read from a server's answer: `{"synchronized": [[…]], "not-synchronized": […]}`. An answer
+    /// without `synchronized` (an empty `200`: opodsync keeps no groups) is not one.
+    static func read(_ bytes: [UInt8], call: String, excerpt: ([UInt8]) -> String) throws(SyncError) -> SyncGroups {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let groups = object["synchronized"] as? [Any] else {
+            throw .badAnswer(call: call, detail: bytes.isEmpty ? "an empty answer: this server may keep no sync groups" : excerpt(bytes))
+        }
+        let synchronized = groups.compactMap { ($0 as? [Any])?.compactMap { $0 as? String } }
+        return SyncGroups(synchronized: synchronized, notSynchronized: (object["not-synchronized"] as? [Any])?.compactMap { $0 as? String } ?? [])
     }
 }
