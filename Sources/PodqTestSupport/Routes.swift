@@ -78,11 +78,19 @@ enum Routes {
         case "redirect":
             let hops = Int(parts.dropFirst().first ?? "") ?? 1
             let target = query["to"] ?? "/data/file.bin?size=1024"
-            if hops <= 1 { return redirect(to: target) }
-            let next = "/redirect/\(hops - 1)?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target)"
+            // `hopDelay=S`: each hop's head comes after S seconds (a slow tracking chain).
+            let delay = query["hopDelay"].flatMap(Double.init)
+            func slow(_ response: ServerResponse) -> ServerResponse {
+                var response = response
+                response.headDelay = delay
+                return response
+            }
+            if hops <= 1 { return slow(redirect(to: target)) }
+            var next = "/redirect/\(hops - 1)?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target)"
+            if let delay { next += "&hopDelay=\(delay)" }
             // Alternate relative and absolute Locations, as real tracking chains do.
             let host = request.header("Host") ?? "127.0.0.1"
-            return redirect(to: hops % 2 == 0 ? "http://\(host)\(next)" : next)
+            return slow(redirect(to: hops % 2 == 0 ? "http://\(host)\(next)" : next))
         case "moved":
             // A permanent redirect: /moved/<path> → /<path>.
             return ServerResponse(status: 301, headers: [("Location", "/" + parts.dropFirst().joined(separator: "/"))])

@@ -237,4 +237,18 @@ final class SyncServerFaultsTests: CLITestCase {
         XCTAssertTrue(result.out.contains("dropped 1 change the server never took"), result.out)
         try assertNothingHolds(password, printed: printed)
     }
+
+    /// A password command's first line is the password, whatever follows it on standard output (a
+    /// megabyte) or on standard error.
+    func testAPasswordCommandsFirstLineIsThePasswordWhateverFollows() async throws {
+        try password.write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        let command = "cat '\(dir.file("pw"))'; echo; head -c 1048576 /dev/zero | tr '\\0' x; head -c 100000 /dev/zero | tr '\\0' y >&2"
+        let result = try await podq(["sync", "login", mygpo.url.absoluteString, "--user", "alice", "--password-command", command])
+        XCTAssertEqual(result.code, 0, String((result.out + result.err).prefix(2000)))
+        // -v: each request and its answer, never a body or the login.
+        let sync = try await podq(["sync", "-v"])
+        XCTAssertEqual(sync.code, 0, sync.out + sync.err)
+        XCTAssertTrue(sync.err.contains("sync request") && sync.err.contains("/api/2/episodes/alice.json") && sync.err.contains("status=200"), sync.err)
+        try assertNothingHolds(password, printed: printed)
+    }
 }

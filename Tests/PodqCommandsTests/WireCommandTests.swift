@@ -77,6 +77,20 @@ final class WireCommandTests: CLITestCase {
         XCTAssertTrue((out + err).contains("did not send it whole within 2 s (fetch-timeout)"), out + err)
     }
 
+    /// `fetch-timeout` bounds the whole fetch, redirects included: six hops of 0.8 s each (every one
+    /// well inside the limit alone) end the fetch at 3 s, said in words; a sync call's redirects share
+    /// one clock the same way (SyncConnection).
+    func testFetchTimeoutBoundsTheWholeChainOfRedirects() async throws {
+        server.serve(Array("<rss><channel><title>Far</title></channel></rss>".utf8), as: "far.xml")
+        try config("fetch-timeout = 3\n")
+        let (exit, out, err) = try await cli.run(["add", server.url("/redirect/6?to=/static/far.xml&hopDelay=0.8").absoluteString], timeout: 60)
+        XCTAssertNotEqual(exit.code, 0, out + err)
+        XCTAssertTrue((out + err).contains("did not send it whole within 3 s (fetch-timeout)"), out + err)
+        // Fewer hops, inside the limit: the same feed comes.
+        let (near, nout, nerr) = try await cli.run(["add", server.url("/redirect/2?to=/static/far.xml&hopDelay=0.8").absoluteString], timeout: 60)
+        XCTAssertEqual(near.code, 0, nout + nerr)
+    }
+
     /// A feed sent compressed as br (or zstd) unasked is named as such, not read as an empty file.
     func testAFeedInACodingPodqDidNotAskForIsNamed() async throws {
         let body: [UInt8] = [0x1B, 0x2A, 0x00, 0xF8, 0x8D, 0x94, 0x6E, 0xDE, 0x44, 0x63, 0x31, 0x85, 0x10]

@@ -84,7 +84,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
             } else {
                 (user, password) = try await Self.loginFlow(base: clean, flavour: flavour, transport: transport)
             }
-            let connection = SyncConnection(base: clean, user: user, password: password, transport: transport)
+            let connection = SyncConnection(base: clean, user: user, password: password, transport: transport, logger: context.log)
             let (kind, why) = try await Self.flavour(flavour.flatMap { SyncFlavour(rawValue: $0.lowercased()) }, connection: connection, device: device)
             var keyring = false
             if passwordCommand == nil {

@@ -21,7 +21,9 @@ struct SyncLinkCommand: AsyncParsableCommand {
         }
         let password = try await SyncCredentials.password(for: account)
         let line = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport -> String in
-            guard let server = try SyncRun.server(for: account, password: password, transport: transport) as? GPodderServer else { return "" }
+            guard let server = try SyncRun.server(for: account, password: password, transport: transport, logger: context.log) as? GPodderServer else {
+                return ""
+            }
             do {
                 let devices = try await server.devices()
                 guard devices.contains(where: { $0.id == device }) else {

@@ -27,20 +27,36 @@ enum ChildCommand {
         return .milliseconds(Int((given.flatMap { $0 > 0 ? $0 : nil } ?? 60) * 1000))
     }
 
+    /// The most of its output a command is read for: what follows is read and thrown away (a password
+    /// command that prints the password, then a megabyte of something else, still gives its first line).
+    static let keptOutput = 64 * 1024
+    static let keptError = 4 * 1024
+
     /// Runs `executable` with `arguments`, `input` on its standard input; nil when it outlived the deadline.
     static func run(_ executable: Executable, arguments: [String], input: String? = nil) async throws -> Output? {
         try await within(deadline) {
-            if let input {
-                let result = try await Subprocess.run(
-                    executable, arguments: Arguments(arguments), platformOptions: sessionOptions, input: .string(input),
-                    output: .string(limit: 64 * 1024), error: .string(limit: 4 * 1024))
-                return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
-            }
             let result = try await Subprocess.run(
-                executable, arguments: Arguments(arguments), platformOptions: sessionOptions, output: .string(limit: 64 * 1024),
-                error: .string(limit: 4 * 1024))
-            return Output(status: result.terminationStatus, standardOutput: result.standardOutput, standardError: result.standardError)
+                executable, arguments: Arguments(arguments), platformOptions: sessionOptions, input: .string(input ?? ""), output: .sequence,
+                error: .sequence
+            ) { execution in
+                async let error = Self.keep(execution.standardError, upTo: keptError)
+                let output = try await Self.keep(execution.standardOutput, upTo: keptOutput)
+                return (output, try await error)
+            }
+            let (output, error) = result.closureResult
+            return Output(
+                status: result.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
+                standardError: String(decoding: error, as: UTF8.self))
         }
+    }
+
+    /// The first `limit` bytes of `stream`; the rest is read to its end and thrown away.
+    private static func keep(_ stream: SubprocessOutputSequence, upTo limit: Int) async throws -> [UInt8] {
+        var kept: [UInt8] = []
+        for try await chunk in stream where kept.count < limit {
+            chunk.withUnsafeBytes { kept += $0.prefix(limit - kept.count) }
+        }
+        return kept
     }
 
     /// A session of its own, so that stopping the command stops whatever it started too: SIGTERM to

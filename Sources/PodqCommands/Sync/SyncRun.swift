@@ -18,11 +18,13 @@ struct SyncRun {
     static let overlap: Int64 = 3 * 86_400
 
     /// The server of `account`, with its password.
-    static func server(for account: QueueStore.SyncAccount, password: String, transport: any HTTPTransport) throws(CommandError) -> any SyncServer {
+    static func server(
+        for account: QueueStore.SyncAccount, password: String, transport: any HTTPTransport, logger: Logger = .disabled
+    ) throws(CommandError) -> any SyncServer {
         guard let base = URL(string: account.server) else {
             throw CommandError("the sync server's URL '\(account.server)' is not a URL.", code: ExitCodes.usage)
         }
-        let connection = SyncConnection(base: base, user: account.user, password: password, transport: transport)
+        let connection = SyncConnection(base: base, user: account.user, password: password, transport: transport, logger: logger)
         switch account.flavour {
         case .gpodder: return GPodderServer(connection: connection, device: account.device ?? Self.deviceID())
         case .nextcloud: return NextcloudServer(connection: connection)
@@ -60,7 +62,8 @@ struct SyncRun {
         if let given {
             server = given
         } else {
-            server = try Self.server(for: account, password: try await SyncCredentials.password(for: account), transport: transport)
+            server = try Self.server(
+                for: account, password: try await SyncCredentials.password(for: account), transport: transport, logger: context.log)
         }
         var report = Report()
         if full {

@@ -200,7 +200,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     private func sendOnce(_ request: TransportRequest) async throws -> TransportResponse {
         let (stall, response) = (stallSeconds, responseSeconds)
-        let delegate = StreamingDelegate(rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: request.decompress ? fetchSeconds : nil) {
+        // `fetch-timeout` bounds the whole fetch, redirects included: a later hop has what is left.
+        var whole = request.decompress ? fetchSeconds : nil
+        if let limit = whole, let started = request.fetchStarted {
+            let spent = ContinuousClock.now - started
+            let left = limit - (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+            guard left > 0 else { throw DownloadError.tooSlow(seconds: limit) }
+            whole = left
+        }
+        let delegate = StreamingDelegate(
+            rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: whole, wholeLimit: request.decompress ? fetchSeconds : nil
+        ) {
             error, duringBody in
             Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }

@@ -19,6 +19,9 @@ public struct TransportRequest: Sendable {
     /// downloads share, ``DownloadConfiguration/pacing``), handed to its sink. Nil for feeds, web pages
     /// and sidecars: downloads are paced, feeds are not.
     public var pacing: RateLimiter?
+    /// When the whole fetch began, for a request that decodes its body: `fetch-timeout` bounds the
+    /// fetch from there, redirects included, so a later hop has only what is left. Nil: from this request.
+    public var fetchStarted: ContinuousClock.Instant?
 
     public init(url: URL, headers: HTTPHeaders = [:], decompress: Bool = false, pacing: RateLimiter? = nil) {
         self.url = url

@@ -58,6 +58,8 @@ public struct RedirectFollower: Sendable {
         // file either, that failure is the one reported (the URL inside a hop may be a guess: a
         // CDN's path that merely looks like a host must not turn a passing 503 into a lasting 404).
         var skipped: DownloadError?
+        // One clock for the whole chain: a feed's `fetch-timeout` is not renewed by each redirect.
+        let started = ContinuousClock.now
         do {
             while true {
                 guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -74,7 +76,9 @@ public struct RedirectFollower: Sendable {
                     } else {
                         hop.remove(name: "Authorization")
                     }
-                    let response = try await transport.send(TransportRequest(url: url, headers: hop, decompress: decompress, pacing: pacing))
+                    var request = TransportRequest(url: url, headers: hop, decompress: decompress, pacing: pacing)
+                    request.fetchStarted = started
+                    let response = try await transport.send(request)
                     if response.status >= 500, let inner = innerHop(of: url, visited: visited, reason: "HTTP \(response.status)", trace: trace) {
                         try await Self.drain(response.body)
                         skipped =

@@ -56,16 +56,20 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     private let stalled = Atomic<Bool>(false)
     /// Seconds the whole response (head and body) may take; nil: no such deadline (media).
     private let wholeSeconds: Double?
+    /// The limit said when it is reached: `fetch-timeout` itself, when this response had what was left
+    /// of it after redirects.
+    private let wholeLimit: Double?
     /// Set when the whole response's deadline ended the request: reported as ``DownloadError/tooSlow(seconds:)``.
     private let expired = Atomic<Bool>(false)
 
     init(
-        rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil,
+        rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil, wholeLimit: Double? = nil,
         mapError: @escaping @Sendable (any Error, Bool) -> any Error
     ) {
         self.rateLimiter = rateLimiter
         self.stallSeconds = stallSeconds
         self.wholeSeconds = wholeSeconds
+        self.wholeLimit = wholeLimit ?? wholeSeconds
         self.mapError = mapError
     }
 
@@ -302,7 +306,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         let cancelled = shared.withLock { $0.machine.cancelRequested }
         let error: any Error =
             expired.load(ordering: .relaxed)
-            ? DownloadError.tooSlow(seconds: wholeSeconds ?? 0)
+            ? DownloadError.tooSlow(seconds: wholeLimit ?? 0)
             : stalled.load(ordering: .relaxed)
                 ? DownloadError.stalled(seconds: stallSeconds ?? 0)
                 : cancelled && !(error is CancellationError) ? CancellationError() : error

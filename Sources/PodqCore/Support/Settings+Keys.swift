@@ -80,7 +80,7 @@ extension Settings {
         Key(
             name: "fetch-timeout", defaultValue: #"`120`"#,
             meaning:
-                #"seconds a feed, a web page, a transcript, chapters or an image may take to come whole (head and body), however its bytes trickle in: a slow server never holds a refresh, a run or the queue's lock longer. Media files have none (they resume)"#
+                #"seconds a feed, a web page, a transcript, chapters, an image or a sync server's answer may take to come whole (head and body, every redirect on the way included), however its bytes trickle in: a slow server never holds a refresh, a run or the queue's lock longer. Media files have none (they resume)"#
         ),
         Key(
             name: "mouse", defaultValue: #"`true`"#,

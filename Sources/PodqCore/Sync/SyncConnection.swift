@@ -1,9 +1,10 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
 /// The HTTP under a sync server: every request to the account's origin only, with its Basic login;
-/// JSON in and out; a deadline on each whole request (the transport's `fetch-timeout`), and a cap on
+/// JSON in and out; a deadline on each whole call, redirects included (the transport's `fetch-timeout`), and a cap on
 /// what an answer may weigh.
 ///
 /// A login reaches only the origin it was given for: a redirect is followed (up to 5) only when it
@@ -18,13 +19,18 @@ public struct SyncConnection: Sendable {
     /// The most an answer may weigh.
     public static let answerLimit = 32 << 20
 
-    public init(base: URL, user: String, password: String, transport: any HTTPTransport) {
+    /// Each request and its answer at debug level (`--verbose`): method, URL, status, size and time;
+    /// never a body (it may hold the login).
+    private let logger: Logger
+
+    public init(base: URL, user: String, password: String, transport: any HTTPTransport, logger: Logger = .disabled) {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         self.base = URL(string: text) ?? base
         self.user = user
         self.password = password
         self.transport = transport
+        self.logger = logger
     }
 
     /// The server's name for messages and advice: scheme, host, port and the sub-folder it lives in
@@ -56,6 +62,8 @@ public struct SyncConnection: Sendable {
         guard var url = URL(string: base.absoluteString + path) else { throw .badInput("'\(path)' makes no URL with \(serverName)") }
         var method = method
         var body = body
+        // `fetch-timeout` bounds the whole call, redirects included.
+        let started = ContinuousClock.now
         for _ in 0...5 {
             var headers = HTTPHeaders()
             let login = Data("\(user):\(password)".utf8).base64EncodedString()
@@ -65,7 +73,9 @@ public struct SyncConnection: Sendable {
             var request = TransportRequest(url: url, headers: headers, decompress: true)
             request.method = method
             request.body = body
+            request.fetchStarted = started
             let response: TransportResponse
+            let sent = ContinuousClock.now
             do {
                 response = try await transport.send(request)
             } catch let error as DownloadError {
@@ -74,6 +84,7 @@ public struct SyncConnection: Sendable {
                 throw .network(String(describing: error))
             }
             if (300..<400).contains(response.status), response.status != 304, let location = response.headers.first(name: "Location") {
+                logger.debug("sync redirect", metadata: ["call": "\(call)", "status": "\(response.status)", "url": "\(SafeText.clean(url.absoluteString))"])
                 try? await RedirectFollower.drain(response.body)
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw .badAnswer(call: call, detail: "a redirect to '\(SafeText.clean(location))'")
@@ -104,6 +115,14 @@ public struct SyncConnection: Sendable {
             } catch {
                 throw .network(String(describing: error))
             }
+            let took = ContinuousClock.now - sent
+            logger.debug(
+                "sync request",
+                metadata: [
+                    "call": "\(call)", "method": "\(method.rawValue)", "url": "\(SafeText.clean(SafeText.redactingCredentials(url.absoluteString)))",
+                    "sent": "\(body?.count ?? 0)", "status": "\(response.status)", "received": "\(bytes.count)",
+                    "ms": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)",
+                ])
             return (response.status, bytes)
         }
         throw .badAnswer(call: call, detail: "more than 5 redirects")
@@ -165,12 +184,26 @@ public struct SyncConnection: Sendable {
         }
     }
 
-    /// The start of an answer, cleaned, for a message (never more than 200 characters, never the password
-    /// even if a server echoed it).
+    /// The start of an answer, cleaned, for a message: never more than 200 characters, and never the
+    /// password, even if a server echoed it. The password is taken out of the whole text first, in
+    /// every form a server may echo it (as sent in the login's Base64, percent-escaped, JSON-escaped),
+    /// before anything is cleaned or cut: a cut cannot leave half of it.
     func excerpt(_ bytes: [UInt8]) -> String {
-        var text = SafeText.clean(String(decoding: bytes.prefix(400), as: UTF8.self)).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !password.isEmpty { text = text.replacingOccurrences(of: password, with: "…") }
+        var text = String(decoding: bytes.prefix(Self.answerLimit), as: UTF8.self)
+        for secret in secrets where !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "…") }
+        text = SafeText.clean(String(text.prefix(400))).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
+    /// The forms of the password a server may echo, longest first.
+    private var secrets: [String] {
+        guard !password.isEmpty else { return [] }
+        var forms: Set<String> = [password, Data("\(user):\(password)".utf8).base64EncodedString()]
+        if let escaped = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.insert(escaped) }
+        if let json = try? JSONEncoder().encode(password), let quoted = String(data: json, encoding: .utf8) {
+            forms.insert(String(quoted.dropFirst().dropLast()))
+        }
+        return forms.sorted { $0.count > $1.count }
     }
 }
 

@@ -132,4 +132,26 @@ final class SyncAnswersTests: XCTestCase {
             XCTAssertTrue((error as? SyncError)?.localizedDescription.contains("podq sync login https://cloud.example.org/nextcloud --user u") == true)
         }
     }
+
+    /// A server that echoes the password, at any place (every offset around where the text is cut), in
+    /// any form (as sent, the login's Base64, percent- or JSON-escaped): no part of it is ever shown.
+    func testAnEchoedPasswordIsNeverShownWhereverItIsCut() throws {
+        let password = "Zq9/sêcret+pw&\"", user = "alice"
+        let connection = SyncConnection(
+            base: URL(string: "https://s.example")!, user: user, password: password, transport: MemoryTransport { _, _ in .init(status: 500) })
+        let json = String(decoding: try JSONEncoder().encode(password), as: UTF8.self).dropFirst().dropLast()
+        let forms = [
+            password, Data("\(user):\(password)".utf8).base64EncodedString(), password.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            String(json),
+        ]
+        for form in forms {
+            for offset in Array(0...12) + Array(180...220) + Array(385...405) {
+                let body = String(repeating: "a", count: offset) + form + " tail " + String(repeating: "b", count: 50)
+                let shown = connection.excerpt(Array(body.utf8))
+                for piece in [password, form] {
+                    XCTAssertFalse(shown.contains(String(piece.prefix(4))), "offset \(offset), \(form): \(shown)")
+                }
+            }
+        }
+    }
 }
