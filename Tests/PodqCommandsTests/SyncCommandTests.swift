@@ -274,4 +274,54 @@ final class SyncCommandTests: CLITestCase {
         XCTAssertTrue(result.out.contains("unsubscribed from Mine (files kept)"), result.out)
         try assertNothingHolds(password, printed: printed)
     }
+
+    /// One truth on every device: podq A marks an episode played; the phone, not knowing, listens 4 s
+    /// after; podq A and podq C, after syncing twice, both say "not played, at 4 s" as the phone does.
+    /// A phone whose clock says 9999 does not outrank what happens after.
+    func testTwoPodqHomesAndAPhoneAgreeOnPlayedAndPosition() async throws {
+        server.serve(feed("Show", guid: "t", items: 2), as: "show.xml")
+        let feedURL = server.url("/static/show.xml").absoluteString
+        _ = try await podq(["add", feedURL])
+        try password.write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        let c = PodqInvocation(home: dir.file("home-c"), directory: dir.path)
+        for (home, id) in [(cli!, "podq-a"), (c, "podq-c")] {
+            let login = try await home.run(
+                ["sync", "login", gpodder.url.absoluteString, "--user", user, "--password-command", "cat '\(dir.file("pw"))'", "--device", id])
+            XCTAssertEqual(login.exit.code, 0, login.out + login.err)
+            let first = try await home.run(["sync"])
+            XCTAssertEqual(first.exit.code, 0, first.out + first.err)
+        }
+        let listed = try await episodes()
+        let first = try XCTUnwrap(listed.first { ($0["guid"] as? String) == "t-1" }?["id"] as? Int)
+        _ = try await podq(["mark-played", "e\(first)"])
+        let told = try await podq(["sync"])
+        XCTAssertEqual(told.code, 0, told.out + told.err)
+        // The phone listens 4 s a minute later (its own time).
+        _ = try await phone(["play", feedURL, "http://example.invalid/t1.mp3", "4", "1800", "t-1", Self.wire(hoursAgo: -1.0 / 60)])
+        // And a phone with a wrong clock heard the second episode to 100 s "in 9999".
+        _ = try await phone(["play", feedURL, "http://example.invalid/t2.mp3", "100", "1800", "t-2", "9999-01-01T00:00:00"])
+        for home in [cli!, c, cli!, c] {
+            let synced = try await home.run(["sync"])
+            XCTAssertEqual(synced.exit.code, 0, synced.out + synced.err)
+        }
+        for home in [cli!, c] {
+            let (_, out, _) = try await home.run(["episodes", "--json"])
+            let now = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+            let one = try XCTUnwrap(now.first { ($0["guid"] as? String) == "t-1" })
+            XCTAssertEqual(one["played"] as? Bool, false, "\(home.home): \(one)")
+            XCTAssertEqual(one["position"] as? Int, 4, "\(home.home): \(one)")
+            let two = try XCTUnwrap(now.first { ($0["guid"] as? String) == "t-2" })
+            XCTAssertEqual(two["position"] as? Int, 100)
+        }
+        // Here, the second is marked played after: the phone's 9999 play does not undo it on the next syncs.
+        let second = try XCTUnwrap(listed.first { ($0["guid"] as? String) == "t-2" }?["id"] as? Int)
+        _ = try await podq(["mark-played", "e\(second)"])
+        for _ in 0..<2 {
+            let again = try await podq(["sync", "--full"])
+            XCTAssertEqual(again.code, 0, again.out + again.err)
+        }
+        let after = try await episodes()
+        XCTAssertEqual(after.first { ($0["guid"] as? String) == "t-2" }?["played"] as? Bool, true, "\(after)")
+        try assertNothingHolds(password, printed: printed)
+    }
 }

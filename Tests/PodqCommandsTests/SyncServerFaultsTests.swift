@@ -251,4 +251,23 @@ final class SyncServerFaultsTests: CLITestCase {
         XCTAssertTrue(sync.err.contains("sync request") && sync.err.contains("/api/2/episodes/alice.json") && sync.err.contains("status=200"), sync.err)
         try assertNothingHolds(password, printed: printed)
     }
+
+    /// `podq download` syncs before it takes the queue's lock: while its sync adopts a slow feed,
+    /// another `podq download` runs the queue (it is not told another podq holds it).
+    func testADownloadSyncsBeforeItHoldsTheQueue() async throws {
+        let slow = serveFeed("Slow", base: 8000, items: 1, as: "slow.xml")
+        let path = String(slow.dropFirst(server.url("/").absoluteString.count - 1))
+        mygpo.phoneSubscribe(device: "phone", [server.url("/redirect/1?to=\(path)&hopDelay=4").absoluteString])
+        try await login()
+        let first = try cli.start(["download"])
+        // The first is adopting: the slow feed's first hop has been asked for.
+        let adopting = await waitUntil(timeout: 20) { self.server.log.requests.contains { $0.path.hasPrefix("/redirect/") } }
+        XCTAssertTrue(adopting, "\(mygpo.log)")
+        let second = try await podq(["download", server.url("/data/one.mp3?size=2000").absoluteString])
+        XCTAssertEqual(second.code, 0, second.out + second.err)
+        XCTAssertTrue(second.err.contains("is syncing now"), "the second one's sync waits for nothing: " + second.err)
+        let ended = await first.finish(timeout: 60)
+        XCTAssertEqual(ended.code, 0, first.standardOutput + first.standardError)
+        XCTAssertTrue(first.standardOutput.contains("subscribed to Slow"), first.standardOutput + first.standardError)
+    }
 }

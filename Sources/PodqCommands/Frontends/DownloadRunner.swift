@@ -38,9 +38,15 @@ final class DownloadRunner: Sendable {
                 reporter.end(line, summary: summary, seconds: seconds)
                 context.log.info("queue run ended", metadata: ["summary": "\(line)"])
             })
+        // The sync first, before the queue's lock is taken: adopting an account's feeds may take long,
+        // and another podq (the TUI, a cron run) must not wait for it.
+        await SyncFirst.run(context: context) {
+            try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
+                try await SyncRun(context: context, transport: transport).run().line
+            }
+        }
         let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
             try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
-            await SyncFirst.run(context: context) { try await session.perform(.sync(full: false)) }
             reporter.begin()
             do {
                 let summary = try await session.run()
