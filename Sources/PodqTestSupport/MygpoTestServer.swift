@@ -36,6 +36,8 @@ public final class MygpoTestServer: Sendable {
         var clock: Int64 = 0
         var fault: Fault?
         var actionUploads = 0
+        /// An answer to every action GET in place of the stored actions (a long-lived account's).
+        var actionsBody: [UInt8]?
         var log: [String] = []
     }
 
@@ -65,6 +67,9 @@ public final class MygpoTestServer: Sendable {
             $0.actionUploads = 0
         }
     }
+
+    /// Answers every GET of the episode actions with `body` from now on (nil: the stored actions).
+    public func answerActions(with body: [UInt8]?) { state.withLock { $0.actionsBody = body } }
 
     /// Requests seen, as "METHOD path status".
     public var log: [String] { state.withLock { $0.log } }
@@ -182,6 +187,8 @@ public final class MygpoTestServer: Sendable {
                 return now
             }
             return Self.json(["timestamp": now, "update_urls": [[String]]()])
+        case ("GET", "episodes") where state.withLock({ $0.actionsBody != nil }):
+            return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(state.withLock { $0.actionsBody ?? [] }))
         case ("GET", "episodes"):
             let (rows, now) = state.withLock { state -> ([Data], Int64) in
                 (state.actions.filter { $0.stored > since }.map(\.json), Self.tick(&state))

@@ -24,7 +24,7 @@ final class SyncRunTests: XCTestCase {
         func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta { SubscriptionDelta(add: [], remove: [], timestamp: 10) }
         func allSubscriptions() async throws(SyncError) -> FeedList? { FeedList(urls: []) }
         func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-        func actions(since: Int64) async throws(SyncError) -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
+        func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
         func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
             if down { throw .status(503, call: "the episode action upload", detail: "maintenance") }
             batches.withLock { $0.append(actions.map(\.episode)) }
@@ -93,7 +93,7 @@ final class SyncRunTests: XCTestCase {
             }
             func allSubscriptions() async throws(SyncError) -> FeedList? { nil }
             func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-            func actions(since: Int64) async throws(SyncError) -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
+            func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
             func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
         }
         let context = try context(actions: 0, bad: nil)

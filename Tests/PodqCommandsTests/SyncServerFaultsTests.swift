@@ -270,4 +270,33 @@ final class SyncServerFaultsTests: CLITestCase {
         XCTAssertEqual(ended.code, 0, first.standardOutput + first.standardError)
         XCTAssertTrue(first.standardOutput.contains("subscribed to Slow"), first.standardOutput + first.standardError)
     }
+
+    /// A long-lived account's answer, 120,000 actions and over 32 MB, is read as it arrives, in bounded
+    /// memory: the first sync completes and applies what is this library's.
+    func testALongLivedAccountsAnswerIsReadInBoundedMemory() async throws {
+        let feed = serveFeed("Old", base: 9000, items: 2, as: "old.xml")
+        _ = try await podq(["add", feed])
+        var body = #"{"timestamp": 1795000000, "update_urls": [], "actions": ["#
+        body.reserveCapacity(40 << 20)
+        for i in 0..<120_000 {
+            if i > 0 { body += "," }
+            body +=
+                #"{"podcast": "https://feeds.example.com/show\#(i % 500).xml", "episode": "https://cdn.example.com/show\#(i % 500)/episode-\#(i).mp3?source=rss&amp;id=\#(i)", "#
+                + #""guid": "guid-\#(i)-0123456789abcdef", "action": "\#(i % 3 == 0 ? "play" : "download")", "timestamp": "2025-\#(String(format: "%02d", i % 12 + 1))-01T10:00:00", "#
+                + #""started": 0, "position": \#(i % 1800), "total": 1800, "device": "phone-\#(i % 4)"}"#
+        }
+        body += #", {"podcast": "\#(feed)", "episode": "http://elsewhere.invalid/x.mp3", "guid": "9001", "action": "play", "#
+        body += #""timestamp": "2026-11-20T10:00:00", "position": 77, "total": 1800}"#
+        body += "]}"
+        XCTAssertGreaterThan(body.utf8.count, 32 << 20)
+        mygpo.answerActions(with: Array(body.utf8))
+        try await login()
+        let (exit, out, err) = try await cli.run(["sync"], timeout: 300)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("received 1 position"), out)
+        let listed = try await episodes()
+        XCTAssertEqual(listed.first { ($0["guid"] as? String) == "9001" }?["position"] as? Int, 77)
+        // Read as it arrives: podq's peak is not the answer's size (a debug build starts at ~40 MB).
+        XCTAssertLessThan(exit.maxRSS, 110 << 20, "peak \(exit.maxRSS >> 20) MB for a \(body.utf8.count >> 20) MB answer")
+    }
 }

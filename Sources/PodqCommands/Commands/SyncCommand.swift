@@ -157,9 +157,9 @@ struct SyncLoginCommand: AsyncParsableCommand {
                 // What a first sync reads: a server whose login works but whose lists do not is not one to sync with.
                 _ = try await server.subscriptions(since: 0)
                 _ = try await server.allSubscriptions()
-                _ = try await server.actions(since: now)
+                try await server.checkActions(since: now)
                 if given == .gpodder { return (.gpodder, "as asked") }
-                let both = (try? await NextcloudServer(connection: connection).actions(since: now)) != nil
+                let both = (try? await NextcloudServer(connection: connection).checkActions(since: now)) != nil
                 return (.gpodder, both ? "its login and lists answer; it also speaks Nextcloud's (--flavour nextcloud)" : "its login and lists answer")
             } catch {
                 if given == .gpodder || SyncRun.stopsTheSync(error) { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
@@ -169,7 +169,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
         do {
             let server = NextcloudServer(connection: connection)
             try await server.login(caption: caption)
-            _ = try await server.actions(since: now)
+            try await server.checkActions(since: now)
             if given == .nextcloud { return (.nextcloud, "as asked") }
             return (.nextcloud, "the gpodder.net API did not answer (\(Self.short(gpodderFailure)))")
         } catch {

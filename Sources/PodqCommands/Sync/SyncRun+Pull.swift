@@ -86,13 +86,16 @@ extension SyncRun {
         // A feed that could not be subscribed at all is asked for again next time: the time stays.
         try store.recordSync(subscriptionsSince: missing ? account.subscriptionsSince : delta.timestamp, error: nil)
         let since = max(0, account.actionsSince - Self.overlap)
-        let answer = try await server.actions(since: since)
+        var applied = QueueStore.AppliedPlays()
+        let answer = try await server.actions(since: since) { plays in
+            // This device's own actions come back too (on gpodder, marked with its id): nothing to apply.
+            applied += try store.applyPlays(plays.filter { $0.device == nil || $0.device != account.device })
+        }
+        report.plays = applied
         report.skipped = answer.skipped
         if !answer.skipped.isEmpty {
             context.log.warning("sync: actions skipped", metadata: ["skipped": "\(answer.skipped.line)"])
         }
-        // This device's own actions come back too (on gpodder, marked with its id): nothing to apply.
-        report.plays = try store.applyPlays(answer.actions.filter { $0.device == nil || $0.device != account.device })
         try store.recordSync(pulled: true, actionsSince: max(answer.timestamp ?? since, account.actionsSince), error: nil)
     }
 }

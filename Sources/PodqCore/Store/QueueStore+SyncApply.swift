@@ -17,6 +17,14 @@ extension QueueStore {
         public var unmatched = 0
 
         public init() {}
+
+        /// `other`'s counts added (plays applied in batches).
+        public static func += (a: inout AppliedPlays, b: AppliedPlays) {
+            a.positions += b.positions
+            a.played += b.played
+            a.unplayed += b.unplayed
+            a.unmatched += b.unmatched
+        }
     }
 
     /// How far ahead of this machine's clock a play's time may be before it counts as a wrong clock.

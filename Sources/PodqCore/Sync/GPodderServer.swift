@@ -93,8 +93,8 @@ public struct GPodderServer: SyncServer {
             .POST, "/api/2/subscriptions/\(user)/\(deviceID).json", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64) async throws(SyncError) -> ActionsAnswer {
-        try await connection.json(.GET, "/api/2/episodes/\(user).json?since=\(since)", as: ActionsAnswer.self, call: "the episode actions")
+    public func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+        try await connection.actions("/api/2/episodes/\(user).json?since=\(since)", call: "the episode actions", plays: plays)
     }
 
     public func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {

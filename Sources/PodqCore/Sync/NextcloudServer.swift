@@ -34,8 +34,8 @@ public struct NextcloudServer: SyncServer {
         try await connection.upload(.POST, "\(Self.app)/subscription_change/create", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64) async throws(SyncError) -> ActionsAnswer {
-        try await connection.json(.GET, "\(Self.app)/episode_action?since=\(since)", as: ActionsAnswer.self, call: "the episode actions")
+    public func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+        try await connection.actions("\(Self.app)/episode_action?since=\(since)", call: "the episode actions", plays: plays)
     }
 
     public func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {

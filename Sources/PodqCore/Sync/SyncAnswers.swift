@@ -57,24 +57,11 @@ public struct ActionsAnswer: Sendable, Equatable, Decodable {
 
     private enum CodingKeys: String, CodingKey { case actions, timestamp }
 
-    private struct One: Decodable {
-        var result: Result<EpisodeAction, ActionProblem>
-        init(from decoder: any Decoder) {
-            do {
-                result = .success(try EpisodeAction(from: decoder))
-            } catch let problem as ActionProblem {
-                result = .failure(problem)
-            } catch {
-                result = .failure(.malformed(ActionsAnswer.describe(error)))
-            }
-        }
-    }
-
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         timestamp = SyncNumber.seconds(c, .timestamp)
         actions = []
-        for one in try c.decodeIfPresent([One].self, forKey: .actions) ?? [] {
+        for one in try c.decodeIfPresent([DecodedAction].self, forKey: .actions) ?? [] {
             switch one.result {
             case .success(let action): actions.append(action)
             case .failure(let problem): skipped.add(problem)
@@ -91,6 +78,57 @@ public struct ActionsAnswer: Sendable, Equatable, Decodable {
         case .valueNotFound(_, let context): "\(context.codingPath.last?.stringValue ?? "a field") is null"
         default: "not an action"
         }
+    }
+}
+
+/// One action of an answer, read, or why not.
+struct DecodedAction: Decodable {
+    var result: Result<EpisodeAction, ActionProblem>
+    init(from decoder: any Decoder) {
+        do {
+            result = .success(try EpisodeAction(from: decoder))
+        } catch let problem as ActionProblem {
+            result = .failure(problem)
+        } catch {
+            result = .failure(.malformed(ActionsAnswer.describe(error)))
+        }
+    }
+}
+
+extension SyncConnection {
+    /// The episode actions at `path`, read as the answer arrives (``ActionStream``): each action
+    /// decoded alone, the plays handed to `plays` in batches of at most `batch`, so an answer of any
+    /// size (120,000 actions, 32 MB and more) is read in bounded memory. Returns the server's
+    /// timestamp and what was skipped; the returned answer's `actions` is empty.
+    public func actions(_ path: String, call: String, batch: Int = 2000, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+        var reader = ActionStream()
+        var answer = ActionsAnswer(actions: [], timestamp: nil)
+        var waiting: [EpisodeAction] = []
+        var sawText = false
+        let decoder = JSONDecoder()
+        try await stream(path, call: call) { chunk in
+            if !sawText { sawText = chunk.contains { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) } }
+            reader.feed(chunk) { element in
+                let one = (try? decoder.decode(DecodedAction.self, from: Data(element)))?.result ?? .failure(.malformed("not an action"))
+                switch one {
+                case .success(let action) where action.action == .play: waiting.append(action)
+                case .success: break
+                case .failure(let problem): answer.skipped.add(problem)
+                }
+            }
+            if waiting.count >= batch {
+                try plays(waiting)
+                waiting = []
+            }
+        }
+        // An empty answer has no actions; any other text must have been the answer's whole object.
+        guard !sawText || reader.finished else {
+            throw SyncError.badAnswer(call: call, detail: "not the JSON expected (it ends before its object does)")
+        }
+        if !waiting.isEmpty { try plays(waiting) }
+        for _ in 0..<reader.oversized { answer.skipped.add(.malformed("an action over 1 MB")) }
+        answer.timestamp = reader.timestampText.flatMap(SyncNumber.seconds(text:))
+        return answer
     }
 }
 
@@ -141,6 +179,14 @@ enum SyncNumber {
             return inRange(value)
         }
         return number(c, key).flatMap(inRange)
+    }
+
+    /// A time from its JSON text: a number, or a quoted ISO 8601 time or number.
+    static func seconds(text: String) -> Int64? {
+        var text = text
+        if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
+        if let seconds = EpisodeAction.seconds(text) { return seconds }
+        return Double(text.trimmingCharacters(in: .whitespaces)).flatMap(inRange)
     }
 
     private static func inRange(_ value: Double) -> Int64? {

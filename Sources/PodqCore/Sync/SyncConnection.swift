@@ -54,11 +54,84 @@ public struct SyncConnection: Sendable {
 
     private static func defaultPort(_ url: URL) -> Int { url.scheme?.lowercased() == "http" ? 80 : 443 }
 
-    /// `path` (with its query) sent to the server: the status and the answer's bytes.
+    /// `path` (with its query) sent to the server: the status and the answer's bytes (at most
+    /// ``answerLimit``).
     /// - Parameter call: the call's name for messages ("the subscription upload").
     public func send(_ method: HTTPMethod, _ path: String, json body: [UInt8]? = nil, call: String) async throws(SyncError) -> (
         status: Int, body: [UInt8]
     ) {
+        let answer = try await exchange(method, path, json: body, call: call)
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in answer.response.body {
+                guard bytes.count + chunk.readableBytes <= Self.answerLimit else {
+                    throw SyncError.badAnswer(call: call, detail: "more than \(Self.answerLimit >> 20) MB")
+                }
+                bytes += chunk.readableBytesView
+            }
+        } catch {
+            throw Self.syncError(error)
+        }
+        answer.log(received: bytes.count)
+        return (answer.response.status, bytes)
+    }
+
+    /// `path` asked with a GET, its `2xx` answer handed to `consume` chunk by chunk as it arrives,
+    /// never held whole: an answer of any size is read in bounded memory (within `fetch-timeout`). Any
+    /// other status throws as ``check(_:_:call:)`` says; an error `consume` throws ends the call.
+    public func stream(_ path: String, call: String, consume: ([UInt8]) throws -> Void) async throws {
+        let answer = try await exchange(.GET, path, json: nil, call: call)
+        var received = 0
+        var refused: [UInt8] = []
+        do {
+            for try await chunk in answer.response.body {
+                received += chunk.readableBytes
+                if (200..<300).contains(answer.response.status) {
+                    try consume(Array(chunk.readableBytesView))
+                } else if refused.count < 65_536 {
+                    refused += chunk.readableBytesView.prefix(65_536 - refused.count)
+                }
+            }
+        } catch let error as DownloadError {
+            throw SyncError.network(error.localizedDescription)
+        }
+        answer.log(received: received)
+        try check(answer.response.status, refused, call: call)
+    }
+
+    /// A request's answer with its body unread, and its line for `--verbose`.
+    private struct Answer {
+        var response: TransportResponse
+        var url: URL
+        var method: HTTPMethod
+        var sent: Int
+        var started: ContinuousClock.Instant
+        var call: String
+        var logger: Logger
+
+        func log(received: Int) {
+            let took = ContinuousClock.now - started
+            logger.debug(
+                "sync request",
+                metadata: [
+                    "call": "\(call)", "method": "\(method.rawValue)", "url": "\(SafeText.clean(SafeText.redactingCredentials(url.absoluteString)))",
+                    "sent": "\(sent)", "status": "\(response.status)", "received": "\(received)",
+                    "ms": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)",
+                ])
+        }
+    }
+
+    private static func syncError(_ error: any Error) -> SyncError {
+        switch error {
+        case let error as SyncError: error
+        case let error as DownloadError: .network(error.localizedDescription)
+        default: .network(String(describing: error))
+        }
+    }
+
+    /// Sends the request and follows redirects on the same origin (up to 5), all within one
+    /// `fetch-timeout`: the last answer, its body unread.
+    private func exchange(_ method: HTTPMethod, _ path: String, json body: [UInt8]?, call: String) async throws(SyncError) -> Answer {
         guard var url = URL(string: base.absoluteString + path) else { throw .badInput("'\(path)' makes no URL with \(serverName)") }
         var method = method
         var body = body
@@ -78,10 +151,8 @@ public struct SyncConnection: Sendable {
             let sent = ContinuousClock.now
             do {
                 response = try await transport.send(request)
-            } catch let error as DownloadError {
-                throw .network(error.localizedDescription)
             } catch {
-                throw .network(String(describing: error))
+                throw Self.syncError(error)
             }
             if (300..<400).contains(response.status), response.status != 304, let location = response.headers.first(name: "Location") {
                 logger.debug("sync redirect", metadata: ["call": "\(call)", "status": "\(response.status)", "url": "\(SafeText.clean(url.absoluteString))"])
@@ -100,30 +171,7 @@ public struct SyncConnection: Sendable {
                 }
                 continue
             }
-            var bytes: [UInt8] = []
-            do {
-                for try await chunk in response.body {
-                    guard bytes.count + chunk.readableBytes <= Self.answerLimit else {
-                        throw SyncError.badAnswer(call: call, detail: "more than \(Self.answerLimit >> 20) MB")
-                    }
-                    bytes += chunk.readableBytesView
-                }
-            } catch let error as SyncError {
-                throw error
-            } catch let error as DownloadError {
-                throw .network(error.localizedDescription)
-            } catch {
-                throw .network(String(describing: error))
-            }
-            let took = ContinuousClock.now - sent
-            logger.debug(
-                "sync request",
-                metadata: [
-                    "call": "\(call)", "method": "\(method.rawValue)", "url": "\(SafeText.clean(SafeText.redactingCredentials(url.absoluteString)))",
-                    "sent": "\(body?.count ?? 0)", "status": "\(response.status)", "received": "\(bytes.count)",
-                    "ms": "\(took.components.seconds * 1000 + took.components.attoseconds / 1_000_000_000_000_000)",
-                ])
-            return (response.status, bytes)
+            return Answer(response: response, url: url, method: method, sent: body?.count ?? 0, started: sent, call: call, logger: logger)
         }
         throw .badAnswer(call: call, detail: "more than 5 redirects")
     }

@@ -65,9 +65,24 @@ public protocol SyncServer: Sendable {
     func allSubscriptions() async throws(SyncError) -> FeedList?
     /// Sends subscription changes; returns only when the server said it took them, as for actions.
     func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult
-    /// Episode actions of every device since `since`; those podq cannot use are skipped and counted.
-    func actions(since: Int64) async throws(SyncError) -> ActionsAnswer
+    /// Episode actions of every device since `since`, read as the answer arrives: the plays are handed
+    /// to `plays` in batches (an answer of any size in bounded memory); those podq cannot use are
+    /// skipped and counted in the answer returned (whose `actions` is empty).
+    func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer
     /// Sends episode actions (at most a batch). Returns only when the server said it took them (its
     /// answer carries the `timestamp` the API promises); an empty or foreign `200` throws.
     func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult
+}
+
+extension SyncServer {
+    /// Asks for the actions since `since` and keeps none: a probe that the call works (login).
+    public func checkActions(since: Int64) async throws(SyncError) {
+        do {
+            _ = try await actions(since: since) { _ in }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw .network(String(describing: error))
+        }
+    }
 }

@@ -89,10 +89,28 @@ final class SyncAnswersTests: XCTestCase {
                     items.append(#"{"podcast": "http://f", "episode": "http://e", "action": "delete", "timestamp": \#(stamp)}"#)
                 }
             }
-            let answer = try decode(ActionsAnswer.self, #"{"actions": [\#(items.joined(separator: ","))], "timestamp": \#(numbers.randomElement()!)}"#)
+            let text = #"{"actions": [\#(items.joined(separator: ","))], "timestamp": \#(numbers.randomElement()!)}"#
+            let answer = try decode(ActionsAnswer.self, text)
             XCTAssertEqual(answer.actions.count, good, items.joined(separator: "\n"))
             XCTAssertEqual(answer.skipped.kinds.values.reduce(0, +), unknown)
             XCTAssertEqual(answer.skipped.malformed, broken, items.joined(separator: "\n"))
+            // Read as it arrives (what a sync does), in random pieces: the same.
+            var reader = ActionStream()
+            var read = 0
+            var skipped = SkippedActions()
+            let bytes = Array(text.utf8)
+            var from = 0
+            for cut in ((0..<3).map { _ in Int.random(in: 0...bytes.count, using: &random) } + [bytes.count]).sorted() {
+                reader.feed(bytes[from..<cut]) { element in
+                    switch (try? JSONDecoder().decode(DecodedAction.self, from: Data(element)))?.result ?? .failure(.malformed("not an action")) {
+                    case .success: read += 1
+                    case .failure(let problem): skipped.add(problem)
+                    }
+                }
+                from = cut
+            }
+            XCTAssertTrue(reader.finished)
+            XCTAssertEqual([read, skipped.kinds.values.reduce(0, +), skipped.malformed], [good, unknown, broken], text)
         }
     }
 
@@ -153,5 +171,67 @@ final class SyncAnswersTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The elements ``ActionStream`` finds in `text` fed in pieces cut at `cuts`.
+    private func streamed(_ text: [UInt8], cuts: [Int]) -> (elements: [String], timestamp: String?, finished: Bool) {
+        var reader = ActionStream()
+        var found: [String] = []
+        var from = 0
+        for cut in cuts.sorted() + [text.count] where cut >= from {
+            reader.feed(text[from..<cut]) { found.append(String(decoding: $0, as: UTF8.self)) }
+            from = cut
+        }
+        return (found, reader.timestampText, reader.finished)
+    }
+
+    /// Cut at every byte boundary, and in random pieces: the same elements, each as the JSON parser
+    /// reads it, whatever the strings hold (braces, brackets, escaped quotes, commas) and however deep.
+    func testTheActionStreamFindsEveryElementHoweverTheAnswerIsCut() throws {
+        let elements = [
+            #"{"podcast": "http://f/{x}", "episode": "http://e/\"]\",1", "action": "play", "position": 3, "nested": {"a": [1, {"b": "}"}]}}"#,
+            #"7"#, #""a string, with ] and }""#, "null", #"{"podcast":"p","episode":"e","action":"flattr"}"#, "[1, [2, 3]]",
+            #"{"podcast": "h\u00e9", "episode": "ü\\", "action": "delete", "timestamp": "2026-11-26T10:00:00Z"}"#,
+        ]
+        let text = Array(
+            (#"{"update_urls": [["a", "b"]], "actions": [ "# + elements.joined(separator: " ,\n ")
+                + #" ], "other": {"actions": [9]}, "timestamp": 1795000000.5}"#).utf8)
+        let whole = streamed(text, cuts: [])
+        XCTAssertEqual(whole.elements, elements)
+        XCTAssertEqual(whole.timestamp, "1795000000.5")
+        XCTAssertTrue(whole.finished)
+        for cut in 0...text.count {
+            let got = streamed(text, cuts: [cut])
+            XCTAssertEqual(got.elements, elements, "cut at \(cut)")
+            XCTAssertEqual(got.timestamp, "1795000000.5", "cut at \(cut)")
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let cuts = (0..<Int.random(in: 1...30, using: &random)).map { _ in Int.random(in: 0...text.count, using: &random) }
+            XCTAssertEqual(streamed(text, cuts: cuts).elements, elements, "cuts at \(cuts)")
+        }
+        // Each element found is the parser's element.
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text), options: .fragmentsAllowed) as? [String: Any])
+        XCTAssertEqual((parsed["actions"] as? [Any])?.count, elements.count)
+    }
+
+    /// Hostile answers end with a note, never a crash or a hold of everything: an element over 1 MB is
+    /// skipped and counted; an answer cut short is not finished; text that is no object finds nothing.
+    func testTheActionStreamHoldsNoMoreThanOneAction() {
+        let huge = #"{"podcast": ""# + String(repeating: "x", count: ActionStream.elementLimit + 10) + #"", "episode": "e", "action": "play"}"#
+        var reader = ActionStream()
+        var found: [Int] = []
+        reader.feed(Array((#"{"actions": ["# + huge + #", {"a": 1}], "timestamp": 5}"#).utf8)) { found.append($0.count) }
+        XCTAssertEqual(found, [8])
+        XCTAssertEqual(reader.oversized, 1)
+        XCTAssertEqual(reader.timestampText, "5")
+        XCTAssertTrue(reader.finished)
+        var cut = ActionStream()
+        cut.feed(Array(#"{"actions": [{"a": 1}, {"b""#.utf8)) { _ in }
+        XCTAssertFalse(cut.finished)
+        var page = ActionStream()
+        var any = false
+        page.feed(Array("<html><body>Maintenance</body></html>".utf8)) { _ in any = true }
+        XCTAssertFalse(any || page.finished)
     }
 }
