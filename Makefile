@@ -115,6 +115,7 @@ bench: bench-deps commit-info
 	.build/release/podq-bench frame
 	.build/release/podq-bench library
 	.build/release/podq-bench digest --write docs/PERFORMANCE.md
+	.build/release/podq-bench sync --feeds 1000,20000 --write docs/PERFORMANCE.md
 	.build/release/podq-bench fresh-build --write docs/PERFORMANCE.md
 	.build/release/podq-bench size .build/release/podq --write docs/PERFORMANCE.md
 

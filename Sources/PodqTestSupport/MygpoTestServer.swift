@@ -26,6 +26,8 @@ public final class MygpoTestServer: Sendable {
         case notFoundToAll
         /// `400` to any subscription upload that holds a feed URL containing `text`.
         case refuseFeed(String)
+        /// Episode actions stored, then the answer held `seconds` (a client killed meanwhile never reads it).
+        case storeThenHold(Double)
     }
 
     struct State {
@@ -209,7 +211,9 @@ public final class MygpoTestServer: Sendable {
                 for json in objects { state.actions.append((now, json)) }
                 return now
             }
-            return Self.json(["timestamp": now, "update_urls": [[String]]()])
+            var answer = Self.json(["timestamp": now, "update_urls": [[String]]()])
+            if case .storeThenHold(let seconds) = state.withLock({ $0.fault }) { answer.headDelay = seconds }
+            return answer
         default:
             return .text(404, "<html><body>Not found</body></html>")
         }

@@ -20,6 +20,7 @@ import PodqTestSupport
 /// - `docs [--write]`: the docs' generated sections (``GeneratedDocs``): lists the stale ones, or
 ///   (`--write`, `make docs`) rewrites them from the code.
 /// - `size [BINARY] [--write FILE]`: what the installed binary is made of (``SizeBench``).
+/// - `sync [--feeds N,N…] [--write FILE]`: a first sync adopting N subscriptions, and `--full` after it (``SyncBench``).
 /// - `raw-read URL FILE [BYTES] [MESSAGES]`: an experiment (``RawNIORead``): one download over a bare NIO
 ///   channel with a chosen receive buffer.
 @main
@@ -37,6 +38,7 @@ enum BenchMain {
         case "fresh-build": try FreshBuildBench.run(Array(args.dropFirst()))
         case "digest": try DigestBench.run(Array(args.dropFirst()))
         case "size": try SizeBench.run(Array(args.dropFirst()))
+        case "sync": try await SyncBench.run(Array(args.dropFirst()))
         case "docs": try docs(write: args.contains("--write"))
         default:
             try await cancelLatency(runs: 5)

@@ -299,4 +299,32 @@ final class SyncServerFaultsTests: CLITestCase {
         // Read as it arrives: podq's peak is not the answer's size (a debug build starts at ~40 MB).
         XCTAssertLessThan(exit.maxRSS, 110 << 20, "peak \(exit.maxRSS >> 20) MB for a \(body.utf8.count >> 20) MB answer")
     }
+
+    /// Killed (SIGKILL) after the server stored a batch and before podq read the receipt: the next
+    /// sync sends it again. The server may hold it twice (a play applies once); nothing is lost.
+    func testAKillBetweenTheServersStoreAndPodqsReadLosesNothing() async throws {
+        let feed = serveFeed("Show", base: 9500, items: 3, as: "kill.xml")
+        _ = try await podq(["add", feed])
+        try await login()
+        let first = try await podq(["sync"])
+        XCTAssertEqual(first.code, 0, first.out + first.err)
+        let ids = try await episodes().compactMap { $0["id"] as? Int }.map { "e\($0)" }
+        _ = try await podq(["mark-played"] + ids)
+        mygpo.setFault(.storeThenHold(30))
+        let syncing = try cli.start(["sync"])
+        let stored = await waitUntil(timeout: 20) { self.mygpo.log.contains { $0.hasPrefix("POST /api/2/episodes/alice.json") } || self.mygpo.actions.count >= 3 }
+        XCTAssertTrue(stored, "\(mygpo.log)")
+        syncing.send(SIGKILL)
+        _ = await syncing.finish(timeout: 10)
+        XCTAssertEqual(mygpo.actions.filter { ($0["action"] as? String) == "play" }.count, 3, "the server stored the batch")
+        let waiting = try await status()
+        XCTAssertEqual(waiting["pending"] as? Int, 3, "podq never read the receipt: the batch still waits")
+        mygpo.setFault(nil)
+        let again = try await podq(["sync"])
+        XCTAssertEqual(again.code, 0, again.out + again.err)
+        XCTAssertTrue(again.out.contains("sent 3 episode actions"), again.out)
+        let after = try await status()
+        XCTAssertEqual(after["pending"] as? Int, 0)
+        XCTAssertEqual(mygpo.actions.filter { ($0["action"] as? String) == "play" }.count, 6, "twice on the server, never lost")
+    }
 }

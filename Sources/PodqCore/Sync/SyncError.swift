@@ -37,16 +37,23 @@ public enum SyncError: Error, LocalizedError, Sendable, Equatable {
             "\(from) redirected to \(to), another host: podq does not send your login there. If that is your server, log in to it: "
                 + "podq sync login \(to)."
         case .status(let code, let call, let detail):
-            "the sync server answered \(code) to \(call)\(detail.isEmpty ? "" : ": \(detail)"). Nothing was lost: the changes are sent next time."
+            "the sync server answered \(code) to \(call)\(detail.isEmpty ? "." : ": " + Self.sentence(detail)) Nothing was lost: the changes are sent next time."
         case .badAnswer(let call, let detail):
             "the sync server's answer to \(call) is not what its API says (\(detail)). Nothing was lost: the changes are sent next time."
         case .notTaken(let call, let detail):
             "the sync server did not say it took \(call) (\(detail)): the changes stay queued and are sent again next time."
         case .network(let reason):
-            "cannot reach the sync server: \(reason). Nothing was lost: the changes are sent next time (podq sync)."
+            "cannot reach the sync server: \(Self.sentence(reason)) Nothing was lost: the changes are sent next time (podq sync)."
         case .badInput(let text):
             text
         }
+    }
+
+    /// `text` ended by one full stop, whatever it ended with ("address." stays "address.", never "address..").
+    static func sentence(_ text: String) -> String {
+        var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.hasSuffix(".") { text.removeLast() }
+        return text + "."
     }
 
     /// True for a mistake in what was asked (no account, a device that is not there), not the server's.
