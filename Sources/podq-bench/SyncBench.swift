@@ -7,7 +7,8 @@ import PodqTestSupport
 /// server a mygpo-shaped one on loopback (MygpoTestServer), the feeds small (3 episodes) from another.
 enum SyncBench {
     static func run(_ options: [String]) async throws {
-        let sizes = options.firstIndex(of: "--feeds").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }?
+        let sizes =
+            options.firstIndex(of: "--feeds").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }?
             .split(separator: ",").compactMap { Int($0) } ?? [1000]
         var rows: [String] = []
         for count in sizes {

@@ -312,7 +312,9 @@ final class SyncServerFaultsTests: CLITestCase {
         _ = try await podq(["mark-played"] + ids)
         mygpo.setFault(.storeThenHold(30))
         let syncing = try cli.start(["sync"])
-        let stored = await waitUntil(timeout: 20) { self.mygpo.log.contains { $0.hasPrefix("POST /api/2/episodes/alice.json") } || self.mygpo.actions.count >= 3 }
+        let stored = await waitUntil(timeout: 20) {
+            self.mygpo.log.contains { $0.hasPrefix("POST /api/2/episodes/alice.json") } || self.mygpo.actions.count >= 3
+        }
         XCTAssertTrue(stored, "\(mygpo.log)")
         syncing.send(SIGKILL)
         _ = await syncing.finish(timeout: 10)
