@@ -112,6 +112,28 @@ final class OpodsyncSyncTests: CLITestCase {
         let aSaid = try await podq(a, ["sync"])
         XCTAssertTrue(aSaid.out.contains("received nothing new"), aSaid.out)
 
+        // One truth on both APIs: A marks the third played; the phone, not knowing, listens 4 s a minute
+        // later; after two syncs each, A (gpodder.net API) and B (Nextcloud's) say "not played, at 4 s".
+        let inA = try await episodes(a)
+        let third = try XCTUnwrap(inA.first { ($0["guid"] as? String) == "7003" }?["id"] as? Int)
+        _ = try await podq(a, ["mark-played", "e\(third)"])
+        let told = try await podq(a, ["sync"])
+        XCTAssertEqual(told.code, 0, told.out + told.err)
+        try otherDevice(
+            """
+            [{"podcast": "\(ours)", "episode": "http://elsewhere.invalid/3.mp3", "guid": "7003", "action": "play",
+              "timestamp": "\(SyncCommandTests.wire(hoursAgo: -1.0 / 60))", "started": 0, "position": 4, "total": 1800, "device": "phone"}]
+            """)
+        for home in [a, b, a, b] {
+            let synced = try await podq(home, ["sync"])
+            XCTAssertEqual(synced.code, 0, synced.out + synced.err)
+        }
+        for home in [a, b] {
+            let heard = try await episodes(home).first { ($0["guid"] as? String) == "7003" }
+            XCTAssertEqual(heard?["played"] as? Bool, false, "\(home.home): \(String(describing: heard))")
+            XCTAssertEqual(heard?["position"] as? Int, 4, "\(home.home)")
+        }
+
         // opodsync keeps no sync groups (every device shares one list): `link` says so, never "linked".
         try otherDevice("[]")
         let register = try ChildProcess(
