@@ -122,7 +122,7 @@ public struct SyncGroups: Sendable, Equatable {
     /// without `synchronized` (an empty `200`: opodsync keeps no groups) is not one.
     static func read(_ bytes: [UInt8], call: String, excerpt: ([UInt8]) -> String) throws(SyncError) -> SyncGroups {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let groups = object["synchronized"] as? [Any] else {
-            throw .badAnswer(call: call, detail: bytes.isEmpty ? "an empty answer: this server may keep no sync groups" : excerpt(bytes))
+            throw .badAnswer(call: call, detail: bytes.isEmpty ? "an empty answer" : excerpt(bytes))
         }
         let synchronized = groups.compactMap { ($0 as? [Any])?.compactMap { $0 as? String } }
         return SyncGroups(synchronized: synchronized, notSynchronized: (object["not-synchronized"] as? [Any])?.compactMap { $0 as? String } ?? [])
