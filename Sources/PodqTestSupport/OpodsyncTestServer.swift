@@ -60,17 +60,6 @@ public final class OpodsyncTestServer: Sendable {
         if process.wait(timeout: 10).code == nil { process.send(SIGKILL) }
     }
 
-    /// A loopback port no one listens on now.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A loopback port no one listens on now: one the kernel picked for a socket, closed again.
+    static func freePort() -> Int { RefusedPort().port }
 }

@@ -67,12 +67,7 @@ public struct GPodderServer: SyncServer {
     /// Asks the server to keep `devices` in one sync group (their subscriptions the same), and returns
     /// the groups it answers with: the caller checks that it did.
     public func link(_ devices: [String]) async throws(SyncError) -> SyncGroups {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(Synchronize(synchronize: [devices])))
-        } catch {
-            throw .badInput("cannot write the sync group: \(error)")
-        }
+        let body = try SyncConnection.encoded(Synchronize(synchronize: [devices]), call: "the sync group")
         let (status, bytes) = try await connection.send(.POST, "/api/2/sync-devices/\(user).json", json: body, call: "linking the devices")
         try connection.check(status, bytes, call: "linking the devices")
         return try SyncGroups.read(bytes, call: "linking the devices", excerpt: connection.excerpt)

@@ -180,14 +180,7 @@ public struct SyncConnection: Sendable {
     public func json<T: Decodable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable)? = nil as [String]?, as type: T.Type, call: String
     ) async throws(SyncError) -> T {
-        var sent: [UInt8]?
-        if let body {
-            do {
-                sent = Array(try JSONEncoder().encode(body))
-            } catch {
-                throw .badInput("cannot write \(call): \(error)")
-            }
-        }
+        let sent = try body.map { (body) throws(SyncError) in try Self.encoded(body, call: call) }
         let (status, bytes) = try await send(method, path, json: sent, call: call)
         try check(status, bytes, call: call)
         do {
@@ -202,13 +195,7 @@ public struct SyncConnection: Sendable {
     /// empty `200` from a proxy or a maintenance page included, throws: the changes were not taken, and
     /// stay queued.
     public func upload(_ method: HTTPMethod, _ path: String, body: some Encodable, call: String) async throws(SyncError) -> UploadResult {
-        let sent: [UInt8]
-        do {
-            sent = Array(try JSONEncoder().encode(body))
-        } catch {
-            throw .badInput("cannot write \(call): \(error)")
-        }
-        let (status, bytes) = try await send(method, path, json: sent, call: call)
+        let (status, bytes) = try await send(method, path, json: try Self.encoded(body, call: call), call: call)
         try check(status, bytes, call: call)
         guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             throw .notTaken(call: call, detail: "an empty answer (\(status)), not the server's receipt")
@@ -221,6 +208,15 @@ public struct SyncConnection: Sendable {
             return (old, new)
         }
         return UploadResult(timestamp: timestamp, updateURLs: pairs)
+    }
+
+    /// `body` as the JSON a request sends.
+    static func encoded(_ body: some Encodable, call: String) throws(SyncError) -> [UInt8] {
+        do {
+            return Array(try JSONEncoder().encode(body))
+        } catch {
+            throw .badInput("cannot write \(call): \(error)")
+        }
     }
 
     /// Throws for a status that is not 2xx: a refused login, or the status with what the server said.
