@@ -24,6 +24,29 @@ final class ExitCodeTests: CLITestCase {
         }
     }
 
+    /// An empty path option is a usage error (exit 2, named), never the current folder: nothing is
+    /// created where podq was started.
+    func testAnEmptyPathOptionIs2AndWritesNothing() async throws {
+        let here = dir.file("here")
+        try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+        let url = server.url("/data/e.mp3?size=100").absoluteString
+        let cases: [([String], String)] = [
+            (["feeds", "--home", ""], "--home"), (["--home", "", "feeds"], "--home"), (["feeds", "--home=  "], "--home"),
+            (["download", "--download-dir", "", url], "--download-dir"), (["queue", "add", "--download-dir", "", url], "--download-dir"),
+            (["demo", "--download-dir", ""], "--download-dir"),
+        ]
+        for (arguments, option) in cases {
+            let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+            let child = try ChildProcess(
+                executable: "/bin/sh", arguments: ["-c", "cd '\(here)' && exec '\(ChildProcess.podqExecutable)' \(quoted)"],
+                environment: ["PODQ_HOME": cli.home], directory: dir.path)
+            let exit = await child.finish(timeout: 30)
+            XCTAssertEqual(exit.code, 2, "\(arguments): \(child.standardError)")
+            XCTAssertTrue(child.standardError.contains("\(option) needs a folder; it was given an empty value."), child.standardError)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: here), [], "\(arguments) wrote where it was started")
+        }
+    }
+
     func testAFailedDownloadOrFeedIs1() async throws {
         var (code, text) = try await exitCode(["download", "--download-dir", dir.file("out"), server.url("/status/404").absoluteString])
         XCTAssertEqual(code, 1, text)

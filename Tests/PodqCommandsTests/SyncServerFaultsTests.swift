@@ -329,4 +329,27 @@ final class SyncServerFaultsTests: CLITestCase {
         XCTAssertEqual(after["pending"] as? Int, 0)
         XCTAssertEqual(mygpo.actions.filter { ($0["action"] as? String) == "play" }.count, 6, "twice on the server, never lost")
     }
+
+    /// `podq download --json` writes one JSON object a line, whatever runs with it: the sync first and the
+    /// cleanup after are `note` objects, not plain lines.
+    func testADownloadWithJSONWritesOnlyJSON() async throws {
+        let feed = serveFeed("Kept", base: 9700, items: 3, as: "kept.xml")
+        _ = try await podq(["add", feed])
+        try await login()
+        let ids = try await episodes().compactMap { $0["id"] as? Int }.map { "e\($0)" }
+        _ = try await podq(["queue", "add"] + ids)
+        let fetched = try await podq(["download"])
+        XCTAssertEqual(fetched.code, 0, fetched.out + fetched.err)
+        _ = try await podq(["mark-played"] + ids)
+        try "keep-episodes = 1\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["download", "--json", server.url("/data/extra.mp3?size=500").absoluteString])
+        XCTAssertEqual(exit.code, 0, out + err)
+        let lines = out.split(separator: "\n")
+        for line in lines {
+            XCTAssertNotNil(try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+        let notes = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }.filter { $0["event"] as? String == "note" }
+        XCTAssertTrue(notes.contains { ($0["text"] as? String)?.hasPrefix("sync: ") == true }, out)
+        XCTAssertTrue(notes.contains { ($0["text"] as? String)?.hasPrefix("cleanup: ") == true }, out)
+    }
 }

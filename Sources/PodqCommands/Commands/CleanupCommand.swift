@@ -40,13 +40,15 @@ struct CleanupRun {
     private var appliedPath: String { (context.paths.home as NSString).appendingPathComponent("cleanup-rules") }
 
     /// Runs the config's rules (nothing when none is set) and prints what was removed (`quiet`: only
-    /// logs it). Returns the report.
+    /// logs it) through `say` (a `--json` run's reporter writes it as a `note` object). Returns the report.
     ///
     /// `automatic` (after `podq download`, `podq refresh`, in the TUI): when the rules changed since the
     /// last automatic cleanup (a config edit, `podq set … keep=`), nothing is deleted this time; what
     /// they would delete is said, with the commands that list and delete it. The next run applies them.
     @discardableResult
-    func run(dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true) throws -> Cleanup.Report {
+    func run(
+        dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true, say: (String) -> Void = { Console.out($0) }
+    ) throws -> Cleanup.Report {
         let report: Cleanup.Report
         var dryRun = dryRun
         var changed = false
@@ -71,7 +73,7 @@ struct CleanupRun {
                     + "they would delete \(report.removed.count) played episode file\(report.removed.count == 1 ? "" : "s") (\(Format.bytes(report.bytes))). "
                     + "Nothing was deleted this time: `podq cleanup --dry-run` lists them, `podq cleanup` deletes them now, or the next run will."
                 context.log.notice("cleanup rules changed; nothing deleted this time", metadata: ["would-delete": "\(report.removed.count)"])
-                if !quiet { Console.out(line) }
+                if !quiet { say(line) }
             }
             var held = Cleanup.Report()
             held.heldBack = report.removed.count
@@ -84,7 +86,7 @@ struct CleanupRun {
         }
         if quiet { return report }
         if listing {
-            for row in report.removed { Console.out("\(dryRun ? "would delete" : "deleted") \(ItemKind.download.label(row.id ?? 0)) \(row.destination)") }
+            for row in report.removed { say("\(dryRun ? "would delete" : "deleted") \(ItemKind.download.label(row.id ?? 0)) \(row.destination)") }
         }
         for path in report.keptNotPodqs {
             Console.error(
@@ -99,7 +101,7 @@ struct CleanupRun {
             if report.keptUnplayed > 0 && listing {
                 line += "; \(report.keptUnplayed) not yet played \(report.keptUnplayed == 1 ? "is" : "are") kept (cleanup-unplayed = true deletes them too)"
             }
-            Console.out(line)
+            say(line)
         }
         return report
     }

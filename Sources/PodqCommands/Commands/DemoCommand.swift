@@ -28,6 +28,7 @@ struct DemoCommand: AsyncParsableCommand {
     var headless = false
 
     func validate() throws {
+        try GlobalOptions.path(downloadDir, "--download-dir")
         if !(1...64).contains(jobs) { throw ValidationError("--jobs takes a number from 1 to 64.") }
     }
 

@@ -54,6 +54,7 @@ struct DownloadCommand: AsyncParsableCommand {
     var urls: [String] = []
 
     func validate() throws {
+        try GlobalOptions.path(downloadDir, "--download-dir")
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs).") }
         if let perHost, !(1...64).contains(perHost) { throw ValidationError("--per-host must be between 1 and 64, not \(perHost).") }
         if let connections, !(1...16).contains(connections) { throw ValidationError("--connections takes a number from 1 to 16, not \(connections).") }

@@ -12,4 +12,15 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: [.short, .long], help: "Show each request, response and event on standard error, and log debug lines to podq.log in the home.")
     var verbose = false
+
+    func validate() throws {
+        try Self.path(home, "--home")
+    }
+
+    /// An empty path option is a mistake (`--home ''` would mean the current folder): exit 2, said.
+    static func path(_ value: String?, _ option: String) throws {
+        if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("\(option) needs a folder; it was given an empty value.")
+        }
+    }
 }

@@ -129,6 +129,7 @@ struct QueueAddCommand: ParsableCommand {
     var items: [String]
 
     func validate() throws {
+        try GlobalOptions.path(downloadDir, "--download-dir")
         if items.isEmpty { throw ValidationError("Give at least one URL or episode id.") }
         if let latest {
             guard latest > 0, items.count == 1 else { throw ValidationError("--latest N takes one podcast (p3, a title or a feed URL).") }

@@ -40,7 +40,7 @@ final class DownloadRunner: Sendable {
             })
         // The sync first, before the queue's lock is taken: adopting an account's feeds may take long,
         // and another podq (the TUI, a cron run) must not wait for it.
-        await SyncFirst.run(context: context) {
+        await SyncFirst.run(context: context, say: { reporter.note($0) }) {
             try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
                 try await SyncRun(context: context, transport: transport).run().line
             }

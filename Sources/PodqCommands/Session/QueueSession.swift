@@ -176,7 +176,7 @@ final class QueueSession: Sendable {
             result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
         }
         frontEnd.closed?()
-        if case .afterRun = frontEnd.cleanup, !interrupt.fired { try CleanupRun(context: context).run() }
+        if case .afterRun = frontEnd.cleanup, !interrupt.fired { try CleanupRun(context: context).run(say: frontEnd.note) }
         return result
     }
 
