@@ -123,7 +123,7 @@ extension SyncConnection {
         }
         // An empty answer has no actions; any other text must have been the answer's whole object.
         guard !sawText || reader.finished else {
-            throw SyncError.badAnswer(call: call, detail: "not the JSON expected (it ends before its object does)")
+            throw SyncError.badAnswer(call: call, detail: "the answer ends before its object does")
         }
         if !waiting.isEmpty { try plays(waiting) }
         for _ in 0..<reader.oversized { answer.skipped.add(.malformed("an action over 1 MB")) }
