@@ -151,8 +151,11 @@ final class MPVFollower: Sendable {
 
     func stop() {
         stopped.withLock { $0 = true }
-        let fd = descriptor.withLock { $0 }
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        // Under the lock the reader closes it under: never a number closed meanwhile and given to
+        // another file or connection of this process.
+        descriptor.withLock { fd in
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func follow() {

@@ -54,6 +54,7 @@ extension StreamingDelegate {
         return try await start {
             let budget = ReceiveBudget.shared
             let grant = budget.reserve()
+            let outcome = ConnectOutcome()
             let connecting = ClientBootstrap(group: eventLoop)
                 .connectTimeout(connectTimeout)
                 .channelOption(ChannelOptions.autoRead, value: false)
@@ -72,7 +73,7 @@ extension StreamingDelegate {
                         if decompress {
                             try pipeline.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(AsyncHTTPTransport.maxDecompressionRatio)))
                         }
-                        try pipeline.addHandler(ResponseRelay(delegate: self, request: request, peer: peer, headGuard: headGuard))
+                        try pipeline.addHandler(ResponseRelay(delegate: self, request: request, peer: peer, headGuard: headGuard, connect: outcome))
                     }
                 }
                 .connect(host: host, port: port)
@@ -80,6 +81,7 @@ extension StreamingDelegate {
                 switch result {
                 case .success(let channel):
                     channel.closeFuture.whenComplete { _ in budget.release(grant) }
+                    outcome.succeeded()
                     self.attach { channel.close(promise: nil) }
                 case .failure(let error):
                     budget.release(grant)

@@ -32,15 +32,20 @@ final class ResponseRelay: ChannelInboundHandler {
 
     /// Counts the head's bytes; told here when the final head came.
     private let headGuard: ResponseHeadGuard?
+    private var becameActive = false
+    /// The connect's outcome, which decides who tells a channel closed before it became active.
+    private let connect: ConnectOutcome
 
-    init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String, headGuard: ResponseHeadGuard? = nil) {
+    init(delegate: StreamingDelegate, request: HTTPRequestHead, peer: String, headGuard: ResponseHeadGuard?, connect: ConnectOutcome) {
         self.delegate = delegate
         self.request = request
         self.peer = peer
         self.headGuard = headGuard
+        self.connect = connect
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        becameActive = true
         context.write(wrapOutboundOut(.head(request)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.read()
@@ -127,9 +132,20 @@ final class ResponseRelay: ChannelInboundHandler {
     /// became active (a cancel that came while connecting: the segments of a restarted download, a
     /// pause, SIGTERM) fires no `channelInactive`, only this: without it the delegate would never hear
     /// the end, and its waiter would wait forever with no request and no timer (issue 29).
+    ///
+    /// A channel that never became active is told only once the connect's outcome is known: a refused
+    /// or failed connect closes it too, and that is told by the connect's failure, with its true reason
+    /// ("connection refused"), not as a closed connection.
     func channelUnregistered(context: ChannelHandlerContext) {
-        closed = true
-        drain(context)
+        if becameActive {
+            closed = true
+            drain(context)
+        } else if !ended {
+            let (delegate, reason) = (self.delegate, "\(peer) closed the connection")
+            connect.closedBeforeActive {
+                delegate.failed(DownloadError.connectionFailed(reason))
+            }
+        }
         context.fireChannelUnregistered()
     }
 
@@ -148,5 +164,29 @@ final class ResponseRelay: ChannelInboundHandler {
         return sawHead
             ? DownloadError.connectionLost("\(peer) closed the connection early")
             : DownloadError.connectionFailed("\(peer)'s answer is not HTTP")
+    }
+}
+
+/// Who tells the delegate about a channel that closed before it became active. A connect that failed
+/// (refused, timed out, no route) closes its channel too, and is told by the bootstrap's failure with its
+/// true reason; a connect that succeeded and whose channel closed before it was active (a cancel that
+/// came while connecting) is told by the relay. Both happen on the channel's event loop, in either
+/// order: this holds the relay's report until the connect succeeded, and drops it when it failed.
+final class ConnectOutcome: @unchecked Sendable {
+    // Touched only on the channel's event loop (the bootstrap's callbacks and the pipeline's events).
+    private var connected = false
+    private var pending: (() -> Void)?
+
+    /// The connect succeeded: a report held until now is told.
+    func succeeded() {
+        connected = true
+        pending?()
+        pending = nil
+    }
+
+    /// The channel closed before it became active: `report` is told once the connect succeeded
+    /// (now, when it already did), never when it failed.
+    func closedBeforeActive(_ report: @escaping () -> Void) {
+        if connected { report() } else { pending = report }
     }
 }

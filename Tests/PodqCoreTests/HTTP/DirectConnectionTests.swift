@@ -135,4 +135,25 @@ final class DirectConnectionTests: XCTestCase {
         XCTAssertEqual(Set(seen.values).count, loopCount, "\(count) downloads on \(Set(seen.values).count) of \(loopCount) loops")
         await transport.shutdown()
     }
+
+    /// A refused connection closes its channel before the connect's failure is known: every one is told
+    /// as refused (the retry policy treats it so), never as "the server closed the connection", however
+    /// the two events fall on the loop. One in a dozen fell the wrong way before the connect's outcome
+    /// decided who tells it.
+    func testEveryRefusedConnectionIsToldAsRefused() async throws {
+        let refused = RefusedPort()
+        var told: [String: Int] = [:]
+        for index in 0..<300 {
+            let transport = AsyncHTTPTransport(connectTimeout: .milliseconds(500))
+            defer { Task { await transport.shutdown() } }
+            do {
+                _ = try await transport.send(TransportRequest(url: URL(string: refused.url("/e\(index).mp3"))!))
+                told["answered", default: 0] += 1
+            } catch {
+                told[String(describing: error), default: 0] += 1
+            }
+        }
+        XCTAssertEqual(told, [String(describing: DownloadError.connectionRefused(address: "127.0.0.1:\(refused.port)")): 300])
+        withExtendedLifetime(refused) {}
+    }
 }
