@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import PodqServer
 
 /// The route table of ``TestServer``.
@@ -21,23 +22,18 @@ enum Routes {
                 default: "\"\(seed)-\(size)\""
                 }
             let lastModified = query["lastmod"] == "none" ? nil : httpDate(seconds: 1_700_000_000 + Int(seed))
+            // `slots=N`: N runs of 16 bytes filled anew per request (a host inserting ads of one length).
+            let source: any ServerBodySource =
+                if let slots = query["slots"].flatMap(Int.init) {
+                    SlottedSource(seed: seed, length: size, slots: slots, fill: UInt8(truncatingIfNeeded: state.count("slots " + request.uri)))
+                } else {
+                    PatternSource(seed: seed, length: size)
+                }
             var response = ranged(
-                request, source: PatternSource(seed: seed, length: size), etag: etag,
+                request, source: source, etag: etag,
                 lastModified: lastModified, ignoreRanges: query["ranges"] == "ignore" || query["ranges"] == "lie",
                 type: query["type"] ?? "audio/mpeg")
-            if let kinds = query["digest"] {
-                let of = PatternSource(seed: UInt64(query["digestOf"] ?? "") ?? seed, length: size)
-                func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
-                for kind in kinds.split(separator: ",") {
-                    switch kind {
-                    case "repr": response.headers.append(("Repr-Digest", "sha-256=:\(b64(of.digest(using: SHA256.self))):"))
-                    case "repr512": response.headers.append(("Repr-Digest", "sha-512=:\(b64(of.digest(using: SHA512.self))):"))
-                    case "content": response.headers.append(("Content-Digest", "sha-256=:\(b64(of.digest(using: SHA256.self))):"))
-                    case "gcs": response.headers.append(("x-goog-hash", "crc32c=n03x6A==,md5=\(b64(of.digest(using: Insecure.MD5.self)))"))
-                    default: break
-                    }
-                }
-            }
+            addDigests(query, of: source, to: &response)
             if response.status == 206, let lie = query["segmentLie"] { lieInRange(lie, &response) }
             if query["ranges"] == "lie" {
                 // Says it takes ranges, and answers every one with the whole file.
@@ -108,6 +104,7 @@ enum Routes {
                 request, source: source, etag: "\"\(name)-v\(version)\"",
                 lastModified: httpDate(seconds: 1_700_000_000 + version * 3600),
                 ignoreRanges: false, type: "audio/mpeg")
+            addDigests(query, of: source, to: &response)
             apply(query, to: &response, request: request, state: state)
             return response
         case "static":
@@ -153,8 +150,43 @@ enum Routes {
     }
 
     /// A 200, 206 or 416 for `source` (``ServerResponse/ranged(_:source:etag:lastModified:ignoreRanges:type:)``).
+    /// `digest=repr,repr512,content,gcs`: the digests of the bytes `source` serves (or of the pattern
+    /// `digestOf`), as `Repr-Digest` (sha-256, sha-512), `Content-Digest`, `x-goog-hash`.
+    static func addDigests(_ query: [String: String], of source: any ServerBodySource, to response: inout ServerResponse) {
+        let size = source.length
+        if let kinds = query["digest"] {
+            // Of the bytes this answer serves (slots included), or of `digestOf`'s pattern.
+            let of: any ServerBodySource = query["digestOf"].flatMap(UInt64.init).map { PatternSource(seed: $0, length: size) } ?? source
+            func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+            for kind in kinds.split(separator: ",") {
+                switch kind {
+                case "repr": response.headers.append(("Repr-Digest", "sha-256=:\(b64(digest(of, SHA256.self))):"))
+                case "repr512": response.headers.append(("Repr-Digest", "sha-512=:\(b64(digest(of, SHA512.self))):"))
+                case "content": response.headers.append(("Content-Digest", "sha-256=:\(b64(digest(of, SHA256.self))):"))
+                case "gcs": response.headers.append(("x-goog-hash", "crc32c=n03x6A==,md5=\(b64(digest(of, Insecure.MD5.self)))"))
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The digest of all of `source` by `hash`.
+    static func digest<H: HashFunction>(_ source: any ServerBodySource, _ hash: H.Type) -> [UInt8] {
+        if let pattern = source as? PatternSource { return pattern.digest(using: hash) }
+        var hasher = H()
+        var offset: Int64 = 0
+        while offset < source.length {
+            let count = Int(min(1 << 20, source.length - offset))
+            var buffer = ByteBuffer()
+            source.write(into: &buffer, offset: offset, count: count)
+            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            offset += Int64(count)
+        }
+        return Array(hasher.finalize())
+    }
+
     static func ranged(
-        _ request: ServerRequest, source: PatternSource, etag: String?, lastModified: String?,
+        _ request: ServerRequest, source: any ServerBodySource, etag: String?, lastModified: String?,
         ignoreRanges: Bool, type: String
     ) -> ServerResponse {
         ServerResponse.ranged(request, source: source, etag: etag, lastModified: lastModified, ignoreRanges: ignoreRanges, type: type)

@@ -29,7 +29,11 @@ extension DownloadOperation {
     /// Finishes the pass's digests over the file's `length` bytes and decides (``IntegrityVerdict``):
     /// a file that matches, or has nothing to match, is recorded and saved; the first mismatch starts
     /// the file again from zero; a second one is recorded as unverified, with why, and the file kept.
-    func verifyIntegrity(_ file: PartialFile, length: Int64) async throws {
+    ///
+    /// A `stitched` file (written by several connections) that does not match throws
+    /// ``StitchedMismatch``, whatever came before: its parts are of different versions, and the file
+    /// is fetched again on one connection, never kept.
+    func verifyIntegrity(_ file: PartialFile, length: Int64, stitched: Bool = false) async throws {
         // A pass that began without a response (none is, today) hashes the whole file here.
         let digest = digestPass.digest ?? beginDigest(validators: validators)
         let (_, expected, earlier) = digestPass
@@ -38,6 +42,12 @@ extension DownloadOperation {
             digests: digests, expected: expected,
             lengthKnown: expectedLength != nil, checksumAlgorithm: configuration.checksum,
             earlierMismatch: earlier)
+        if stitched, case .refetch(_, let reason) = verdict {
+            throw StitchedMismatch(reason: reason)
+        }
+        if stitched, let expected, case .unverified = verdict {
+            throw StitchedMismatch(reason: "its \(expected.algorithm.name) is not what \(IntegrityVerdict.describe(expected.source)) says")
+        }
         let integrity: Integrity
         switch verdict {
         case .verified(let result):
@@ -45,7 +55,8 @@ extension DownloadOperation {
         case .refetch(let checksum, let reason):
             configuration.logger.notice("integrity: \(reason); fetching the file once more from zero")
             record(mismatch: checksum)
-            throw RestartFromZero()
+            // Once more on one connection: a second pass is never stitched.
+            throw RestartFromZero(withoutSegments: true)
         case .unverified(let result):
             configuration.logger.warning("integrity: \(result.problem ?? "")")
             integrity = result
@@ -53,4 +64,10 @@ extension DownloadOperation {
         record(integrity: integrity)
         await hooks.save(.verified(integrity))
     }
+}
+
+/// A file written by several connections whose bytes do not match the digest known before them: its
+/// parts came from answers that differ inside (ads filled anew per request, same length, one ETag).
+struct StitchedMismatch: Error {
+    var reason: String
 }

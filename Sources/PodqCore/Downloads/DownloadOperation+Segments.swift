@@ -6,19 +6,23 @@ import Synchronization
 /// Segmented downloads: one file over several connections (docs/FILES.md, "Segmented downloads").
 ///
 /// A fresh 200 for a file that may be split (its length known, `Accept-Ranges: bytes`, a strong
-/// ETag or a Last-Modified, a host that allows it) becomes segment 0 of a ``SegmentMap``, the whole
+/// ETag or a Last-Modified, a host that allows it, and its digest known before its bytes) becomes
+/// segment 0 of a ``SegmentMap``, the whole
 /// file. Once its first bytes passed the checks, and when half a second of it shows that one
 /// connection would still take more than 2 s, other connections cut the far half of what the
 /// slowest segment has left and fetch it with `Range` and `If-Range`. Every second the file is synced
 /// and then the map saved, so what is saved is on disk: after `kill -9` each segment resumes where its
 /// saved count says.
 ///
-/// Two versions are never stitched together, by construction:
+/// A file of two versions is never called completed:
 /// - every segment's answer must carry the first answer's validator (its strong ETag, else its
-///   Last-Modified; a missing one counts as another file), its `Content-Range` start and total;
+///   Last-Modified; a missing one counts as another file), its `Content-Range` start and total, and
+///   no whole-file digest other than the first answer's;
 /// - every segment's request starts up to `overlapWindow` (64 KiB) before its first byte, and those
 ///   bytes must equal what the file holds there once it is written (the neighbour's bytes, or the
-///   segment's own before a resume) (``SegmentRun/checkLeads()``).
+///   segment's own before a resume) (``SegmentRun/checkLeads()``);
+/// - the whole file must match the digest known before its bytes: parts that agree at every seam and
+///   differ inside (ad slots of one length filled per request) fail it (``StitchedMismatch``).
 ///
 /// A 206 that breaks either rule is a host whose answers differ per request (ads inserted per
 /// download): the host gets one connection per download from then on, the user is told, and the file
@@ -32,7 +36,12 @@ extension DownloadOperation {
             total >= 2 * configuration.minimumSegment,
             headers.first(name: "Accept-Ranges")?.lowercased().contains("bytes") == true,
             validators.strongETag != nil || validators.lastModified != nil,
-            !hosts.isPolite(host)
+            !hosts.isPolite(host),
+            // Only a file whose digest is known before its bytes: a host that fills ads anew per request
+            // in slots of the same length, under one ETag, gives parts that agree at every seam and
+            // differ inside. The digest, checked before the file is committed, is what proves that the
+            // parts are of one version; without one the file comes over one connection.
+            digestPass.expected != nil
         else { return nil }
         // One segment to begin with: the first connection reads on to the end unless others come
         // and cut what it has left (``SegmentTable/takeBySplitting(minimum:)``).
@@ -110,7 +119,17 @@ extension DownloadOperation {
             if run.mapSaved { await saveSegments(run) }
             throw run.quietFailure ?? DownloadError.shortBody(received: table.downloaded, expected: table.total)
         }
-        try await commit(file, length: table.total)
+        do {
+            try await commit(file, length: table.total, stitched: table.snapshot.segments.count > 1)
+        } catch let stitched as StitchedMismatch {
+            // Parts that matched at every seam and not the digest: the host's answers differ inside.
+            hosts.learnOneConnection(host)
+            configuration.logger.notice("segments do not make the published file; one connection for this host", metadata: ["host": "\(host)"])
+            throw RestartFromZero(
+                withoutSegments: true,
+                notice: "\(host) answered the parts of this file with different bytes (\(stitched.reason)); "
+                    + "it may insert ads per request: downloading it again from the start over one connection, as every file from \(host) in this run")
+        }
     }
 
     /// Watches the first connection for ``DownloadConfiguration/segmentProbe``: true when, at its speed,
@@ -218,29 +237,6 @@ extension DownloadOperation {
         default:
             throw DownloadError.status(of: response, url: url)
         }
-    }
-
-    /// What makes a 206 to a segment's request not of the first answer's file, or nil when nothing does.
-    static func rangeProblem(_ range: ContentRange?, from: Int64, total: Int64, headers: HTTPHeaders, validators: ResourceValidators) -> String? {
-        guard let range, let sent = range.range else { return "a part came without a usable Content-Range" }
-        if sent.lowerBound != from { return "a part asked from byte \(from) started at \(sent.lowerBound)" }
-        if range.total != total { return "a part said the file has \(range.total.map(String.init) ?? "an unknown number of") bytes, not \(total)" }
-        if !carriesValidator(headers, of: validators) {
-            if let tag = validators.strongETag {
-                return headers.first(name: "ETag").map { _ in "a part came with another ETag than \(SafeText.clean(tag))" }
-                    ?? "a part came without the ETag \(SafeText.clean(tag))"
-            }
-            return "a part came without the first answer's Last-Modified"
-        }
-        return nil
-    }
-
-    /// True when `headers` carry the very validator a segment is checked against: the first answer's
-    /// strong ETag, else its Last-Modified. A missing one counts as another file.
-    static func carriesValidator(_ headers: HTTPHeaders, of validators: ResourceValidators) -> Bool {
-        if let tag = validators.strongETag { return headers.first(name: "ETag") == tag }
-        if let date = validators.lastModified { return headers.first(name: "Last-Modified") == date }
-        return false
     }
 
     /// Writes `body` into segment `slot` through its own `OutputStream` (positional writes) until the

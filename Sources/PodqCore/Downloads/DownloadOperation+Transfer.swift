@@ -15,12 +15,18 @@ extension DownloadOperation {
             do {
                 if let map = savedSegments {
                     if !fromZero, let (table, validators) = try resumable(map, file) {
-                        setProgress(downloaded: map.downloaded, expected: .some(map.total))
-                        await record(validators: validators, resumedAt: map.downloaded > 0 ? map.downloaded : nil)
-                        let url = validators.finalURL.flatMap(URL.init(string:)) ?? request.url
                         beginDigest(validators: validators)
-                        try await transferSegments(table, into: file, first: nil, firstBytes: nil, url: url, validators: validators)
-                        return
+                        // Parts are only ever joined under a digest known before them (a map saved by an
+                        // older podq may have none): without one, the file starts again on one connection.
+                        if digestPass.expected != nil {
+                            setProgress(downloaded: map.downloaded, expected: .some(map.total))
+                            await record(validators: validators, resumedAt: map.downloaded > 0 ? map.downloaded : nil)
+                            let url = validators.finalURL.flatMap(URL.init(string:)) ?? request.url
+                            try await transferSegments(table, into: file, first: nil, firstBytes: nil, url: url, validators: validators)
+                            return
+                        }
+                        configuration.logger.notice("restart: a partial in parts with no digest to check them; from zero on one connection")
+                        refuseSegments()
                     }
                     // A partial with holes is never resumed as one piece.
                     try await dropSegments(file)
@@ -218,9 +224,11 @@ extension DownloadOperation {
     }
 
     /// Gives the file its final name once it holds `length` bytes (``PartialFile/commit(length:names:record:)``).
-    func commit(_ file: PartialFile, length: Int64) async throws {
+    /// - Parameter stitched: more than one connection wrote the file: a mismatch with its digest is
+    ///   a ``StitchedMismatch`` (its parts are of different versions), never a file kept unverified.
+    func commit(_ file: PartialFile, length: Int64, stitched: Bool = false) async throws {
         try Task.checkCancellation()
-        try await verifyIntegrity(file, length: length)
+        try await verifyIntegrity(file, length: length, stitched: stitched)
         guard beginCommit() else { throw CancellationError() }
         do {
             let hooks = self.hooks

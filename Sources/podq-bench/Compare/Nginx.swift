@@ -14,7 +14,9 @@ final class Nginx {
     private var process: ChildProcess?
 
     /// Writes the config into `prefix` and starts nginx; throws when it does not answer.
-    init(root: String, prefix: String, slowRate: Int) throws {
+    /// - Parameter digests: files of `root` served under `/digest/<name>` at `slowRate` with this
+    ///   `Repr-Digest` (RFC 9530) value: what lets podq split a file (docs/FILES.md).
+    init(root: String, prefix: String, slowRate: Int, digests: [String: String] = [:]) throws {
         self.root = root
         self.prefix = prefix
         self.slowRate = slowRate
@@ -40,6 +42,9 @@ final class Nginx {
                 location /files/ { alias \(root)/; }
                 location /slow/ { alias \(root)/; limit_rate \(slowRate); }
                 location /feeds/ { alias \(root)/; default_type application/rss+xml; }
+            \(digests.sorted { $0.key < $1.key }.map { name, digest in
+                "    location = /digest/\(name) { alias \(root)/\(name); limit_rate \(slowRate); add_header Repr-Digest \"\(digest)\"; }"
+            }.joined(separator: "\n"))
               }
             }
 
@@ -68,6 +73,9 @@ final class Nginx {
     func url(_ name: String, slow: Bool = false) -> String {
         "http://127.0.0.1:\(port)/\(slow ? "slow" : "files")/\(name)"
     }
+
+    /// The URL of a file given in `digests`: throttled, with its `Repr-Digest`.
+    func digestURL(_ name: String) -> String { "http://127.0.0.1:\(port)/digest/\(name)" }
 
     /// Forgets the requests logged so far.
     func clearLog() {

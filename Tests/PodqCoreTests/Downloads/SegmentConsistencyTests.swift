@@ -40,13 +40,15 @@ final class SegmentConsistencyTests: XCTestCase {
     /// Runs one download of `url`; fails the test if it has not ended after `seconds`.
     private func download(
         _ url: URL, name: String, hosts: HostConnections, notes: Recorder<String>? = nil,
-        seconds: Double = 60
+        published: [PublishedDigest] = [], seconds: Double = 60
     ) async throws -> DownloadOperation {
         let hooks = DownloadHooks(save: { event in
             if case .notice(let text) = event { notes?.append(text) }
         })
+        var request = DownloadRequest(url: url, destination: dir.file(name), title: name)
+        request.publishedDigests = published
         let op = DownloadOperation(
-            id: 1, request: DownloadRequest(url: url, destination: dir.file(name), title: name),
+            id: 1, request: request,
             transport: transport, configuration: configuration(hosts), hooks: hooks)
         // A download that never ends (the issue's hang) fails the test instead of hanging it.
         let ended = Atomic<Bool>(false)
@@ -63,7 +65,7 @@ final class SegmentConsistencyTests: XCTestCase {
     private func version(_ n: Int, seed: UInt64 = 5) -> PatternSource { PatternSource(seed: seed + UInt64(n), length: size) }
 
     func testAHostThatInsertsAdsPerRequestUnderOneETagGetsOneVersionOverOneConnection() async throws {
-        let url = server.dataURL(size: size, seed: 5, name: "ads.mp3", ["vary": "1", "etag": "fixed", "rate": "2000000"])
+        let url = server.dataURL(size: size, seed: 5, name: "ads.mp3", ["vary": "1", "etag": "fixed", "rate": "2000000", "digest": "repr"])
         let hosts = HostConnections(perDownload: 4, perHost: 4)
         let notes = Recorder<String>()
         let op = try await download(url, name: "ads.mp3", hosts: hosts, notes: notes)
@@ -75,11 +77,56 @@ final class SegmentConsistencyTests: XCTestCase {
         XCTAssertTrue(notes.values.contains { $0.contains("one connection") }, "and it is said: \(notes.values)")
     }
 
+    /// The version request `n` of a `slots=6` URL served: six 16-byte slots filled with `n`.
+    private func slotted(_ n: Int, seed: UInt64, size: Int64) -> [UInt8] {
+        SlottedSource(seed: seed, length: size, slots: 6, fill: UInt8(n)).bytes()
+    }
+
+    /// Issue 43: a host that fills same-length ad slots anew per request, away from every seam, under
+    /// one strong ETag. The seams agree, the validators agree: only a digest known before the bytes can
+    /// tell. Without one the file comes over one connection (one request, one version); with the
+    /// publisher's, a stitched file fails it and comes again over one connection; with the server's own
+    /// per answer, the parts' digests disagree at once. In no case is a file of several answers kept.
+    func testAHostThatFillsAdSlotsPerRequestNeverGivesAFileOfSeveralAnswers() async throws {
+        let size: Int64 = 4 << 20
+        for (round, kind) in ["none", "publisher", "server"].enumerated() {
+            server.log.reset()
+            let seed = UInt64(70 + round)
+            let name = "slots-\(kind).mp3"
+            var options = ["slots": "6", "etag": "fixed", "rate": "3000000"]
+            if kind == "server" { options["digest"] = "repr" }
+            let url = server.dataURL(size: size, seed: seed, name: name, options)
+            let hosts = HostConnections(perDownload: 4, perHost: 4)
+            let notes = Recorder<String>()
+            // The publisher's hash is of the first answer's version: what a stitched file cannot match.
+            let published =
+                kind == "publisher"
+                ? [PublishedDigest(source: .sri, algorithm: .sha256, bytes: SlottedSource(seed: seed, length: size, slots: 6, fill: 0).sha256)] : []
+            let op = try await download(url, name: name, hosts: hosts, notes: notes, published: published)
+            XCTAssertEqual(op.state, .completed, "\(kind): \(op.error?.localizedDescription ?? "")")
+            let file = try XCTUnwrap(FileManager.default.contents(atPath: dir.file(name)), kind)
+            let served = server.log.requests.filter { $0.path == "/data/\(name)" }.count
+            XCTAssertTrue(
+                (0..<served).contains { Data(slotted($0, seed: seed, size: size)) == file }, "\(kind): the file is one answer's, whole (\(served) requests)")
+            switch kind {
+            case "none":
+                XCTAssertEqual(served, 1, "no digest: one connection, one request")
+            default:
+                XCTAssertGreaterThan(served, 2, "\(kind): it was split, then fetched again")
+                XCTAssertTrue(hosts.isPolite("127.0.0.1"), "\(kind): the host gets one connection from now on")
+                XCTAssertTrue(notes.values.contains { $0.contains("one connection") }, "\(kind): said: \(notes.values)")
+                XCTAssertNil(server.log.requests.last?.header("Range"), "\(kind): the last request fetched the whole file")
+            }
+        }
+    }
+
     func testEachKindOfLyingRangeAnswerEndsWithTheFirstAnswersFile() async throws {
         for lie in ["etag", "noetag", "total", "start"] {
             server.log.reset()
             // noetag: other bytes too, under no ETag.
-            let options = ["segmentLie": lie, "rate": "2000000", "lastmod": "none"].merging(lie == "noetag" ? ["vary": "1", "etag": "fixed"] : [:]) { $1 }
+            let options = ["segmentLie": lie, "rate": "2000000", "lastmod": "none", "digest": "repr"].merging(
+                lie == "noetag" ? ["vary": "1", "etag": "fixed"] : [:]
+            ) { $1 }
             let url = server.dataURL(size: size, seed: 7, name: "\(lie).mp3", options)
             let hosts = HostConnections(perDownload: 4, perHost: 4)
             let op = try await download(url, name: "\(lie).mp3", hosts: hosts)
@@ -104,7 +151,7 @@ final class SegmentConsistencyTests: XCTestCase {
             let lie = lies[round % lies.count]
             let url = server.dataURL(
                 size: 512 * 1024, seed: UInt64(round), name: "r\(round).mp3",
-                ["segmentLie": lie, "rate": "4000000", "vary": "1", "etag": "fixed"])
+                ["segmentLie": lie, "rate": "4000000", "vary": "1", "etag": "fixed", "digest": "repr"])
             // A fresh host table each time: the fallback to one connection is per run, so every round splits.
             let op = try await download(url, name: "r\(round).mp3", hosts: HostConnections(perDownload: 4, perHost: 4), seconds: 30)
             XCTAssertEqual(op.state, .completed, "round \(round) (\(lie)): \(op.error?.localizedDescription ?? "")")
