@@ -22,7 +22,7 @@ public enum Format {
     /// `42s`, `3m05s`, `1h02m`; `-` when unknown; `>99h` past that.
     public static func eta(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite, seconds >= 0 else { return "-" }
-        let s = Int(seconds.rounded(.up))
+        let s = Int.clamped(seconds, .up, in: 0...(1 << 40))
         switch s {
         case ..<60: return "\(s)s"
         case ..<3600: return String(format: "%dm%02ds", s / 60, s % 60)
@@ -34,7 +34,7 @@ public enum Format {
     /// `  7%`, `100%`, or `  ?%` when the length is unknown.
     public static func percent(_ fraction: Double?) -> String {
         guard let fraction else { return "  ?%" }
-        let p = Int((fraction * 100).rounded(.down))
+        let p = Int.clamped(fraction * 100, .down, in: -999...999)
         return String(repeating: " ", count: max(0, 3 - String(p).count)) + "\(p)%"
     }
 

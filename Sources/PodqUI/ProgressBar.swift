@@ -17,7 +17,7 @@ public enum ProgressBar {
             return (before + String(repeating: "█", count: block) + after, "")
         }
         // Eighths of a cell: the bar moves 8 times as smoothly as with whole cells.
-        let eighths = Int((min(1, max(0, fraction)) * Double(width * 8)).rounded(.down))
+        let eighths = Int.clamped(fraction * Double(width * 8), .down, in: 0...(width * 8))
         let full = eighths / 8, part = eighths % 8
         let partial = part == 0 || full == width ? "" : String(Self.partials[part])
         let used = full + (partial.isEmpty ? 0 : 1)
@@ -32,7 +32,7 @@ public enum ProgressBar {
         return (0..<width).map { i in
             let low = Double(i) / Double(width), high = Double(i + 1) / Double(width)
             let covered = spans.reduce(0.0) { sum, span in sum + max(0, min(high, span.upperBound) - max(low, span.lowerBound)) }
-            let eighths = Int((covered / (high - low) * 8).rounded(.down))
+            let eighths = Int.clamped(covered / (high - low) * 8, .down, in: 0...8)
             return eighths >= 8 ? "█" : eighths <= 0 ? (covered > 0 ? "▏" : "·") : Self.partials[eighths]
         }
     }

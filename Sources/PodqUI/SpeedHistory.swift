@@ -12,7 +12,7 @@ public struct SpeedHistory: Sendable, Equatable {
 
     /// Records `speed` at `time` (monotonic seconds): the last speed of each second is its sample.
     public mutating func record(_ speed: Double, at time: Double) {
-        let now = Int(time.rounded(.down))
+        let now = Int.clamped(time, .down)
         if let second, now == second, !samples.isEmpty {
             samples[samples.count - 1] = speed
             return
@@ -31,6 +31,6 @@ public struct SpeedHistory: Sendable, Equatable {
         let shown = samples.suffix(max(0, width))
         guard let peak = shown.max(), peak > 0 else { return "" }
         let levels: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
-        return String(shown.map { levels[min(7, max(0, Int(($0 / peak * 8).rounded(.up)) - 1))] })
+        return String(shown.map { levels[Int.clamped($0 / peak * 8, .up, in: 1...8) - 1] })
     }
 }

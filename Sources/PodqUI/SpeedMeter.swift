@@ -29,7 +29,7 @@ public struct SpeedMeter: Sendable {
         for (a, b) in zip(samples, samples.dropFirst()) where a.time <= start && start <= b.time {
             let span = b.time - a.time
             let f = span > 0 ? (start - a.time) / span : 1
-            bytesAtStart = a.bytes + Int64(Double(b.bytes - a.bytes) * f)
+            bytesAtStart = a.bytes + Int64.clamped(Double(b.bytes - a.bytes) * f, .towardZero)
         }
         let elapsed = now - start
         guard elapsed > 0.05 else { return 0 }

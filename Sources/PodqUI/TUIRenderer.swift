@@ -147,7 +147,7 @@ public struct TUIRenderer: Sendable {
         let t = snapshot.totals
         // Under a limit, the total shown is at most the limit: the downloads keep to it over every
         // second, and what the meter shows above it is reads arriving in bursts, not speed.
-        var speed = Format.bytes(Int64(snapshot.rateLimit.map { min(t.speed, Double($0)) } ?? t.speed)) + "/s"
+        var speed = Format.bytes(Int64.clamped(snapshot.rateLimit.map { min(t.speed, Double($0)) } ?? t.speed, in: 0...Int64.max)) + "/s"
         if let rate = snapshot.rateLimit { speed += " (max " + Format.bytes(Int64(rate)) + "/s)" }
         var parts = ["\(t.active)/\(snapshot.limit) active, \(snapshot.perHost) a host", speed, "\(t.queued) queued"]
 

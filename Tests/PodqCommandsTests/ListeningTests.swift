@@ -8,7 +8,8 @@ import XCTest
 final class ListeningTests: CLITestCase {
     /// Subscribes to a feed of two silent episodes (`short`: 2 s, `long`: 60 s), downloads them, and
     /// sets mpv as the player, with no audio device and no window.
-    private func prepare() async throws {
+    private func prepare(home: String? = nil) async throws {
+        let home = home ?? dir.file("home")
         server.serve(silentWAV(seconds: 2), as: "short.wav", type: "audio/wav")
         server.serve(silentWAV(seconds: 60), as: "long.wav", type: "audio/wav")
         let items = [("short", 2, 2), ("long", 60, 1)].map { name, duration, day in
@@ -25,7 +26,7 @@ final class ListeningTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, out + err)
         (exit, out, err) = try await cli.run(["download"])
         XCTAssertEqual(exit.code, 0, out + err)
-        try "player = mpv --no-video --ao=null --no-config --really-quiet\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        try "player = mpv --no-video --ao=null --no-config --really-quiet\n".write(toFile: home + "/config", atomically: true, encoding: .utf8)
     }
 
     private func episode(_ guid: String) async throws -> [String: Any] {
@@ -154,5 +155,93 @@ final class ListeningTests: CLITestCase {
         mpv.send(["quit"])
         exit = await child.finish()
         XCTAssertEqual(exit.code, 0)
+    }
+
+    // MARK: - A player that misbehaves (issue 43, points 6 and 7)
+
+    /// A stand-in for mpv in `<dir>/bin/mpv`: it writes the socket path it was given to `seen`, then
+    /// (unless `events` is `nosocket`) listens there, takes podq's connection and sends each line of
+    /// `events` to it, and quits.
+    private func fakeMPV(_ events: [String]) throws -> String {
+        let bin = dir.file("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let python = ProcessInfo.processInfo.environment["PODQ_TEST_PYTHON"] ?? "/usr/bin/python3"
+        let script = """
+            #!\(python)
+            import os, socket, sys, time
+            here = os.path.dirname(os.path.abspath(__file__))
+            path = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--input-ipc-server=")), "")
+            open(os.path.join(here, "seen"), "w").write(path)
+            events = open(os.path.join(here, "events")).read().splitlines()
+            if path and events != ["nosocket"]:
+                s = socket.socket(socket.AF_UNIX)
+                s.bind(path)
+                s.listen(1)
+                s.settimeout(10)
+                c, _ = s.accept()
+                c.settimeout(2)
+                try:
+                    c.recv(4096)
+                except OSError:
+                    pass
+                for line in events:
+                    c.sendall((line + "\\n").encode())
+                time.sleep(0.3)
+                c.close()
+                s.close()
+
+            """
+        try script.write(toFile: bin + "/mpv", atomically: true, encoding: .utf8)
+        chmod(bin + "/mpv", 0o755)
+        try events.joined(separator: "\n").write(toFile: bin + "/events", atomically: true, encoding: .utf8)
+        return bin + "/mpv"
+    }
+
+    private func change(_ name: String, _ value: String) -> String {
+        #"{"event":"property-change","name":"\#(name)","data":\#(value)}"#
+    }
+
+    /// Numbers no episode can be, from the player (1e300, -1e300, a duration of 1e19): podq neither
+    /// traps nor stores them; the last true position is what is kept.
+    func testAbsurdNumbersFromThePlayerAreNeverAPositionAndNeverATrap() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        let mpv = try fakeMPV([change("duration", "1e19"), change("time-pos", "1e300"), change("time-pos", "-1e300")])
+        try "player = \(mpv)\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        var (exit, out, err) = try await cli.run(["play", id], timeout: 30)
+        XCTAssertEqual(exit.code, 0, "no trap (was SIGILL): " + out + err)
+        var long = try await episode("long")
+        XCTAssertNil(long["position"] as? Int, "nothing absurd stored: \(long)")
+        XCTAssertEqual(long["played"] as? Bool, false)
+
+        _ = try fakeMPV([change("time-pos", "1e300"), change("duration", "1e19"), change("time-pos", "31.2"), change("duration", "1e308")])
+        (exit, out, err) = try await cli.run(["play", id], timeout: 30)
+        XCTAssertEqual(exit.code, 0, out + err)
+        long = try await episode("long")
+        XCTAssertEqual(long["position"] as? Int, 31, "the last true position: \(long)")
+        XCTAssertTrue(out.contains("stopped at 0:31 of 1:00"), "the feed's duration, not 1e308: " + out)
+    }
+
+    /// A home too deep for a socket's 107 bytes: the socket goes where it fits and the position is
+    /// kept; a player whose socket never answers is said, never a silent loss.
+    func testALongHomeStillFollowsThePlayerAndAFailureToFollowIsSaid() async throws {
+        let deep = dir.file("home/" + String(repeating: "d", count: 60) + "/" + String(repeating: "e", count: 60))
+        cli = PodqInvocation(home: deep, directory: dir.path)
+        try await prepare(home: deep)
+        let id = try await download(of: "long")
+        let mpv = try fakeMPV([change("duration", "60"), change("time-pos", "20")])
+        try "player = \(mpv)\n".write(toFile: deep + "/config", atomically: true, encoding: .utf8)
+        var (exit, out, err) = try await cli.run(["play", id], timeout: 30)
+        XCTAssertEqual(exit.code, 0, out + err)
+        let seen = try String(contentsOfFile: dir.file("bin/seen"), encoding: .utf8)
+        XCTAssertLessThanOrEqual(seen.utf8.count, 107, seen)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: seen), "the socket is removed")
+        let long = try await episode("long")
+        XCTAssertEqual(long["position"] as? Int, 20, out + err)
+
+        _ = try fakeMPV(["nosocket"])
+        (exit, out, err) = try await cli.run(["play", id], timeout: 30)
+        XCTAssertEqual(exit.code, 0, out + err)
+        XCTAssertTrue(out.contains("could not follow mpv's position"), out + err)
     }
 }

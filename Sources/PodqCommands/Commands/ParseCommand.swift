@@ -71,7 +71,7 @@ enum FeedJSON {
             out.append(contentsOf: #","link":"#.utf8)
             string(e.link, &out)
             out.append(contentsOf: #","published":"#.utf8)
-            number(e.published.map { Int64($0.timeIntervalSince1970.rounded(.down)) }, &out)
+            number(e.published.map { Int64.clamped($0.timeIntervalSince1970, .down) }, &out)
             out.append(contentsOf: #","title":"#.utf8)
             JSONValue.quote(e.title, into: &out)
             out.append(UInt8(ascii: "}"))

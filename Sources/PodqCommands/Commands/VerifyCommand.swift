@@ -174,10 +174,11 @@ final class VerifyProgress {
         lastDraw = Date()
         let fraction = bytes > 0 ? min(1, Double(doneBytes) / Double(bytes)) : Double(doneFiles) / Double(max(1, files))
         let width = 30
-        let filled = Int(fraction * Double(width))
+        let filled = Int.clamped(fraction * Double(width), .towardZero, in: 0...width)
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         Console.rawError(
-            "\r\u{1B}[2Kverifying \(doneFiles)/\(files) files, \(Format.bytes(doneBytes)) of \(Format.bytes(bytes)) [\(bar)] \(Int(fraction * 100))%")
+            "\r\u{1B}[2Kverifying \(doneFiles)/\(files) files, \(Format.bytes(doneBytes)) of \(Format.bytes(bytes)) [\(bar)] \(Int.clamped(fraction * 100, .towardZero, in: 0...100))%"
+        )
         drawn = true
     }
 

@@ -100,7 +100,7 @@ final class DownloadReporter: Sendable {
                 fields["unverified"] = .int(Int64(summary.unverified))
                 fields["interrupted"] = .bool(summary.interrupted)
                 fields["diskFull"] = .bool(summary.diskFull)
-                fields["milliseconds"] = .int(Int64(seconds * 1000))
+                fields["milliseconds"] = .int(Int64.clamped(seconds * 1000))
             }
             return write(.object(fields))
         }
@@ -120,7 +120,7 @@ final class DownloadReporter: Sendable {
             return object("completed", id, title, ["path": .string(path), "bytes": .int(bytes), "unverified": .optional(unverified)])
         case .failed(let id, let title, let reason): return object("failed", id, title, ["reason": .string(SafeText.clean(reason))])
         case .retrying(let id, let title, let delay, let reason):
-            return object("retrying", id, title, ["inSeconds": .int(Int64(delay.rounded(.up))), "reason": .string(SafeText.clean(reason))])
+            return object("retrying", id, title, ["inSeconds": .int(Int64.clamped(delay, .up)), "reason": .string(SafeText.clean(reason))])
         case .stopped(let id, let title, let bytes): return object("stopped", id, title, ["bytes": .int(bytes)])
         case .cancelled(let id, let title): return object("cancelled", id, title)
         case .diskFull(let message): return .object(["event": .string("diskFull"), "text": .string(SafeText.clean(message))])
@@ -134,7 +134,7 @@ final class DownloadReporter: Sendable {
             write(
                 .object([
                     "event": .string("progress"), "id": .int(Int64(row.id)), "title": .string(row.title), "received": .int(row.received),
-                    "expected": .optional(row.expected), "bytesPerSecond": .int(Int64(row.speed.rounded())),
+                    "expected": .optional(row.expected), "bytesPerSecond": .int(Int64.clamped(row.speed)),
                 ]))
         }
     }

@@ -26,6 +26,9 @@ struct Listening {
     let store: QueueStore
     let home: String
 
+    /// The longest an episode can last, in seconds (ten years): past it a player's number is not a time.
+    static let longest = 315_576_000
+
     /// The episode of download `id`, when it has one.
     func episode(ofDownload id: Int64) -> Episode? {
         guard let row = try? store.download(id: id), let episodeId = row.episodeId, let found = try? store.episode(id: episodeId) else { return nil }
@@ -42,14 +45,15 @@ struct Listening {
     var logFile: String { (home as NSString).appendingPathComponent("mpv-\(getpid()).log") }
 
     /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
-    /// and the socket's path.
-    func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: String?, started: Int) {
+    /// and the socket.
+    func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: MPVSocket?, started: Int) {
         guard Self.isMPV(argv) else { return (argv, nil, 0) }
         unlink(logFile)
         guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0) }
-        let socket = (home as NSString).appendingPathComponent("mpv-\(getpid()).sock")
-        unlink(socket)
-        var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket)"]
+        guard let socket = MPVSocket(home: home) else {
+            return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0)
+        }
+        var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket.path)"]
         var started = 0
         if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
             options.append("--start=\(position)")
@@ -64,11 +68,11 @@ struct Listening {
     /// heard is recorded and mpv's socket is removed.
     func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> (exit: Player.Exit, line: String?) {
         let (command, socket, started) = prepared(argv, episode: episode)
-        let follower = socket.map { MPVFollower(socket: $0, started: started) }
+        let follower = socket.map { MPVFollower(socket: $0.path, started: started) }
         follower?.start()
         let log = Self.isMPV(argv) ? logFile : nil
         defer {
-            if let socket { unlink(socket) }
+            socket?.remove()
             if let log { unlink(log) }
         }
         var exit: Player.Exit
@@ -79,15 +83,22 @@ struct Listening {
             throw error
         }
         if exit.status != 0, exit.signal == nil, let log { exit.reason = Self.lastError(inLog: log) }
+        if Self.isMPV(argv), episode != nil, socket == nil {
+            return (exit, "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
+        }
         let heard = follower?.finish()
-        guard let episode, let heard else { return (exit, nil) }
+        guard let episode, let heard, let follower else { return (exit, nil) }
+        guard follower.connected else {
+            // Said, never a silent loss: mpv played on, and nothing followed it.
+            return (exit, "podq could not follow mpv's position (its socket \(socket?.path ?? "") never answered): the position was not stored")
+        }
         return (exit, try record(heard, episode: episode))
     }
 
     /// Stores what was heard and queues it for the sync server; the line says it.
     func record(_ heard: Heard, episode: Episode) throws -> String? {
-        let total = heard.duration.map { Int($0.rounded()) } ?? episode.duration
-        let position = heard.position.map { Int($0.rounded()) } ?? 0
+        let total = heard.duration.map { Int.clamped($0, in: 0...Listening.longest) } ?? episode.duration
+        let position = heard.position.map { Int.clamped($0, in: 0...Listening.longest) } ?? 0
         let atTheEnd = heard.reachedEnd || (total.map { $0 > 0 && position >= $0 - max(15, $0 / 50) } ?? false)
         guard atTheEnd || position > 0 else { return nil }
         try store.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
@@ -130,6 +141,10 @@ final class MPVFollower: Sendable {
     private let stopped = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
     private let descriptor = Mutex<Int32>(-1)
+    private let madeConnection = Mutex(false)
+
+    /// True once podq connected to mpv's socket.
+    var connected: Bool { madeConnection.withLock { $0 } }
 
     init(socket: String, started: Int) {
         self.socket = socket
@@ -166,6 +181,7 @@ final class MPVFollower: Sendable {
             if fd < 0 { usleep(100_000) }
         }
         guard fd >= 0 else { return }
+        madeConnection.withLock { $0 = true }
         descriptor.withLock { $0 = fd }
         defer {
             descriptor.withLock { $0 = -1 }
@@ -191,7 +207,11 @@ final class MPVFollower: Sendable {
     private func handle(_ line: [UInt8]) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
         let event = object["event"] as? String
-        if event == "property-change", let name = object["name"] as? String, let value = object["data"] as? Double {
+        // A number no episode can be (NaN, negative, 1e300, mpv's duration of a broken stream) is
+        // not a position: the last true one stays.
+        if event == "property-change", let name = object["name"] as? String, let value = object["data"] as? Double,
+            value.isFinite, value >= 0, value <= Double(Listening.longest)
+        {
             state.withLock { heard in
                 if name == "time-pos" { heard.position = value }
                 if name == "duration" { heard.duration = value }

@@ -110,7 +110,7 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
             if let kind = Self.text(item["kind"]), kind != "podcast" { return nil }
             fields = (
                 item["collectionName"] ?? item["trackName"], item["artistName"], [item["feedUrl"]], item["trackCount"],
-                Self.text(item["releaseDate"]).flatMap(Self.isoDate), nil, nil
+                Self.text(item["releaseDate"]).flatMap(Self.isoDate).flatMap(Self.possible), nil, nil
             )
         case .gpodder:
             fields = (item["title"], item["author"], [item["url"]], nil, nil, item["description"], item["subscribers"])
@@ -118,7 +118,7 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
             let latest = Self.number(item["newestItemPubdate"]) ?? Self.number(item["lastUpdateTime"])
             fields = (
                 item["title"], item["author"] ?? item["ownerName"], [item["url"], item["originalUrl"]], item["episodeCount"],
-                latest.flatMap { $0 > 0 ? Date(timeIntervalSince1970: Double($0)) : nil }, item["description"], nil
+                latest.flatMap { Self.possible(Date(timeIntervalSince1970: Double($0))) }, item["description"], nil
             )
         }
         guard let feed = fields.feed.lazy.compactMap({ DirectoryShow.usableFeedURL(Self.text($0)) }).first else { return nil }
@@ -136,6 +136,13 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
         case let number as NSNumber: number.stringValue
         default: nil
         }
+    }
+
+    /// A show's latest episode can be neither before 1970 nor more than a year ahead (a directory's
+    /// `1e15` is year 31,690,708): such a date is none, not shown as an impossible year.
+    static func possible(_ date: Date) -> Date? {
+        let seconds = date.timeIntervalSince1970
+        return seconds > 0 && seconds < Date().timeIntervalSince1970 + 366 * 86_400 ? date : nil
     }
 
     static func number(_ value: Any?) -> Int? {

@@ -189,7 +189,8 @@ public enum FeedDate {
 
     /// `YYYY-MM-DD` in UTC, for file names and listings.
     public static func day(_ date: Date) -> String {
-        let (y, m, d) = civil(Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
+        // Held within years -9999…9999: a date from outside (1e300 s) never traps.
+        let (y, m, d) = civil(Int.clamped(date.timeIntervalSince1970 / 86_400, .down, in: -4_371_587...2_932_896))
         // By hand: `String(format:)` was a sixth of `podq episodes` over 100,000 episodes.
         func digits(_ n: Int, _ width: Int) -> String {
             let text = String(abs(n))

@@ -215,9 +215,11 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// `format` with the time `seconds` in UTC.
     static func date(_ seconds: Double, _ format: String) -> String {
-        let days = Int((seconds / 86_400).rounded(.down))
+        // Held within years -9999…9999: a date from outside never traps.
+        let seconds = seconds.isFinite ? min(max(seconds, -377_705_116_800), 253_402_300_799) : 0
+        let days = Int.clamped(seconds / 86_400, .down)
         let (year, month, day) = FeedDate.civil(days)
-        let secondOfDay = Int(seconds.rounded(.down)) - days * 86_400
+        let secondOfDay = Int.clamped(seconds, .down) - days * 86_400
         let dayOfYear = days - FeedDate.days(year: year, month: 1, day: 1) + 1
         var out = ""
         var chars = format.makeIterator()

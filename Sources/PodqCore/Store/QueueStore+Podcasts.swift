@@ -139,7 +139,7 @@ extension QueueStore {
     ) async throws(StoreError) -> Result {
         try await readAsync { db in
             let size = try Row.fetchOne(db, sql: "SELECT count(*), total(length(CAST(title AS BLOB))) FROM episode")
-            var result = make(size?[0] ?? 0, Int(size?[1] as Double? ?? 0))
+            var result = make(size?[0] ?? 0, Int.clamped(size?[1] as Double? ?? 0))
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
