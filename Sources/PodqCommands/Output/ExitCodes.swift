@@ -92,7 +92,7 @@ extension StoreError {
     /// input (an id that does not exist, a change the state does not allow).
     var isAboutTheDatabase: Bool {
         switch self {
-        case .cannotOpen, .corrupt, .foreign, .newerVersion, .database, .unknownState, .locked: true
+        case .cannotOpen, .notOwnFile, .corrupt, .foreign, .newerVersion, .database, .unknownState, .locked: true
         case .noSuchDownload, .noSuchPodcast, .noSuchEpisode, .podcastExists, .cannotChange: false
         }
     }

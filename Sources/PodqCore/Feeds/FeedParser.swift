@@ -37,7 +37,7 @@ public enum FeedParser {
         limits.fileSize = sizeLimit
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is \(OwnFile.describe(info.st_mode)), not a regular file") }
         guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
         // Still gzip (compressed twice on the way, or a .xml.gz as it is): read what it holds.
         if gunzipLevels > 0, let unzipped = try gunzipped(path, limit: limits.fileSize) {

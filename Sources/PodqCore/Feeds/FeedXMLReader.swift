@@ -66,7 +66,8 @@ struct FeedXMLReader {
     /// Parses the file at `path`, sending the events to `handler`.
     /// - Parameter recover: go on after errors, as libxml2's recovery mode does (for broken feeds).
     static func parse(path: String, handler: any FeedXMLHandler, recover: Bool = false) throws(FeedError) -> Outcome {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Not blocking on a FIFO put in the file's place after it was looked at; a regular file reads the same.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         let box = Box(handler)

@@ -31,7 +31,7 @@ public enum OPML {
     public static func read(file path: String, limits: FeedLimits = .standard) throws(FeedError) -> Contents {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "not a file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is \(OwnFile.describe(info.st_mode)), not a regular file") }
         guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
         let budget = Int64(info.st_size) + limits.expansion
         return try FeedParser.readRepairing(path) { (path, recover) throws(FeedError) -> Contents in

@@ -90,15 +90,8 @@ public final class LogFile: Sendable {
     /// Opens the log for appending; -1 unless it is a regular file (a FIFO in its place would block
     /// every command on a plain open: it is opened without blocking, looked at, and refused).
     private static func open(_ path: String) -> Int32 {
-        let fd = Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
-        guard fd >= 0 else { return fd }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            return -1
-        }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        // Never through a link (QueueStore refuses to start on one, naming it).
+        guard case .success(let fd) = OwnFile.open(path, O_WRONLY | O_APPEND | O_CREAT) else { return -1 }
         return fd
     }
 

@@ -25,8 +25,12 @@ public final class HomeLock: Sendable {
     /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the lock file cannot be created.
     public func acquire(command: String = CommandLine.arguments.joined(separator: " ")) throws(StoreError) -> Holder? {
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        let fd: Int32
+        switch OwnFile.open(path, O_RDWR | O_CREAT, mode: 0o644) {
+        case .success(let opened): fd = opened
+        case .failure(.system(let reason)): throw .cannotOpen(path: path, reason: reason)
+        case .failure(let refusal): throw .notOwnFile(path: path, reason: refusal.reason)
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.readHolder(fd: fd)
             close(fd)
@@ -41,8 +45,7 @@ public final class HomeLock: Sendable {
 
     /// Who holds the lock now, or nil when nobody does.
     public func currentHolder() -> Holder? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
+        guard case .success(let fd) = OwnFile.open(path, O_RDONLY) else { return nil }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {
             flock(fd, LOCK_UN)

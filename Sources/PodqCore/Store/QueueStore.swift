@@ -29,6 +29,11 @@ public final class QueueStore: Sendable {
         } catch {
             throw .cannotOpen(path: path, reason: "cannot create \(folder)")
         }
+        // The files podq writes next to the database: a link or a FIFO in the place of one is refused,
+        // named, before anything is opened (docs/FILES.md).
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] + ["lock", "sync.lock", "podq.log"].map({ folder + "/" + $0 }) {
+            if let refusal = OwnFile.check(file) { throw .notOwnFile(path: file, reason: refusal.reason) }
+        }
         do {
             pool = try Self.openPool(path: path, folder: folder, lockWait: lockWait)
         } catch let error as StoreError {

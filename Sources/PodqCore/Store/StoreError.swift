@@ -4,6 +4,8 @@ import Foundation
 public enum StoreError: Error, LocalizedError, Sendable, Equatable {
     /// The file could not be opened or created.
     case cannotOpen(path: String, reason: String)
+    /// A file podq writes in its home is a link, a FIFO or another non-file (``OwnFile``).
+    case notOwnFile(path: String, reason: String)
     /// The file is not an SQLite database (or is damaged beyond reading).
     case corrupt(path: String, reason: String)
     /// An SQLite database that is not podq's.
@@ -29,6 +31,8 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
 
     public var errorDescription: String? {
         switch self {
+        case .notOwnFile(let path, let reason):
+            "podq does not write \(path): \(reason). Nothing was changed."
         case .cannotOpen(let path, let reason):
             "Cannot open the queue database \(path): \(reason). Check that the folder exists and is writable, or set --home / PODQ_HOME."
         case .corrupt(let path, let reason):

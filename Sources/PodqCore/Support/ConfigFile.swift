@@ -62,7 +62,8 @@ public struct ConfigFile: Sendable {
 
     /// The file's bytes; nil when it does not exist.
     func bytes() throws(ConfigError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Never blocking: a FIFO in its place would hang every command on a plain open (issue 43).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))
@@ -71,7 +72,9 @@ public struct ConfigFile: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw .unreadable(path: path, reason: "it is a folder, not a file") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is \(OwnFile.describe(info.st_mode)), not a regular file") }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         guard info.st_size <= 1 << 20 else { throw .unreadable(path: path, reason: "it is larger than 1 MB") }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
