@@ -66,11 +66,13 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try QueueContext.open(global, downloadDir: downloadDir)
+        // The run's lines from the start: a wait for another program's lock while opening is said among them.
+        let reporter = DownloadRunner.reporter(json: json)
+        let context = try QueueContext.open(global, downloadDir: downloadDir, lockNotes: { reporter.note($0) })
         let items = try URLArguments.parse(urls).map { DownloadItem(url: $0, title: nil) }
         let code = try await DownloadRunner(
             context: context, jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout,
-            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }, json: json
+            rateLimit: limitRate.map { RateLimiter.parse($0).bytesPerSecond }, json: json, reporter: reporter
         ).run(adding: items)
         if code != ExitCodes.success { throw ExitCode(code) }
     }

@@ -8,6 +8,8 @@ import PodqCore
 public enum PodqCLI {
     /// Runs podq with `arguments` and exits the process.
     public static func main(_ given: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        // From the first instant: a signal before the command handles it ends podq with 130.
+        ProcessSignals.exitOnInterrupt()
         let arguments = globalOptionsMoved(given)
         // `podq --version` and `podq -V` (as cargo, rustc and python): the name with the version, as git says it.
         if arguments == ["--version"] || arguments == ["-V"] {

@@ -12,19 +12,22 @@ final class DownloadRunner: Sendable {
     let overrides: QueueSession.Overrides
     /// One JSON object per event (`--json`).
     let json: Bool
+    /// Where the run's lines go; made before the context, so that a wait while opening it is said.
+    let reporter: DownloadReporter
 
     init(
         context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, stallTimeout: Double? = nil, rateLimit: Int?? = nil,
-        json: Bool = false
+        json: Bool = false, reporter: DownloadReporter? = nil
     ) {
         self.context = context
         self.json = json
+        self.reporter = reporter ?? Self.reporter(json: json)
         overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections, stallTimeout: stallTimeout, rateLimit: rateLimit)
     }
 
     /// Adds `items`, then runs the queue until nothing is runnable; returns 0, 1, 3 or 130.
     func run(adding items: [DownloadItem]) async throws -> Int32 {
-        let reporter = DownloadReporter(mode: json ? .json : isatty(STDOUT_FILENO) == 1 ? .live : .lines)
+        let reporter = self.reporter
         let started = DispatchTime.now().uptimeNanoseconds
         let context = self.context
         let ran = Mutex<QueueRunner.Summary?>(nil)
@@ -63,6 +66,11 @@ final class DownloadRunner: Sendable {
         return summary.failed > 0 || summary.unverified > 0 || summary.diskFull ? ExitCodes.failure : ExitCodes.success
     }
 
+    /// The reporter for `--json` or not, live on a terminal.
+    static func reporter(json: Bool) -> DownloadReporter {
+        DownloadReporter(mode: json ? .json : isatty(STDOUT_FILENO) == 1 ? .live : .lines)
+    }
+
     /// What `podq download` says at its end.
     static func summaryLine(_ summary: QueueRunner.Summary, seconds: Double) -> String {
         var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
@@ -82,13 +90,10 @@ final class DownloadRunner: Sendable {
 final class InterruptHandler: Sendable {
     private let sources: Mutex<[DispatchSourceSignal]>
     private let signalled = Mutex(false)
-    /// SIGHUP is handled (it was not ignored at the start).
-    private let hangUp: Bool
 
     init(action: @escaping @Sendable () async -> Void) {
         var sources: [DispatchSourceSignal] = []
-        let hangUp = podq_signal_is_ignored(SIGHUP) == 1 ? [] : [SIGHUP]
-        self.hangUp = !hangUp.isEmpty
+        let hangUp = ProcessSignals.hangUpIgnored ? [] : [SIGHUP]
         for sig in [SIGINT, SIGTERM] + hangUp {
             signal(sig, SIG_IGN)
             sources.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
@@ -116,11 +121,9 @@ final class InterruptHandler: Sendable {
     /// True once a signal arrived.
     var fired: Bool { signalled.withLock { $0 } }
 
-    /// Stops listening and restores the default handlers.
+    /// Stops listening and gives the signals back to podq's default (``ProcessSignals``: exit 130).
     func disarm() {
         sources.withLock { $0.forEach { $0.cancel() } }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-        if hangUp { signal(SIGHUP, SIG_DFL) }
+        ProcessSignals.exitOnInterrupt()
     }
 }

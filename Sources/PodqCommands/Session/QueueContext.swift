@@ -11,16 +11,24 @@ struct QueueContext {
     let log: Logger
     /// True when `--download-dir` was given: it then wins over a podcast's own `download-folder`.
     var downloadDirGiven = false
+    /// What is said while another program holds the database's lock, from the command's start.
+    var lockNotice = LockWaitNotice(LockWait())
 
     /// Resolves the paths, reads the config, opens the store and the log.
     /// - Parameter echoLog: with `--verbose`, copy the log to standard error (not for the TUI).
     /// - Throws: ``CommandError`` naming the bad config key or the damaged database.
-    static func open(_ global: GlobalOptions, downloadDir: String? = nil, echoLog: Bool = true) throws -> QueueContext {
-        try open(home: global.home, downloadDir: downloadDir, verbose: global.verbose, echoLog: echoLog)
+    /// - Parameter lockNotes: where a wait for another program's lock is said until the command routes
+    ///   it elsewhere (``LockWaitNotice/route(to:)``): standard error by default.
+    static func open(
+        _ global: GlobalOptions, downloadDir: String? = nil, echoLog: Bool = true, lockNotes: (@Sendable (String) -> Void)? = nil
+    ) throws -> QueueContext {
+        try open(home: global.home, downloadDir: downloadDir, verbose: global.verbose, echoLog: echoLog, lockNotes: lockNotes)
     }
 
-    /// ``open(_:downloadDir:echoLog:)`` with the options spelled out.
-    static func open(home: String?, downloadDir: String? = nil, verbose: Bool = false, echoLog: Bool = true) throws -> QueueContext {
+    /// ``open(_:downloadDir:echoLog:lockNotes:)`` with the options spelled out.
+    static func open(
+        home: String?, downloadDir: String? = nil, verbose: Bool = false, echoLog: Bool = true, lockNotes: (@Sendable (String) -> Void)? = nil
+    ) throws -> QueueContext {
         let base = PodqPaths(home: home, downloadDir: downloadDir)
         let settings: Settings
         do {
@@ -33,10 +41,16 @@ struct QueueContext {
         let paths = base.applying(settings, downloadDirGiven: downloadDir != nil)
         removeOrphanTemporaryFiles(near: base.configFile)
         let log = CommandLog.start(home: paths.home, settings: settings, verbose: verbose, echo: echoLog)
+        let lockWait = LockWait()
+        let notice = LockWaitNotice(lockWait) { line in
+            (lockNotes ?? { Console.error("podq: " + $0) })(line)
+            log.notice("\(line)")
+        }
+        notice.start()
         do {
             return QueueContext(
-                paths: paths, settings: settings, store: try QueueStore(path: paths.database), log: log,
-                downloadDirGiven: downloadDir != nil)
+                paths: paths, settings: settings, store: try QueueStore(path: paths.database, lockWait: lockWait), log: log,
+                downloadDirGiven: downloadDir != nil, lockNotice: notice)
         } catch {
             throw CommandError(error)
         }

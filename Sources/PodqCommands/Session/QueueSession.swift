@@ -149,11 +149,14 @@ final class QueueSession: Sendable {
             current.withLock { $0 = session }
             if interrupt.fired && onSignal == nil { await session.stop() }
             let log = context.log
-            let lockWatch = LockWaitNotice(context.store.lockWait).watch { line in
+            let before = context.lockNotice.route { line in
                 frontEnd.note(line)
                 log.notice("\(line)")
             }
-            defer { lockWatch.cancel() }
+            defer {
+                context.lockNotice.flush()
+                context.lockNotice.route(to: before)
+            }
             if case .atStart(let report) = frontEnd.cleanup {
                 Task.detached(priority: .utility) {
                     if let cleaned = try? CleanupRun(context: context).run(quiet: true) { report(cleaned) }

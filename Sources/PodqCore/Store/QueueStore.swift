@@ -19,9 +19,10 @@ public final class QueueStore: Sendable {
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: ``StoreError`` naming the file: damaged, not podq's, from a newer podq, or unwritable.
-    public init(path: String) throws(StoreError) {
+    /// - Parameter lockWait: the waits for another program's lock, watched from the command's start
+    ///   (``LockWait``): opening may wait already.
+    public init(path: String, lockWait: LockWait = LockWait()) throws(StoreError) {
         self.path = path
-        let lockWait = LockWait()
         self.lockWait = lockWait
         let folder = (path as NSString).deletingLastPathComponent
         do {
