@@ -32,7 +32,7 @@ public enum ExitCodes {
         (store, "the queue database cannot be used: damaged, not podq's, from a newer podq, unwritable, or a row in a state this podq does not know"),
         (
             interrupted,
-            "SIGINT, SIGTERM or SIGHUP (a closed terminal; `nohup` still works), or the TUI's terminal hung up: the queue and every partial file are kept"
+            "SIGINT, SIGTERM or SIGHUP (a closed terminal; `nohup` still works), or the TUI's terminal hung up, for every command from its first instant (opening the store, waiting for another program's lock): the queue and every partial file are kept"
         ),
         (brokenPipe, "the output was closed under podq (`podq episodes | head`), as SIGPIPE ends other tools; the queue and partial files are kept"),
     ]
