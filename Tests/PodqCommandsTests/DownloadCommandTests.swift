@@ -212,9 +212,10 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(states, ["completed"])
     }
 
-    /// A port nobody listens on: said in words with the address, tried once more only (it took 29.5 s
-    /// and five attempts, and read "connection reset (error set): Connection refused) (errno: 111)").
-    func testARefusedConnectionIsSaidInWordsAndTriedOnceMore() async throws {
+    /// A port nobody listens on: said in words with the address, a fast single failure as curl's and
+    /// wget's (it took 29.5 s and five attempts, and read "connection reset (error set): Connection
+    /// refused) (errno: 111)"; then two attempts).
+    func testARefusedConnectionIsSaidInWordsAndTriedOnce() async throws {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         try "retry-delay = 0.2\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         // A port bound and never listened on (port 9 once answered and closed in CI).
@@ -226,7 +227,7 @@ final class DownloadCommandTests: CLITestCase {
         XCTAssertEqual(exit.code, 1, said)
         XCTAssertTrue(said.contains("127.0.0.1:\(refused.port) refused the connection"), said)
         XCTAssertFalse(said.contains("errno") || said.contains("error set"), said)
-        XCTAssertTrue(said.contains("(after 2 attempts)"), said)
+        XCTAssertFalse(said.contains("attempts)"), "one attempt: " + said)
     }
 
     /// A resume that becomes a restart (the server sends the whole file again, it does not take ranges)

@@ -308,4 +308,46 @@ final class HostileInputCommandTests: CLITestCase {
         let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
         XCTAssertFalse(err.contains("Fatal error") || err.contains("crashed"), err)
     }
+
+    /// Random bytes given for a feed or an OPML file: said for what they are (data that does not start
+    /// with XML, and for a URL what the server called it), never "the file is empty" (issue 43). A file
+    /// that is empty is said to be empty. A generator: every seed's bytes that do not start with `<`.
+    func testBytesThatAreNotXMLAreSaidForWhatTheyAreAndAnEmptyFileIsEmpty() async throws {
+        var generator = SeededBytes(seed: 43)
+        for round in 0..<12 {
+            var bytes = generator.bytes(count: 200 + round * 37)
+            if bytes.first == UInt8(ascii: "<") || bytes.first.map({ [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xFE, 0xFF, 0x00, 0x1F].contains($0) }) == true {
+                bytes[0] = 0x7A
+            }
+            let file = dir.file("random\(round).bin")
+            XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
+            for command in [["parse", file], ["import", file]] {
+                let (exit, out, err) = try await cli.run(command)
+                XCTAssertNotEqual(exit.code, 0, "\(command): " + out + err)
+                XCTAssertFalse(err.contains("empty"), "\(command) round \(round): " + err)
+                XCTAssertTrue(err.contains("does not start with XML") || err.contains("looks like"), "\(command) round \(round): " + err)
+            }
+            server.serve(bytes, as: "random\(round).xml", type: "text/plain")
+            let (exit, out, err) = try await cli.run(["parse", server.url("/static/random\(round).xml").absoluteString])
+            XCTAssertNotEqual(exit.code, 0, out + err)
+            XCTAssertTrue(err.contains("the server called it text/plain"), "round \(round): " + err)
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir.file("empty.xml"), contents: Data()))
+        let (_, _, err) = try await cli.run(["parse", dir.file("empty.xml")])
+        XCTAssertTrue(err.contains("the file is empty"), err)
+    }
+}
+
+/// Bytes from a seed (SplitMix64): the same each run, different for each seed.
+private struct SeededBytes {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func bytes(count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

@@ -120,6 +120,48 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertEqual(log.components(separatedBy: "cleanup deleted").count - 1, 2, log)
     }
 
+    /// A dry run says what the real run does (issue 43): a file whose identity changed since podq
+    /// wrote it (the user's own now) is kept by both, and said by both; a symbolic link at a file's
+    /// name is said to be a link, not "outside the download folder", and kept.
+    func testCleanupsDryRunAgreesWithTheRealRunAndALinkIsSaidAsOne() async throws {
+        serveKeepFeed()
+        _ = try await cli.run(["add", server.url("/static/keep.xml").absoluteString])
+        _ = try await cli.run(["queue", "add", "--latest", "3", "1"])
+        let (done, _, derr) = try await cli.run(["download"])
+        XCTAssertEqual(done.code, 0, derr)
+        _ = try QueueStore(path: dir.file("home/queue.sqlite")).setPlayed(episodeIds: [1, 2, 3], played: true)
+        // Which files the rules select, before anything changes: two of the three.
+        try config("keep-episodes = 1\n")
+        let (_, before, _) = try await cli.run(["cleanup", "--dry-run"])
+        let selected = before.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("would delete d"), let slash = line.firstIndex(of: "/") else { return nil }
+            return String(line[slash...])
+        }
+        XCTAssertEqual(selected.count, 2, before)
+        guard selected.count == 2 else { return }
+        // One replaced by the user's own file (another identity), one by a link to a file outside.
+        let (replaced, linked) = (selected[0], selected[1])
+        try FileManager.default.removeItem(atPath: replaced)
+        try "the user's own".write(toFile: replaced, atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: linked)
+        try "outside".write(toFile: dir.file("outside.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(symlink(dir.file("outside.txt"), linked), 0)
+        let (dry, dryOut, dryErr) = try await cli.run(["cleanup", "--dry-run"])
+        XCTAssertEqual(dry.code, 0, dryErr)
+        let (real, realOut, realErr) = try await cli.run(["cleanup"])
+        XCTAssertEqual(real.code, 0, realErr)
+        XCTAssertFalse(dryOut.contains("would delete d"), "the dry run lists nothing the real run keeps: " + dryOut)
+        XCTAssertFalse(realOut.contains("deleted d"), realOut)
+        for said in [dryErr, realErr] {
+            XCTAssertTrue(said.contains("kept \(replaced): it is not the file podq downloaded there"), said)
+            XCTAssertTrue(said.contains("kept \(linked): it is a symbolic link"), said)
+            XCTAssertFalse(said.contains("outside the download folder"), said)
+        }
+        XCTAssertEqual(try String(contentsOfFile: replaced, encoding: .utf8), "the user's own")
+        XCTAssertEqual(try String(contentsOfFile: dir.file("outside.txt"), encoding: .utf8), "outside")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: linked), dir.file("outside.txt"))
+    }
+
     /// The cleanup the TUI applies as it starts is said on its message line, with what went: a played
     /// file and its row no longer vanish with only the log saying so (issue 41, point 7).
     func testTheTUISaysWhatItsCleanupDeleted() async throws {

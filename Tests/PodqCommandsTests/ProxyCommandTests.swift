@@ -164,4 +164,29 @@ final class ProxyCommandTests: CLITestCase {
         let (ok, oout, oerr) = try await cli.run(["add", feed("ok.xml")], environment: env(["http_proxy": "http://px:pw@127.0.0.1:\(locked.port)"]))
         XCTAssertEqual(ok.code, 0, oout + oerr)
     }
+
+    /// The same 407 to an https tunnel (CONNECT), for a feed and for media: one wording, the proxy's
+    /// (was: "Network error: HTTPClientError.proxyAuthenticationRequired").
+    func testAProxysLoginIsAskedForTheSameWayForAnHTTPSTunnel() async throws {
+        let certificates = try TestCertificates.make(.valid)
+        let secure = try await TestServer.start(tls: try certificates.serverContext())
+        defer { Task { await secure.stop() } }
+        secure.serve(Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>S</title></channel></rss>".utf8), as: "s.xml")
+        let caFile = dir.file("ca.pem")
+        try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let locked = try ForwardProxy(login: ("px", "pw"))
+        defer { locked.stop() }
+        for (login, said) in [("", "wants a login (HTTP 407)"), ("px:nope@", "refused its login (HTTP 407)")] {
+            let environment = env(["https_proxy": "http://\(login)127.0.0.1:\(locked.port)", "SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""])
+            for arguments in [
+                ["add", secure.url("/static/s.xml").absoluteString],
+                ["download", "--download-dir", dir.file("out"), secure.dataURL(size: 4000, seed: 3, name: "m\(login.count).mp3").absoluteString],
+            ] {
+                let (exit, out, err) = try await cli.run(arguments, environment: environment)
+                XCTAssertNotEqual(exit.code, 0, out + err)
+                XCTAssertTrue((out + err).contains("127.0.0.1:\(locked.port) \(said)"), "\(arguments[0]): " + out + err)
+                XCTAssertFalse((out + err).contains("HTTPClientError") || (out + err).contains("nope"), out + err)
+            }
+        }
+    }
 }

@@ -253,6 +253,27 @@ final class RealWebCommandTests: CLITestCase {
 
     // MARK: 7. Moved feeds
 
+    /// A 301 whose target answers 304 (nothing new there): the move is recorded all the same (issue 43;
+    /// it was lost, and every refresh went through the old URL).
+    func testAPermanentMoveAnswered304AtItsEndIsRecorded() async throws {
+        let item = "<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"
+        server.serve(rss(item), as: "before.xml")
+        server.serve(rss(item), as: "after.xml")  // the same bytes: the same ETag, so a 304
+        let (added, out, err) = try await cli.run(["add", server.url("/static/before.xml").absoluteString])
+        XCTAssertEqual(added.code, 0, out + err)
+        let target = server.url("/static/after.xml")
+        server.move("/static/before.xml", to: target)
+        server.log.reset()
+        let (_, refreshed, _) = try await cli.run(["refresh"])
+        XCTAssertTrue(refreshed.contains("not modified; the feed moved to \(target.absoluteString)"), refreshed)
+        XCTAssertNotNil(server.log.requests.last?.header("If-None-Match"), "it was a conditional GET, answered 304")
+        let (_, feeds, _) = try await cli.run(["feeds"])
+        XCTAssertTrue(feeds.contains("/static/after.xml") && !feeds.contains("/static/before.xml"), feeds)
+        server.log.reset()
+        _ = try await cli.run(["refresh"])
+        XCTAssertEqual(server.log.requests.map(\.path), ["/static/after.xml"], "the next refresh goes to the new place")
+    }
+
     func testNewFeedURLAndPermanentRedirectsMoveTheFeedAndTemporaryOnesDoNot() async throws {
         let item = "<item><title>A</title><guid>a</guid><enclosure url=\"/data/a.mp3?size=10\"/></item>"
         server.serve(rss(item), as: "old.xml")

@@ -95,10 +95,13 @@ final class SearchCommandTests: CLITestCase {
         XCTAssertEqual(run.exit.code, 0, run.err)
         let shows = try json(run.out)
         XCTAssertEqual(shows.compactMap { $0["feedUrl"] as? String }, ["https://ok.example.org/rome"], run.out)
+        // COMMANDS.md: in JSON, control characters are kept as \uXXXX escapes (no data lost, and the
+        // JSON itself carries no raw ESC, BEL or bidi override); in text they are removed.
         let title = try XCTUnwrap(shows.first?["title"] as? String)
-        XCTAssertFalse(title.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" }, title)
-        XCTAssertTrue(title.contains("red"), title)
-        XCTAssertEqual(shows.first?["author"] as? String, "Evil Corp")
+        XCTAssertEqual(title, "Rome \u{1B}[31mred\u{1B}[0m \u{202E}kcab", run.out)
+        XCTAssertEqual(shows.first?["author"] as? String, "Evil\u{7} Corp")
+        XCTAssertFalse(run.out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" || $0 == "\u{202E}" }, run.out)
+        XCTAssertTrue(run.out.contains(#"\u001b[31mred"#) && run.out.contains(#"\u202e"#), run.out)
         let plain = try await cli.run(["search", "rome"])
         XCTAssertFalse(plain.out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" || $0 == "\u{202E}" }, plain.out)
         XCTAssertFalse(plain.out.contains("secret"))

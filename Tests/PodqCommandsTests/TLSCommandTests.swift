@@ -99,7 +99,7 @@ final class TLSCommandTests: XCTestCase {
         try certificates.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         let trust = ["SSL_CERT_FILE": caFile, "SSL_CERT_DIR": ""]
         let size: Int64 = 8 << 20
-        let url = valid.dataURL(size: size, seed: 5, name: "secure.mp3", ["rate": "2000000"])
+        let url = valid.dataURL(size: size, seed: 5, name: "secure.mp3", ["rate": "2000000", "digest": "repr"])
         let (ok, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), url.absoluteString], environment: trust, timeout: 120)
         XCTAssertEqual(ok.code, 0, out + err)
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/secure.mp3")), PatternSource(seed: 5, length: size).sha256)

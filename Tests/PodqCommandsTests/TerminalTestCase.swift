@@ -25,8 +25,11 @@ class TerminalTestCase: CLITestCase {
     }
 
     /// Queues `count` slow files (`size` bytes at `rate` bytes/s each) and returns their URLs.
-    func queue(_ count: Int, size: Int64, rate: Int, prefix: String = "ep") async throws -> [URL] {
-        let urls = (1...count).map { server.dataURL(size: size, seed: UInt64($0), name: "\(prefix)\($0).mp3", ["rate": String(rate)]) }
+    /// - Parameter digest: served with its `Repr-Digest`, what lets podq split a file (docs/FILES.md).
+    func queue(_ count: Int, size: Int64, rate: Int, prefix: String = "ep", digest: Bool = false) async throws -> [URL] {
+        let urls = (1...count).map {
+            server.dataURL(size: size, seed: UInt64($0), name: "\(prefix)\($0).mp3", ["rate": String(rate)].merging(digest ? ["digest": "repr"] : [:]) { $1 })
+        }
         let added = try await cli.run(["queue", "add", "--download-dir", dir.file("out")] + urls.map(\.absoluteString))
         XCTAssertEqual(added.exit.code, 0, added.err)
         return urls

@@ -92,6 +92,9 @@ struct CleanupRun {
             Console.error(
                 "kept \(SafeText.clean(path)): it is not the file podq downloaded there (replaced or changed since); delete it yourself if you want it gone")
         }
+        for path in report.keptLinks {
+            Console.error("kept \(SafeText.clean(path)): it is a symbolic link, not the file podq downloaded there; podq deletes no link (remove it yourself)")
+        }
         for path in report.keptOutside {
             Console.error("kept \(path): it is outside the download folder \(context.paths.downloadFolder)")
         }

@@ -74,7 +74,7 @@ struct SearchCommand: AsyncParsableCommand {
 
     static func json(_ show: DirectoryShow) -> JSONValue {
         .object([
-            "title": .string(show.title), "author": .string(show.author), "feedUrl": .string(show.feedURL),
+            "title": .string(show.given?.title ?? show.title), "author": .string(show.given?.author ?? show.author), "feedUrl": .string(show.feedURL),
             "episodes": .optional(show.episodes), "sources": .array(show.sources.map(JSONValue.string)),
             "latest": .optional(show.latest.map { ISO8601DateFormatter().string(from: $0) }), "description": .string(show.description),
             "subscribers": .optional(show.subscribers),

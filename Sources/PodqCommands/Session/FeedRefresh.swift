@@ -112,12 +112,19 @@ struct FeedRefresh {
                     sizeLimit: context.settings.feedSizeLimit, trace: chain, access: access)
             else {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
-                try context.store.updatePodcast(id: id) {
-                    $0.lastRefresh = Date().timeIntervalSince1970; $0.error = nil
+                // A permanent move answered 304 at its end is a move all the same.
+                let movedTo = chain.movedPermanently ? chain.urls.last.flatMap { $0 == p.url ? nil : $0 } : nil
+                let stored = try context.store.refreshedUnchanged(id: id, movedTo: movedTo)
+                var line = "\(p.title): not modified"
+                if let movedTo {
+                    line +=
+                        stored == movedTo
+                        ? "; the feed moved to \(movedTo)" : "; the feed moved to \(movedTo), which another subscription already has: kept \(stored)"
+                    context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(movedTo)"])
                 }
                 // Serial mode moves on when episodes were played, whether or not the feed changed.
                 let queued = p.rules.serial == nil ? "" : try await autoQueue(p, new: [])
-                return Outcome(line: "\(p.title): not modified" + queued, failed: false)
+                return Outcome(line: line + queued, failed: false)
             }
             var new = try context.store.refreshPodcast(
                 id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
@@ -216,7 +223,7 @@ struct FeedRefresh {
         if filtered > 0 && rules.serial == nil { line += " (\(filtered) left out by the podcast's include, exclude or min-duration)" }
         for (key, count) in filter.failures.sorted(by: { $0.key < $1.key }) {
             line +=
-                " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, or no longer compiles; "
+                " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, no longer compiles, or used up the \(TitleFilter.budget.components.seconds) s a refresh gives a podcast's patterns; "
                 + "they were not queued: check it with `podq set \(id) \(key)=…`)"
             context.log.warning(
                 "a title pattern could not be matched",

@@ -160,7 +160,7 @@ enum FeedSource {
     /// The feed of Apple Podcasts' podcast `id`, from Apple's lookup (``ApplePodcastsLink``).
     static func appleFeed(id: String, page: URL, transport: any HTTPTransport) async throws(FeedError) -> URL {
         guard let lookup = ApplePodcastsLink.lookupURL(id: id) else { throw .fetch(.invalidURL(ApplePodcastsLink.lookupBase)) }
-        guard case .fetched(let file, _, _, _, _) = try await FeedFetcher(transport: transport, sizeLimit: 1 << 20).fetch(lookup) else {
+        guard case .fetched(let file, _, _, _, _, _) = try await FeedFetcher(transport: transport, sizeLimit: 1 << 20).fetch(lookup) else {
             throw .appleWithoutFeed(url: page.absoluteString)
         }
         defer { unlink(file) }
@@ -230,12 +230,20 @@ enum FeedSource {
         {
         case .notModified:
             return nil
-        case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved):
+        case .fetched(let file, let finalURL, let newETag, let newLastModified, let moved, let contentType):
             defer { unlink(file) }
-            let content: Page.Content =
-                WebPageFeeds.looksLikeHTML(file)
-                ? .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
-                : .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit, keepNotes: keepNotes))
+            let content: Page.Content
+            if WebPageFeeds.looksLikeHTML(file) {
+                content = .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
+            } else {
+                do {
+                    content = .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit, keepNotes: keepNotes))
+                } catch .notXML(let kind) {
+                    // What the server called it, as well as what it looks like.
+                    let said = contentType.map { SafeText.clean($0).trimmingASCIIWhitespace }.flatMap { $0.isEmpty ? nil : $0 }
+                    throw .notXML(kind: kind + (said.map { "; the server called it \($0)" } ?? "; the server did not say what it is"))
+                }
+            }
             return Page(content: content, url: finalURL, moved: moved, etag: newETag, lastModified: newLastModified)
         }
     }

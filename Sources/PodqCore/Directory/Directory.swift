@@ -123,11 +123,14 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
         }
         guard let feed = fields.feed.lazy.compactMap({ DirectoryShow.usableFeedURL(Self.text($0)) }).first else { return nil }
         let title = Self.line(Self.text(fields.title))
-        return DirectoryShow(
+        let given = (title: Self.line(Self.text(fields.title), clean: false), author: Self.line(Self.text(fields.author), clean: false))
+        var show = DirectoryShow(
             title: title.isEmpty ? feed : title, author: Self.line(Self.text(fields.author)), feedURL: feed,
             episodes: Self.number(fields.episodes).flatMap { $0 >= 0 ? $0 : nil }, latest: fields.latest,
             description: Self.text(fields.description).map { ShowNotes.paragraphs(String($0.prefix(20_000))).joined(separator: "\n") } ?? "",
             subscribers: Self.number(fields.subscribers), sources: [rawValue])
+        if given.title != show.title || given.author != show.author { show.given = (given.title.isEmpty ? show.title : given.title, given.author) }
+        return show
     }
 
     static func text(_ value: Any?) -> String? {
@@ -154,9 +157,10 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
     }
 
     /// One line of a directory's text: cleaned, white space runs made one space, at most 300 characters.
-    static func line(_ value: String?) -> String {
+    /// - Parameter clean: false keeps control characters (for JSON, which escapes them).
+    static func line(_ value: String?, clean: Bool = true) -> String {
         guard let value else { return "" }
-        let words = SafeText.clean(value).split(whereSeparator: { $0.isWhitespace || $0.isNewline })
+        let words = (clean ? SafeText.clean(value) : value).split(whereSeparator: { $0.isWhitespace || $0.isNewline })
         let joined = words.joined(separator: " ")
         return joined.count > 300 ? String(joined.prefix(299)) + "…" : joined
     }

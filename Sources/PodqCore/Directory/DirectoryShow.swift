@@ -20,6 +20,16 @@ public struct DirectoryShow: Sendable, Equatable {
     public var subscribers: Int?
     /// The directories that listed it, in the order asked (``Directory/rawValue``).
     public var sources: [String]
+    /// The title and author as the directory gave them, control characters and all (white space runs
+    /// made one space): `--json` keeps those as `\uXXXX` escapes (docs/COMMANDS.md), where `title` and
+    /// `author` are cleaned for a terminal. Nil when they are the same.
+    public var given: (title: String, author: String)?
+
+    public static func == (a: DirectoryShow, b: DirectoryShow) -> Bool {
+        a.title == b.title && a.author == b.author && a.feedURL == b.feedURL && a.episodes == b.episodes && a.latest == b.latest
+            && a.description == b.description && a.subscribers == b.subscribers && a.sources == b.sources
+            && a.given?.title == b.given?.title && a.given?.author == b.given?.author
+    }
 
     public init(
         title: String, author: String = "", feedURL: String, episodes: Int? = nil, latest: Date? = nil, description: String = "",

@@ -96,9 +96,11 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
         }
     }
 
-    /// The most attempts this error is worth, below `max-attempts`; nil for no cap of its own.
+    /// The most attempts this error is worth, below `max-attempts`; nil for no cap of its own. A refused
+    /// connection is one: nothing listens there, and trying again in seconds finds the same (curl and
+    /// wget do not retry it either); the next run tries again.
     public var attemptCap: Int? {
-        if case .connectionRefused = self { return 2 }
+        if case .connectionRefused = self { return 1 }
         return nil
     }
 

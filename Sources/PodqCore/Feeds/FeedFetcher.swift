@@ -7,7 +7,8 @@ public struct FeedFetcher: Sendable {
     /// What a fetch brought.
     public enum Outcome: Sendable {
         /// The feed, in a temporary file the caller deletes.
-        case fetched(file: String, finalURL: URL, etag: String?, lastModified: String?, movedPermanently: Bool)
+        /// `contentType`: what the server called it (`Content-Type`), for a file that is not a feed.
+        case fetched(file: String, finalURL: URL, etag: String?, lastModified: String?, movedPermanently: Bool, contentType: String? = nil)
         /// 304: nothing changed since the validators given.
         case notModified
     }
@@ -69,7 +70,8 @@ public struct FeedFetcher: Sendable {
             writer.close()
             return .fetched(
                 file: path, finalURL: result.finalURL, etag: response.headers.first(name: "ETag"),
-                lastModified: response.headers.first(name: "Last-Modified"), movedPermanently: result.movedPermanently)
+                lastModified: response.headers.first(name: "Last-Modified"), movedPermanently: result.movedPermanently,
+                contentType: response.headers.first(name: "Content-Type"))
         } catch let error as FeedError {
             unlink(path)
             throw error

@@ -39,6 +39,7 @@ public enum FeedParser {
         guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is \(OwnFile.describe(info.st_mode)), not a regular file") }
         guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
+        guard info.st_size > 0 else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
         // Still gzip (compressed twice on the way, or a .xml.gz as it is): read what it holds.
         if gunzipLevels > 0, let unzipped = try gunzipped(path, limit: limits.fileSize) {
             defer { unlink(unzipped) }
@@ -46,7 +47,7 @@ public enum FeedParser {
                 file: unzipped, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes,
                 gunzipLevels: gunzipLevels - 1)
         }
-        if let kind = sniffNotXML(path) { throw .notXML(kind: kind) }
+        if let kind = sniffNotXML(path) ?? notStartingWithXML(path) { throw .notXML(kind: kind) }
         let context = Context(baseURL: baseURL, limits: limits, fileSize: Int64(info.st_size), keepNotes: keepNotes)
         return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in
             try parseOnce(path: path, context, recover: recover)
@@ -135,7 +136,7 @@ public enum FeedParser {
             builder.feed.repairs.recoveredErrors = count
             builder.feed.repairs.firstRecoveredError = "line \(max(line, 1)), column \(max(column, 1)): \(reason)"
         }
-        guard builder.sawRoot else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
+        guard builder.sawRoot else { throw .malformed(line: 1, column: 1, reason: "it holds no XML element") }
         guard builder.isFeed else { throw .notAFeed(root: builder.rootName) }
         return builder.feed
     }
@@ -187,12 +188,34 @@ public enum FeedParser {
         return nil
     }
 
+    /// "data that does not start with XML (it starts with …)" when the file's first byte that is not
+    /// white space (after a byte-order mark) is not `<`; nil for an empty file, or one that starts as
+    /// XML does. libxml2 calls such a file "empty" (its error 4), which it is not.
+    static func notStartingWithXML(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return notStartingWithXML(bytes: [UInt8]((try? handle.read(upToCount: 64)) ?? Data()))
+    }
+
+    static func notStartingWithXML(bytes: [UInt8]) -> String? {
+        var head = bytes[...]
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }
+        // UTF-16 (with its mark, or `<` as 00 3C / 3C 00) is read as such.
+        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0x00, 0x3C]) { return nil }
+        head = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = head.first, first != UInt8(ascii: "<") else { return nil }
+        let shown = head.prefix(12).map { byte -> String in
+            (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "\\x%02X", byte)
+        }.joined()
+        return "data that does not start with XML (it starts with “\(shown)”)"
+    }
+
     /// libxml2's message, cleaned, or a plain reason for its error number.
     static func describe(code: Int, message: String) -> String {
         // libxml2's numbers (xmlParserErrors): 4 empty document, 5 ends too early, 26 undeclared entity,
         // 76 mismatched end tag, 89 entity loop.
         switch code {
-        case 4: return "the file is empty"
+        case 4: return "nothing in it is XML"
         case 5: return "the document ends too early (truncated?)"
         case 89: return "entity loop or amplification"
         default: break

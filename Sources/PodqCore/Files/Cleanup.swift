@@ -37,6 +37,8 @@ public enum Cleanup {
         public var keptOutside: [String] = []
         /// Files the rules select whose name now holds another file than the one podq wrote: kept.
         public var keptNotPodqs: [String] = []
+        /// Files the rules select whose name now holds a symbolic link: kept (podq deletes no link).
+        public var keptLinks: [String] = []
         /// Episodes the rules would take were they played: kept because nobody played them yet
         /// (``CleanupPolicy/unplayedToo``).
         public var keptUnplayed = 0
@@ -109,6 +111,12 @@ public enum Cleanup {
         return all - select(candidates, policy: policy, rules: rules, now: now).count
     }
 
+    /// True when `path` itself is a symbolic link.
+    static func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Applies `policy`: deletes each selected file, then its row. A file already gone just loses
     /// its row. With `dryRun`, nothing changes and the report says what would go. Files are deleted
     /// through the ``DownloadFolder``: only what lies inside it, reached without a link (a podcast
@@ -134,10 +142,22 @@ public enum Cleanup {
                 own[ownPath] = opened
                 folder = opened
             }
-            guard let relative = try? folder.relativePath(of: path), case let identity = folder.identity(of: relative),
-                identity != nil || !FileManager.default.fileExists(atPath: path)
-            else {
-                report.keptOutside.append(path)  // outside the folder, or reached only through a link
+            guard let relative = try? folder.relativePath(of: path) else {
+                report.keptOutside.append(path)  // outside the folder
+                continue
+            }
+            let identity = folder.identity(of: relative)
+            if identity == nil, Self.isLink(path) {
+                report.keptLinks.append(path)  // a link at the file's name: said as one, never followed
+                continue
+            }
+            guard identity != nil || !FileManager.default.fileExists(atPath: path) else {
+                report.keptOutside.append(path)  // reached only through a linked folder
+                continue
+            }
+            // A dry run says what the real run would do: a file whose identity changed is kept by both.
+            if dryRun, let identity, c.download.committedFile?.identity != identity {
+                report.keptNotPodqs.append(path)
                 continue
             }
             if !dryRun {

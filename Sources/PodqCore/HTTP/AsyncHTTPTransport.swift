@@ -208,11 +208,17 @@ public final class AsyncHTTPTransport: HTTPTransport {
             guard left > 0 else { throw DownloadError.tooSlow(seconds: limit) }
             whole = left
         }
+        let proxied = proxies.server(for: request.url)
         let delegate = StreamingDelegate(
             rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: whole, wholeLimit: request.decompress ? fetchSeconds : nil
         ) {
             error, duringBody in
-            Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
+            // A proxy's 407 to an https tunnel (CONNECT) reaches the delegate as AHC's error: said as
+            // the proxy's, in the same words as its 407 to a plain request.
+            if let proxied, let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
+                return DownloadError.proxyLogin(proxy: proxied.description, hadLogin: proxied.user != nil)
+            }
+            return Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }
         // The head has a deadline of its own, apart from the body's stall clock: a head that never
         // comes, or trickles in a byte at a time, ends here as `noResponse`.

@@ -40,6 +40,20 @@ extension QueueStore {
         }
     }
 
+    /// Records a refresh the server answered 304: nothing of the feed changed, but its place may have
+    /// (a 301 or 308, then the 304): `movedTo` is taken unless another subscription has it. Returns
+    /// the URL the podcast has now.
+    public func refreshedUnchanged(id: Int64, movedTo: String?) throws(StoreError) -> String {
+        try write { db in
+            guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
+            if let movedTo, try PodcastRecord.filter(Column("url") == movedTo && Column("id") != id).fetchCount(db) == 0 { podcast.url = movedTo }
+            podcast.lastRefresh = Date().timeIntervalSince1970
+            podcast.error = nil
+            try podcast.update(db)
+            return podcast.url
+        }
+    }
+
     /// Adds the episodes of a further page of a paged feed (RFC 5005); returns the new ones.
     public func mergePage(podcastId id: Int64, feed: Feed) throws(StoreError) -> [EpisodeRecord] {
         try write { db in try Self.merge(feed, podcastId: id, db: db) }

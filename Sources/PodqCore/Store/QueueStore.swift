@@ -32,8 +32,10 @@ public final class QueueStore: Sendable {
         }
         // The files podq writes next to the database: a link or a FIFO in the place of one is refused,
         // named, before anything is opened (docs/FILES.md).
+        // (A FIFO at podq.log is only not written to: the log is no reason for a command to fail.)
         for file in [path, path + "-wal", path + "-shm", path + "-journal"] + ["lock", "sync.lock", "podq.log"].map({ folder + "/" + $0 }) {
-            if let refusal = OwnFile.check(file) { throw .notOwnFile(path: file, reason: refusal.reason) }
+            guard let refusal = OwnFile.check(file), refusal == .link || !file.hasSuffix("/podq.log") else { continue }
+            throw .notOwnFile(path: file, reason: refusal.reason)
         }
         do {
             pool = try Self.openPool(path: path, folder: folder, lockWait: lockWait)

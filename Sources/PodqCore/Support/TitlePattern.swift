@@ -59,9 +59,11 @@ public final class TitlePattern {
         }
     }
 
-    /// A title on which the pattern gives up, among titles made to trip nested repeats (a run of one
-    /// character, each of the pattern's own letters and of common ones, ended by one that does not
-    /// fit, and by that and each of those characters); nil when it finishes on every one. `podq set` refuses a pattern that gives up here.
+    /// A title on which the pattern gives up, among titles made to trip nested repeats: runs of one
+    /// character (each of the pattern's own letters and of common ones) and runs of the pattern's own
+    /// words and of their pieces (`((ab)+)+$` gives up on "abab…ab!", never on "aaaa!"), each ended by
+    /// one that does not fit, and by that and each of those characters; nil when it finishes on every
+    /// one. `podq set` refuses a pattern that gives up here.
     public func costlyTitle() -> String? {
         var characters: [Character] = ["a", "0", " ", "-", "é", "x"]
         for character in source where character.isLetter || character.isNumber || character == " " {
@@ -70,12 +72,45 @@ public final class TitlePattern {
         }
         // Each run also ended by "!" and one of the characters: a pattern that needs a literal after its
         // repeats ((x+x+)+y) is tried only on titles that hold it (PCRE2 skips the rest at once).
-        for character in characters {
-            let run = String(repeating: character, count: 48)
-            for title in [run + "!", run + "\u{1F399}", run] + characters.map({ run + "!" + String($0) }) where match(title) == .tooCostly {
+        let units = Self.units(of: source)
+        // The ends: each character, and each of the pattern's words (a literal it needs after its repeats).
+        let ends = characters.map { String($0) } + units
+        for unit in characters.map({ String($0) }) + units {
+            // 24 repeats (2^24 ways for a nested repeat), within a title's length of 200 characters.
+            let run = String(repeating: unit, count: unit.count == 1 ? 48 : max(2, min(24, 200 / unit.count)))
+            for title in [run + "!", run + "\u{1F399}", run] + ends.map({ run + "!" + $0 }) where match(title) == .tooCostly {
                 return title
             }
         }
         return nil
+    }
+
+    /// The multi-character units a repeat in `source` may be made of: each run of letters, digits and
+    /// spaces in it (a group's literal, `ab` in `((ab)+)+`), and each piece of 2 to 4 characters of
+    /// such a run (`(ab|abc)+` repeats either); at most 24.
+    static func units(of source: String) -> [String] {
+        var runs: [String] = []
+        var current = ""
+        for character in source {
+            if character.isLetter || character.isNumber || character == " " {
+                current.append(character)
+            } else {
+                if current.count >= 2 { runs.append(current) }
+                current = ""
+            }
+        }
+        if current.count >= 2 { runs.append(current) }
+        var units: [String] = []
+        func add(_ unit: String) {
+            if units.count < 24, !units.contains(unit) { units.append(unit) }
+        }
+        for run in runs { add(run) }
+        for run in runs {
+            let letters = Array(run)
+            for length in 2...4 where length < letters.count {
+                for start in 0...(letters.count - length) { add(String(letters[start..<start + length])) }
+            }
+        }
+        return units
     }
 }

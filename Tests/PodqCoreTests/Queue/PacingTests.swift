@@ -26,7 +26,7 @@ final class PacingTests: XCTestCase {
         let summary = try await runner.run()
         XCTAssertEqual(summary.completed, 1)
         let fetched = try await FeedFetcher(transport: transport).fetch(URL(string: "http://feeds.example/f.xml")!)
-        if case .fetched(let file, _, _, _, _) = fetched { unlink(file) }
+        if case .fetched(let file, _, _, _, _, _) = fetched { unlink(file) }
 
         let requests = transport.requests.values
         let downloads = requests.filter { $0.url.path.hasSuffix(".mp3") }, feeds = requests.filter { $0.url.path.hasSuffix(".xml") }

@@ -53,4 +53,31 @@ final class TitlePatternTests: XCTestCase {
         XCTAssertEqual(filter.check(title: "b", duration: nil), .admitted)
         XCTAssertEqual(filter.failures, ["exclude": 1])
     }
+
+    /// Issue 43, point 8: the probe tried runs of one character only, so `((ab)+)+$` was stored and cost
+    /// the step limit on every matching title. Runs of the pattern's own words and their pieces catch
+    /// each such pattern; patterns that do not backtrack still pass.
+    func testTheProbeTriesRunsOfThePatternsOwnWords() throws {
+        for text in ["((ab)+)+$", "((ab)*)*x$", "((xy)+z?)+$", "(?:(ep)+)+\\d$", "(ab|abab)+$", "((the )+)+$"] {
+            let pattern = try TitlePattern(text)
+            XCTAssertNotNil(pattern.costlyTitle(), "\(text) is found costly before it is stored")
+        }
+        for text in ["^(ab)+$", "interview|q&a", "part (one|two)", "^(trailer|teaser)\\b", "ab(cd)?ef"] {
+            XCTAssertNil(try TitlePattern(text).costlyTitle(), text)
+        }
+        var rules = PodcastSettings()
+        XCTAssertThrowsError(try rules.set("include", "((ab)+)+$"), "podq set refuses it")
+    }
+
+    /// The whole refresh's pattern work is bounded, not only each title's: once the matcher gave up
+    /// on `givingUpLimit` titles, the rest of a 100,000-item feed is left out without running it.
+    func testTheWholeRefreshsPatternWorkIsBounded() {
+        var rules = PodcastSettings()
+        rules.include = "((ab)+)+$"  // stored by an older podq
+        let filter = TitleFilter(rules)
+        let title = String(repeating: "ab", count: 40) + "!"
+        for _ in 0..<100_000 { XCTAssertEqual(filter.check(title: title, duration: nil), .patternFailed(key: "include")) }
+        XCTAssertEqual(filter.failures, ["include": 100_000], "every title left out is counted, and said")
+        XCTAssertEqual(filter.tried, TitleFilter.givingUpLimit, "the matcher ran on \(filter.tried) titles, not 100,000")
+    }
 }
