@@ -33,7 +33,7 @@ extension Settings {
         Key(
             name: "connections-per-download", defaultValue: #"`4`"#,
             meaning:
-                #"connections one download may use at once when its server takes ranges and one connection would take more than 2 s, 1 to 16; 1 turns segmented downloads off; connections to one host stay under the larger of this and `per-host-downloads` (which `]`/`[` in the TUI change at once); `--connections` overrides it for one run (FILES.md, "Segmented downloads")"#
+                #"connections one download may use at once when its server takes ranges, its digest is known before its bytes (the feed's hash, the server's `Repr-Digest`) and one connection would take more than 2 s, 1 to 16; 1 turns segmented downloads off; connections to one host stay under the larger of this and `per-host-downloads` (which `]`/`[` in the TUI change at once); `--connections` overrides it for one run (FILES.md, "Segmented downloads")"#
         ),
         Key(
             name: "polite-hosts", defaultValue: #"none"#,

@@ -198,30 +198,27 @@ struct CompareBench {
     /// that a completed file is one version costs where no digest is given.
     mutating func throttled(_ nginx: Nginx) throws {
         let rate = "nginx limit_rate \(plan.resumeRate / 1_000_000) MB/s a connection"
-        let samples = try rounds { tool, folder, home in
-            try Sample.run(
-                tool.single(url: nginx.digestURL("throttled.bin"), name: "throttled.bin", folder: folder, home: home),
-                measure: measure, logs: logs)
-        } check: { tool, folder in
-            try DownloadCheck.same(folder + "/throttled.bin", as: cache + "/throttled.bin", tool: tool)
-        }
         report.add(
             .throughput(
-                title: "g. one \(Self.size(plan.throttledSize)) file with its Repr-Digest, \(rate)", bytes: plan.throttledSize, samples: samples,
+                title: "g. one \(Self.size(plan.throttledSize)) file with its Repr-Digest, \(rate)", bytes: plan.throttledSize,
+                samples: try throttledRounds(url: nginx.digestURL("throttled.bin")),
                 note:
                     "podq with its defaults: 4 segments over 4 connections, each checked with If-Range, the whole against the digest; the others with theirs (one connection)"
             ))
-        let plain = try rounds(tools: [.podq, .curl]) { tool, folder, home in
-            try Sample.run(
-                tool.single(url: nginx.url("throttled.bin", slow: true), name: "throttled.bin", folder: folder, home: home),
-                measure: measure, logs: logs)
+        report.add(
+            .throughput(
+                title: "g2. the same file without a digest, \(rate)", bytes: plan.throttledSize,
+                samples: try throttledRounds(url: nginx.url("throttled.bin", slow: true), tools: [.podq, .curl]),
+                note: "podq splits no file whose digest is unknown before its bytes (docs/FILES.md): one connection, as curl"))
+    }
+
+    /// Every tool (or `tools`) fetching the throttled file from `url`, each file checked.
+    private func throttledRounds(url: String, tools: [Tool]? = nil) throws -> [Tool: Sample] {
+        try rounds(tools: tools) { tool, folder, home in
+            try Sample.run(tool.single(url: url, name: "throttled.bin", folder: folder, home: home), measure: measure, logs: logs)
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/throttled.bin", as: cache + "/throttled.bin", tool: tool)
         }
-        report.add(
-            .throughput(
-                title: "g2. the same file without a digest, \(rate)", bytes: plan.throttledSize, samples: plain,
-                note: "podq splits no file whose digest is unknown before its bytes (docs/FILES.md): one connection, as curl"))
     }
 
     /// (e) `podq parse` against podcastparser and feedparser on the same feed.
