@@ -236,6 +236,9 @@ final class ListeningTests: CLITestCase {
         let seen = try String(contentsOfFile: dir.file("bin/seen"), encoding: .utf8)
         XCTAssertLessThanOrEqual(seen.utf8.count, 107, seen)
         XCTAssertFalse(FileManager.default.fileExists(atPath: seen), "the socket is removed")
+        if seen.hasSuffix("/mpv.sock") {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: (seen as NSString).deletingLastPathComponent), "and the folder made for it")
+        }
         let long = try await episode("long")
         XCTAssertEqual(long["position"] as? Int, 20, out + err)
 

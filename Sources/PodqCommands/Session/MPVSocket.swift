@@ -3,7 +3,7 @@ import Foundation
 /// Where mpv's IPC socket goes for one `podq play`: a Unix socket's path holds at most 107 bytes, so a
 /// home deeper than about 90 bytes cannot hold it (mpv then plays on, and nothing follows it). The
 /// home when the path fits; else `$XDG_RUNTIME_DIR` (the user's own, 0700); else a folder of its
-/// own under /tmp (mkdtemp, 0700), removed with the socket.
+/// own (mkdtemp, 0700) in `$TMPDIR`, or /tmp when that is too deep too; removed with the socket.
 struct MPVSocket {
     /// The most bytes a socket's path may have (`sun_path` holds 108, with the final NUL).
     static let longest = 107
@@ -26,10 +26,15 @@ struct MPVSocket {
                 return
             }
         }
-        var template = Array("/tmp/podq-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else { return nil }
-        let folder = String(cString: made)
-        self.init(path: folder + "/mpv.sock", madeFolder: folder)
+        let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-XXXXXX")
+        for base in [temporary, "/tmp/podq-XXXXXX"] where base.utf8.count + "/mpv.sock".utf8.count <= Self.longest {
+            var template = Array(base.utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else { continue }
+            let folder = String(cString: made)
+            self.init(path: folder + "/mpv.sock", madeFolder: folder)
+            return
+        }
+        return nil
     }
 
     private init(path: String, madeFolder: String?) {
