@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Writes the request, then hands the response to the delegate one part at a time, as AHC does: the
 /// next part only once the delegate let the last one go, and the next read only once every part read
@@ -172,21 +173,28 @@ final class ResponseRelay: ChannelInboundHandler {
 /// true reason; a connect that succeeded and whose channel closed before it was active (a cancel that
 /// came while connecting) is told by the relay. Both happen on the channel's event loop, in either
 /// order: this holds the relay's report until the connect succeeded, and drops it when it failed.
-final class ConnectOutcome: @unchecked Sendable {
-    // Touched only on the channel's event loop (the bootstrap's callbacks and the pipeline's events).
-    private var connected = false
-    private var pending: (() -> Void)?
+final class ConnectOutcome: Sendable {
+    /// Whether the connect succeeded, and a report held until it does. Both sides run on the channel's
+    /// event loop, so the lock is never contended; it makes the type Sendable without a promise.
+    private let state = Mutex<(connected: Bool, pending: (@Sendable () -> Void)?)>((false, nil))
 
     /// The connect succeeded: a report held until now is told.
     func succeeded() {
-        connected = true
-        pending?()
-        pending = nil
+        let held = state.withLock { state in
+            state.connected = true
+            defer { state.pending = nil }
+            return state.pending
+        }
+        held?()
     }
 
     /// The channel closed before it became active: `report` is told once the connect succeeded
     /// (now, when it already did), never when it failed.
-    func closedBeforeActive(_ report: @escaping () -> Void) {
-        if connected { report() } else { pending = report }
+    func closedBeforeActive(_ report: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            if !state.connected { state.pending = report }
+            return state.connected
+        }
+        if now { report() }
     }
 }
