@@ -47,7 +47,7 @@ public enum FeedParser {
                 file: unzipped, baseURL: baseURL, sizeLimit: sizeLimit, limits: limits, keepNotes: keepNotes,
                 gunzipLevels: gunzipLevels - 1)
         }
-        if let kind = sniffNotXML(path) ?? notStartingWithXML(path) { throw .notXML(kind: kind) }
+        if let kind = sniffNotXML(path) { throw .notXML(kind: kind) }
         let context = Context(baseURL: baseURL, limits: limits, fileSize: Int64(info.st_size), keepNotes: keepNotes)
         return try readRepairing(path) { (path, recover) throws(FeedError) -> Feed in
             try parseOnce(path: path, context, recover: recover)
@@ -165,10 +165,13 @@ public enum FeedParser {
         return target
     }
 
+    /// What the file's first bytes say it is when not XML (a known binary format, or data that does not
+    /// start with `<`), from one read of its first 64 bytes; nil when it may be XML.
     static func sniffNotXML(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return sniffNotXML(bytes: [UInt8]((try? handle.read(upToCount: 16)) ?? Data()))
+        let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        return sniffNotXML(bytes: head) ?? notStartingWithXML(bytes: head)
     }
 
     /// What the first bytes of a file (16 are enough) say it is, when not XML: an audio file, an image…
@@ -191,12 +194,6 @@ public enum FeedParser {
     /// "data that does not start with XML (it starts with …)" when the file's first byte that is not
     /// white space (after a byte-order mark) is not `<`; nil for an empty file, or one that starts as
     /// XML does. libxml2 calls such a file "empty" (its error 4), which it is not.
-    static func notStartingWithXML(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return notStartingWithXML(bytes: [UInt8]((try? handle.read(upToCount: 64)) ?? Data()))
-    }
-
     static func notStartingWithXML(bytes: [UInt8]) -> String? {
         var head = bytes[...]
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }

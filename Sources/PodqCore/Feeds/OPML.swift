@@ -34,7 +34,7 @@ public enum OPML {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .unreadable(path: path, reason: "it is \(OwnFile.describe(info.st_mode)), not a regular file") }
         guard Int64(info.st_size) <= limits.fileSize else { throw .tooLarge(limit: limits.fileSize) }
         guard info.st_size > 0 else { throw .malformed(line: 1, column: 1, reason: "the file is empty") }
-        if let kind = FeedParser.sniffNotXML(path) ?? FeedParser.notStartingWithXML(path) {
+        if let kind = FeedParser.sniffNotXML(path) {
             throw .unreadable(path: path, reason: "it is not OPML: it looks like \(kind)")
         }
         let budget = Int64(info.st_size) + limits.expansion
