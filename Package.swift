@@ -106,13 +106,27 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Layer 4: Commands/ (swift-argument-parser, a file per command or per group: queue, subscriptions),
-        // Session/ (QueueSession, one run of the queue; FeedRefresh, HTTPSession…), Frontends/ (DownloadRunner,
-        // TUISession) and Output/ (Console, JSON, errors and exit codes).
+        // Layer 2, beside PodqUI: the application: QueueSession, the one API every front end uses (one run of the queue
+        // and every verb a person asks of it), its parts (Session/: feeds, logins, the player, hooks),
+        // sync (Sync/), and the words and exit codes every front end shares (Output/). No UI, no terminal.
+        .target(
+            name: "PodqSession",
+            dependencies: [
+                "PodqCore", "CPodqSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Layer 4: the front ends over PodqSession: Commands/ (swift-argument-parser, a file per command or
+        // per group: queue, subscriptions), Frontends/ (DownloadRunner, TUISession) and Output/ (the reporter).
         .target(
             name: "PodqCommands",
             dependencies: [
-                "PodqCore", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
+                "PodqCore", "PodqSession", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -184,7 +198,7 @@ let package = Package(
         .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
-            dependencies: ["PodqCommands", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,5 @@
+import PodqCore
+
 /// The tables of the Episodes and Podcasts views: column titles on line `y`, rows below. Columns drop
 /// out at narrow widths; the title takes what is left.
 enum ListRenderer {

@@ -1,6 +1,7 @@
 import Foundation
 import PodqCommands
 import PodqCore
+import PodqSession
 import PodqTestSupport
 
 /// `podq-bench`: measurements that are not tests (no timing is asserted in the test suite).

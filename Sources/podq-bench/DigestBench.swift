@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq-bench digest [--write FILE]`: what hashing a download as it streams costs (issue 18), per
 /// algorithm, over 1 GiB in 256 KiB pieces (the size of podq's reads): podq's own checksum (XXH3-128),

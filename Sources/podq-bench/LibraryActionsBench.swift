@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PodqCore
+import PodqSession
 import PodqTestSupport
 
 /// `podq-bench library`'s second part (issue 30): the actions that read or change the whole library,

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqSession
 import PodqTestSupport
 
 /// `podq-bench library`: the TUI on a big library, in a real pseudo-terminal (issue 16).

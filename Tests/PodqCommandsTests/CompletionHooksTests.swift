@@ -3,6 +3,7 @@ import PodqTestSupport
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// `on-complete` through the real binary: the hook gets the file and the download's facts, its
 /// failure and its output go to the log without touching the download, and one that hangs is stopped

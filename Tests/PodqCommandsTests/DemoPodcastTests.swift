@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// The bundled demo's pace: `make demo` opens it after a first build of minutes, so its live part must
 /// last long enough to try the keys (it was over in 15 s; issue 41, point 12).

@@ -4,6 +4,7 @@ import PodqUI
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// Docs that cannot drift (issue 31, point 5): what the code has a table of, the docs' tables are
 /// checked against, and every type the living docs name must exist. (docs/DECISIONS.md,

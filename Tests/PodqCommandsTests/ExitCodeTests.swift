@@ -1,4 +1,5 @@
 import GRDB
+import PodqSession
 import PodqTestSupport
 import XCTest
 

@@ -3,6 +3,7 @@ import PodqCore
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// `FeedJSON` writes `podq parse --json` straight into bytes; it must say exactly what the general
 /// ``JSONValue`` says for the same feed (sorted keys, the same escapes, nulls and redactions).

@@ -1,4 +1,5 @@
 import PodqCore
+import PodqSession
 import PodqTestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 final class JSONValueTests: XCTestCase {
     func testWritesValidSortedJSON() throws {

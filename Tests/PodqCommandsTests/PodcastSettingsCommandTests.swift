@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqSession
 import PodqTestSupport
 import XCTest
 

@@ -5,6 +5,7 @@ import Synchronization
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// One run of the queue (``QueueSession``), in-process over a real store and the real server: the lock,
 /// the completion chain and the order in which a run ends, whichever front end shows it.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PodqCore
 import PodqServer
+import PodqSession
 import PodqTestSupport
 import XCTest
 

@@ -5,6 +5,7 @@ import Synchronization
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// The push's batches, split to find the one action a server refuses, on a server at the seam (the
 /// real server's tests are SyncCommandTests).

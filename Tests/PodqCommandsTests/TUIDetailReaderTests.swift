@@ -3,6 +3,7 @@ import PodqTestSupport
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// The detail pane's "Via": the hosts of an episode URL's tracking prefixes, read from the URL.
 final class TUIDetailReaderTests: XCTestCase {

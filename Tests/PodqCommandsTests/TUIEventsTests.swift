@@ -2,6 +2,7 @@ import PodqUI
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 final class TUIEventsTests: XCTestCase {
     /// Answers of the show notes' search come back in any order: an older one never replaces a newer.

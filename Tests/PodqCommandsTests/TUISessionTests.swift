@@ -5,6 +5,7 @@ import PodqUI
 import XCTest
 
 @testable import PodqCommands
+@testable import PodqSession
 
 /// The TUI's loop in-process (issue 31): a ``TestScreen`` plays the keys and keeps the frames, over a
 /// real store, the real server and the real ``QueueSession``. The tmux tests stay as the end-to-end net.

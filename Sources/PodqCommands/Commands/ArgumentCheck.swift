@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodqCore
+import PodqSession
 
 /// Catches a newcomer's typos before swift-argument-parser reads the words another way: an unknown
 /// command (`podq dowload` would open the TUI's usage, since the TUI is the default command) and an

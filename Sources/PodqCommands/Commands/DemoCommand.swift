@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq demo`: serves the bundled demo podcast on 127.0.0.1, subscribes to it in a temporary home,
 /// queues its episodes and opens the TUI on them, with no internet.

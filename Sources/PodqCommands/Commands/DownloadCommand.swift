@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq download [--jobs N] [--per-host N] [--download-dir DIR] [<url>...]`: headless downloads.
 struct DownloadCommand: AsyncParsableCommand {

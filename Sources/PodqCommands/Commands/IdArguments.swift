@@ -1,4 +1,5 @@
 import PodqCore
+import PodqSession
 
 /// The ids commands take (``ItemReference``: `p3`, `e12`, `d7`), each read into the kind the command
 /// works on. A bare number is the command's own kind (its help says which); a letter names the kind, and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodqCore
+import PodqSession
 
 /// `podq mark-downloaded <podcast|episode-id>...`: puts episodes in the ledger without downloading
 /// them, so auto-queue never fetches them (issue 18, point 4).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq mark-played [--undo] <episode-id|podcast>…`: what `m` does in the TUI, from scripts.
 struct MarkPlayedCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).
 struct ImportCommand: AsyncParsableCommand {

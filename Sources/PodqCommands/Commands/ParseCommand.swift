@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq parse <feed-file|url> --json`: parse a feed and print it; stores nothing.
 struct ParseCommand: AsyncParsableCommand {

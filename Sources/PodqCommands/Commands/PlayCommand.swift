@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq play <id>`: plays a completed download with the configured player.
 struct PlayCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// Shell completion of what the shell cannot know: the podcasts' titles (for `set`, `refresh`,
 /// `episodes`, `remove`, `login`…), read from the store of the home the command line names (`--home`,

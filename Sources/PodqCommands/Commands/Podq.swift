@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodqCore
+import PodqSession
 
 /// The root command.
 public struct Podq: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// The entry point: parses the arguments, runs the command, and maps errors to podq's exit codes
 /// through the one table (``ExitCodes/code(for:)``); ArgumentParser's usage errors become 2, as

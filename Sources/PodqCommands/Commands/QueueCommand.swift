@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// `podq queue …`: look at and change the stored queue, also while a runner is running it.

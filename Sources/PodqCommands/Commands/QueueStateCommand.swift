@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq queue cancel|pause|resume|retry <id>...`: state changes saved in the store. A running
 /// `podq download` applies them to its transfers within a second.

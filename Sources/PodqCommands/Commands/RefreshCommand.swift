@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq refresh [<podcast>]`: re-fetch feeds with conditional GET, add new episodes, queue them for
 /// podcasts set to auto.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq search <words…> [--json] [--limit N]`: find a show in the podcast directories (docs/COMMANDS.md).
 struct SearchCommand: AsyncParsableCommand {

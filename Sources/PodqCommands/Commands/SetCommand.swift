@@ -1,5 +1,6 @@
 import ArgumentParser
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// `podq set <podcast> [key=value...]`: one podcast's own rules (issue 18, point 5).

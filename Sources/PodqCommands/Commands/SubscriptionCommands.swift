@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// `podq add <feed-url|file> [--auto]`: subscribe.

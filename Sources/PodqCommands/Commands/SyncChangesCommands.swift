@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// A sync change's id as podq prints it (`c12`) and reads it (`c12` or `12`).
 enum SyncChangeID {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq sync …`: subscriptions, played marks and positions with a gpodder.net or Nextcloud server
 /// (docs/SYNC.md).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 
 /// `podq sync link <device>`: one sync group with another device of a gpodder.net account, and with
 /// every device already in a group with either. The server's answer is read: the command says

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// `podq verify [<podcast>|<id>…] [--json]`: re-hashes completed files against the checksum recorded

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// The parts of the docs generated from the code: the config keys, the TUI's keys, the exit codes and

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqSession
 import PodqUI
 
 /// Reads what the detail pane shows of a download, an episode or a podcast: the store's whole row

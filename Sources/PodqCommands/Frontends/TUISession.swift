@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PodqCore
+import PodqSession
 import PodqTerminal
 import PodqUI
 import Synchronization

@@ -1,0 +1,229 @@
+import Foundation
+import PodqCore
+import Synchronization
+
+/// Listening to an episode in the terminal (`podq play`, `o` in the TUI). With mpv, podq starts it at
+/// the stored position and follows the position through mpv's IPC socket (`--input-ipc-server`): when
+/// mpv quits, the position is stored and queued for the sync server as a play; at the end the episode
+/// is marked played. Any other player is only started (mark it played with `m` or `podq mark-played`).
+package struct Listening {
+    /// What is known of the episode being played (nil for a URL queued by hand: nothing is recorded).
+    package struct Episode: Sendable {
+        package var id: Int64
+        package var position: Int?
+        package var played: Bool
+        package var duration: Int?
+    }
+
+    /// What mpv said before it quit.
+    package struct Heard: Sendable, Equatable {
+        package var started: Int
+        package var position: Double?
+        package var duration: Double?
+        package var reachedEnd = false
+    }
+
+    package let store: QueueStore
+    package let home: String
+
+    package init(store: QueueStore, home: String) {
+        self.store = store
+        self.home = home
+    }
+
+    /// The longest an episode can last, in seconds (ten years): past it a player's number is not a time.
+    package static let longest = 315_576_000
+
+    /// The episode of download `id`, when it has one.
+    package func episode(ofDownload id: Int64) -> Episode? {
+        guard let row = try? store.download(id: id), let episodeId = row.episodeId, let found = try? store.episode(id: episodeId) else { return nil }
+        return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
+    }
+
+    /// True when `argv` runs mpv (its name, whatever the folder).
+    package static func isMPV(_ argv: [String]) -> Bool {
+        (argv.first.map { ($0 as NSString).lastPathComponent } ?? "") == "mpv"
+    }
+
+    /// mpv's log of this run (`--log-file`), read for its last error when it fails: on a machine without
+    /// sound, mpv's reason went to the terminal the TUI then covered, and the TUI said only "status 2".
+    package var logFile: String { (home as NSString).appendingPathComponent("mpv-\(getpid()).log") }
+
+    /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
+    /// and the socket.
+    package func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: MPVSocket?, started: Int) {
+        guard Self.isMPV(argv) else { return (argv, nil, 0) }
+        unlink(logFile)
+        guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0) }
+        guard let socket = MPVSocket(home: home) else {
+            return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0)
+        }
+        var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket.path)"]
+        var started = 0
+        if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
+            options.append("--start=\(position)")
+            started = position
+        }
+        return ([argv[0]] + options + argv.dropFirst(), socket, started)
+    }
+
+    /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position; then
+    /// records what was heard. Returns how the player ended and a line saying what was recorded. However
+    /// it ends (it quit, it failed, a signal stopped podq and so the player: ``Player/run(_:)``), what was
+    /// heard is recorded and mpv's socket is removed.
+    package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> (exit: Player.Exit, line: String?) {
+        let (command, socket, started) = prepared(argv, episode: episode)
+        let follower = socket.map { MPVFollower(socket: $0.path, started: started) }
+        follower?.start()
+        let log = Self.isMPV(argv) ? logFile : nil
+        defer {
+            socket?.remove()
+            if let log { unlink(log) }
+        }
+        var exit: Player.Exit
+        do {
+            exit = try run(command)
+        } catch {
+            follower?.stop()
+            throw error
+        }
+        if exit.status != 0, exit.signal == nil, let log { exit.reason = Self.lastError(inLog: log) }
+        if Self.isMPV(argv), episode != nil, socket == nil {
+            return (exit, "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
+        }
+        let heard = follower?.finish()
+        guard let episode, let heard, let follower else { return (exit, nil) }
+        guard follower.connected else {
+            // Said, never a silent loss: mpv played on, and nothing followed it.
+            return (exit, "podq could not follow mpv's position (its socket \(socket?.path ?? "") never answered): the position was not stored")
+        }
+        return (exit, try record(heard, episode: episode))
+    }
+
+    /// Stores what was heard and queues it for the sync server; the line says it.
+    package func record(_ heard: Heard, episode: Episode) throws -> String? {
+        let total = heard.duration.map { Int.clamped($0, in: 0...Listening.longest) } ?? episode.duration
+        let position = heard.position.map { Int.clamped($0, in: 0...Listening.longest) } ?? 0
+        let atTheEnd = heard.reachedEnd || (total.map { $0 > 0 && position >= $0 - max(15, $0 / 50) } ?? false)
+        guard atTheEnd || position > 0 else { return nil }
+        try store.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
+        return atTheEnd
+            ? "heard to the end: marked played"
+            : "stopped at \(Self.clock(position))" + (total.map { " of \(Self.clock($0))" } ?? "") + "; it starts there next time"
+    }
+
+    /// mpv's last error in its log (`[   0.22][e][cplayer] Could not open/initialize audio device -> no
+    /// sound.`): the player core's own, else the last error or fatal line of any part; cleaned, and cut to
+    /// a line's length. Nil when there is none.
+    package static func lastError(inLog path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        var last: String?
+        var core: String?
+        for line in String(decoding: data.suffix(256 << 10), as: UTF8.self).split(separator: "\n") {
+            // `[time][level][part] text`
+            let fields = line.split(separator: "]", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, fields[1] == "[e" || fields[1] == "[f" else { continue }
+            let text = SafeText.clean(fields[3].trimmingCharacters(in: .whitespaces))
+            guard !text.isEmpty else { continue }
+            last = text
+            if fields[2] == "[cplayer" { core = text }
+        }
+        return (core ?? last).map { String($0.prefix(300)) }
+    }
+
+    package static func clock(_ seconds: Int) -> String {
+        seconds >= 3600
+            ? String(format: "%d:%02d:%02d", seconds / 3600, (seconds % 3600) / 60, seconds % 60) : String(format: "%d:%02d", seconds / 60, seconds % 60)
+    }
+}
+
+/// Follows mpv's playback through its JSON IPC socket on a thread of its own: it connects (retrying
+/// for up to 10 s while mpv starts), asks mpv to report `time-pos` and `duration` as they change, and
+/// reads until mpv closes the socket (it quit). An `end-file` with reason `eof` means the end was reached.
+package final class MPVFollower: Sendable {
+    private let socket: String
+    private let state: Mutex<Listening.Heard>
+    private let stopped = Mutex(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let descriptor = Mutex<Int32>(-1)
+    private let madeConnection = Mutex(false)
+
+    /// True once podq connected to mpv's socket.
+    package var connected: Bool { madeConnection.withLock { $0 } }
+
+    package init(socket: String, started: Int) {
+        self.socket = socket
+        self.state = Mutex(Listening.Heard(started: started, position: started > 0 ? Double(started) : nil))
+    }
+
+    package func start() {
+        Thread.detachNewThread { [self] in
+            follow()
+            done.signal()
+        }
+    }
+
+    /// Waits (2 s at most) for the reading to end after the player quit; returns what was heard.
+    package func finish() -> Listening.Heard {
+        if done.wait(timeout: .now() + 2) == .timedOut { stop() }
+        return state.withLock { $0 }
+    }
+
+    package func stop() {
+        stopped.withLock { $0 = true }
+        // Under the lock the reader closes it under: never a number closed meanwhile and given to
+        // another file or connection of this process.
+        descriptor.withLock { fd in
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private func follow() {
+        let deadline = Date().addingTimeInterval(10)
+        var fd: Int32 = -1
+        while fd < 0, Date() < deadline, !stopped.withLock({ $0 }) {
+            fd = UnixSocket.connect(socket) ?? -1
+            if fd < 0 { usleep(100_000) }
+        }
+        guard fd >= 0 else { return }
+        madeConnection.withLock { $0 = true }
+        descriptor.withLock { $0 = fd }
+        defer {
+            descriptor.withLock { $0 = -1 }
+            close(fd)
+        }
+        let ask = #"{"command":["observe_property",1,"time-pos"]}"# + "\n" + #"{"command":["observe_property",2,"duration"]}"# + "\n"
+        _ = ask.withCString { write(fd, $0, strlen($0)) }
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            pending += buffer[..<n]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                handle(Array(pending[..<newline]))
+                pending.removeSubrange(...newline)
+            }
+        }
+    }
+
+    /// One line of mpv's: a property change, or the end of the file.
+    private func handle(_ line: [UInt8]) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
+        let event = object["event"] as? String
+        // A number no episode can be (NaN, negative, 1e300, mpv's duration of a broken stream) is
+        // not a position: the last true one stays.
+        if event == "property-change", let name = object["name"] as? String, let value = object["data"] as? Double,
+            value.isFinite, value >= 0, value <= Double(Listening.longest)
+        {
+            state.withLock { heard in
+                if name == "time-pos" { heard.position = value }
+                if name == "duration" { heard.duration = value }
+            }
+        } else if event == "end-file", (object["reason"] as? String) == "eof" {
+            state.withLock { $0.reachedEnd = true }
+        }
+    }
+
+}
