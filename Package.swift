@@ -196,6 +196,7 @@ let package = Package(
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
         .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqSessionTests", dependencies: ["PodqSession", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
             dependencies: ["PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],

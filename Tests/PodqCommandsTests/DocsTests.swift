@@ -110,7 +110,7 @@ final class DocsTests: XCTestCase {
         // Makefile's GUIDES): none points to a developer's document a user does not have.
         let named = try NSRegularExpression(pattern: "\\b([A-Z]+)\\.md\\b")
         let makefile = try read("Makefile")
-        for folder in ["Sources/PodqCore", "Sources/PodqUI", "Sources/PodqCommands", "Sources/PodqTerminal"] {
+        for folder in ["Sources/PodqCore", "Sources/PodqUI", "Sources/PodqSession", "Sources/PodqCommands", "Sources/PodqTerminal"] {
             let root = Self.repo.appendingPathComponent(folder)
             for file in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap({ $0 as? URL }) ?? []
             where file.pathExtension == "swift" && !file.path.contains("/Docs/") {

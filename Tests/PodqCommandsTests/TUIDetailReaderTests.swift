@@ -43,7 +43,7 @@ final class TUIDetailReaderStoreTests: XCTestCase {
             rules.serial = 2
             p.rules = rules
         }
-        let reader = TUIDetailReader(store: store, configAutoQueue: false)
+        let reader = TUIDetailReader(reader: QueueSession.Reader(store: store, configAutoQueue: false))
         let download = try reader.detail(view: .downloads, id: row.id!)
         XCTAssertTrue(download.fields.contains { $0.name == "Verified" && $0.value == "UNVERIFIED: it differed twice" }, "\(download.fields)")
         XCTAssertTrue(download.fields.contains { $0.name == "Checksum" && $0.value == "xxh3:00ff" })

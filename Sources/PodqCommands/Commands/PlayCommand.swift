@@ -26,11 +26,9 @@ struct PlayCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         do {
             let id = try IdArguments.download(item, in: context.store)
-            let file = try Player.file(of: id, in: context.store)
-            let argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
-            context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
-            let listening = Listening(store: context.store, home: context.paths.home)
-            let (exit, line) = try listening.play(argv, episode: listening.episode(ofDownload: id)) { try Player.run($0) }
+            let playback = try Playback(download: id, context: context)
+            let argv = playback.argv
+            let (exit, line) = try playback.run()
             if let line { Console.out("\(ItemKind.download.label(id)): \(line)") }
             // Stopped by a signal (the terminal closed, SIGTERM): what was heard is kept; exit as every command does.
             if let signal = exit.signal {

@@ -50,7 +50,7 @@ final class DownloadRunner: Sendable {
             }
         }
         let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
-            try context.store.add(QueuePlanning(context: context).downloads(for: items).new)
+            if !items.isEmpty { _ = try await session.perform(.add(items)) }
             reporter.begin()
             do {
                 let summary = try await session.run()

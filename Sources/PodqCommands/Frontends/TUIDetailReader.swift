@@ -4,12 +4,12 @@ import PodqSession
 import PodqUI
 
 /// Reads what the detail pane shows of a download, an episode or a podcast: the store's whole row
-/// and the show notes as plain text. Called off the main actor (the keys' worker); every text is
+/// and the show notes as plain text. Called off the main actor (a task beside the keys' work); every text is
 /// cleaned and every URL has its login taken out before it reaches the pane.
 struct TUIDetailReader {
-    let store: QueueStore
+    let reader: QueueSession.Reader
     /// The config's `auto-queue`, which a podcast without its own follows.
-    var configAutoQueue = false
+    var configAutoQueue: Bool { reader.configAutoQueue }
 
     func detail(view: TUIView, id: Int64) throws -> Detail {
         switch view {
@@ -43,7 +43,7 @@ struct TUIDetailReader {
     }
 
     private func download(_ id: Int64) throws -> Detail {
-        guard let r = try store.download(id: id) else { throw StoreError.noSuchDownload(id) }
+        guard let r = try reader.download(id: id) else { throw StoreError.noSuchDownload(id) }
         var fields: [Detail.Field] = [
             .init("State", r.state.rawValue + (r.retryAt != nil ? " (retrying soon)" : "")),
             .init("Podcast", Self.text(r.podcast)),
@@ -60,7 +60,7 @@ struct TUIDetailReader {
             .init("Checksum", Self.text(r.checksum)),
         ]
         var notes: [String] = []
-        if let episodeId = r.episodeId, let found = try? store.episode(id: episodeId) {
+        if let episodeId = r.episodeId, let found = try? reader.episode(id: episodeId) {
             fields.insert(.init("Published", Self.time(found.episode.published)), at: 2)
             notes = ShowNotes.paragraphs(found.episode.description ?? "")
         }
@@ -74,7 +74,7 @@ struct TUIDetailReader {
     }
 
     private func episode(_ id: Int64) throws -> Detail {
-        let (e, p) = try store.episode(id: id)
+        let (e, p) = try reader.episode(id: id)
         var fields: [Detail.Field] = [
             .init("Podcast", Self.text(p.title)),
             .init("Published", Self.time(e.published)),
@@ -86,7 +86,7 @@ struct TUIDetailReader {
             .init("Link", Self.text(e.link)),
             .init("GUID", Self.text(e.guid)),
         ]
-        if let downloadId = e.downloadId, let r = try store.download(id: downloadId) {
+        if let downloadId = e.downloadId, let r = try reader.download(id: downloadId) {
             fields.append(.init("Download", "\(ItemKind.download.label(downloadId)) \(r.state.rawValue)"))
             fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
@@ -99,7 +99,7 @@ struct TUIDetailReader {
     }
 
     private func podcast(_ id: Int64) throws -> Detail {
-        let p = try store.podcast(matching: String(id))
+        let p = try reader.podcast(id: id)
         let fields: [Detail.Field] =
             [
                 .init("Feed", Self.text(p.url)),

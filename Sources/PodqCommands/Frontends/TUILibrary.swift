@@ -21,7 +21,7 @@ final class TUILibrary: Sendable {
         var loading = false
         var again = false
         /// The podcasts' stamps as of the last read, by id, to notice other processes' changes.
-        var stamps: [QueueStore.PodcastStamp] = []
+        var stamps: [QueueSession.Reader.PodcastStamp] = []
         var watchedAt = 0.0
         /// Episodes marked played or not (`m`) that the library may not show yet.
         var playedChanges: [Int64: Bool] = [:]
@@ -30,13 +30,13 @@ final class TUILibrary: Sendable {
         var indexing = false
     }
 
-    private let store: QueueStore
+    private let reader: QueueSession.Reader
     private let state = Mutex(State())
     /// Where a new library (`.libraryChanged`) and a failed read (`.libraryFailed`) go: the TUI's events.
     private let post: @Sendable (TUIEvent) -> Void
 
-    init(store: QueueStore, post: @escaping @Sendable (TUIEvent) -> Void = { _ in }) {
-        self.store = store
+    init(reader: QueueSession.Reader, post: @escaping @Sendable (TUIEvent) -> Void = { _ in }) {
+        self.reader = reader
         self.post = post
     }
 
@@ -76,7 +76,7 @@ final class TUILibrary: Sendable {
                 await read()
                 // Reading 100,000 rows leaves SQLite's page cache full and megabytes of freed memory
                 // in this thread's malloc arena: give them back rather than keep them resident.
-                store.releaseMemory()
+                reader.releaseMemory()
                 FreedMemory.release()
                 let more = state.withLock { state -> Bool in
                     if state.again {
@@ -100,14 +100,14 @@ final class TUILibrary: Sendable {
             return !state.indexing
         }
         guard start else { return }
-        Task.detached(priority: .background) { [store] in
+        Task.detached(priority: .background) { [reader] in
             var indexed = false
-            while (try? await store.indexNotesBatch()) == true {
+            while (try? await reader.indexNotesBatch()) == true {
                 indexed = true
                 try? await Task.sleep(for: .milliseconds(20))
             }
             if indexed {
-                store.releaseMemory()
+                reader.releaseMemory()
                 FreedMemory.release()
             }
         }
@@ -124,7 +124,7 @@ final class TUILibrary: Sendable {
         guard due else { return }
         Task.detached(priority: .utility) { [self] in
             // The podcasts' stamps alone (50 rows): counting the episodes would scan them all.
-            guard let stamps = try? await store.podcastStamps() else { return }
+            guard let stamps = try? await reader.podcastStamps() else { return }
             let changed = state.withLock { $0.stamps != stamps }
             if changed { reload() }
         }
@@ -132,9 +132,9 @@ final class TUILibrary: Sendable {
 
     private func read() async {
         do {
-            let (podcasts, counts) = try await store.podcastsWithCounts()
+            let (podcasts, counts) = try await reader.podcastsWithCounts()
             // Each row straight into the library's arrays (no array of every summary, then of every entry).
-            let (builder, estimates) = try await store.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0, titleBytes: $1), [Int64: Int64]()) }) {
+            let (builder, estimates) = try await reader.episodeSummaries(into: { (EpisodeLibrary.Builder(capacity: $0, titleBytes: $1), [Int64: Int64]()) }) {
                 built, e in
                 if let download = e.downloadId, let length = e.length, length > 0 { built.1[download] = length }
                 built.0.append(
@@ -149,7 +149,7 @@ final class TUILibrary: Sendable {
                     repairs: p.repairs.map(SafeText.clean))
             }
             let library = EpisodeLibrary(builder, podcasts: rows)
-            let stamps = podcasts.map(QueueStore.PodcastStamp.init).sorted { $0.id < $1.id }
+            let stamps = podcasts.map(QueueSession.Reader.PodcastStamp.init).sorted { $0.id < $1.id }
             state.withLock {
                 $0.library = library
                 $0.estimates = estimates

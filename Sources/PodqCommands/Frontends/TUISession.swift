@@ -6,34 +6,30 @@ import PodqTerminal
 import PodqUI
 import Synchronization
 
-/// The TUI's front end: a ``QueueSession`` (the same run of the queue as `podq download`) shown on the
-/// main actor: wait for a key, apply it, and draw a frame when the ``FramePacer`` says: at once after a
-/// key, on a steady cadence of about 12 a second while downloads run. Observers only mark the view
-/// model dirty; frames are rendered from snapshots (docs/ARCHITECTURE.md).
+/// The TUI's front end: a view of a ``QueueSession`` (the same run of the queue as `podq download`)
+/// on the main actor: wait for a key, apply it, and draw a frame when the ``FramePacer`` says: at once
+/// after a key, on a steady cadence of about 12 a second while downloads run. Observers only mark the
+/// view model dirty; frames are rendered from snapshots (docs/ARCHITECTURE.md). Everything the keys
+/// ask goes to the session as a ``QueueSession/Command``; what is shown comes from its reads.
 @MainActor
 final class TUISession {
-    let context: QueueContext
     let settings: Settings
     let session: QueueSession
-    let runner: QueueRunner
-    /// The session's HTTP client: the downloads' and the feeds'.
-    let transport: any HTTPTransport
-    /// The speed limit the downloads share; `<` and `>` change it live.
-    let rateLimiter: RateLimiter
+    let reader: QueueSession.Reader
     let model: DownloadsViewModel
     let library: TUILibrary
     /// The Episodes view's rows between frames.
     let rowLists = RowListCache()
     let events: TUIEvents
     /// What the keys ask of the queue, carried out one after another off the main actor (TUISession+Actions).
-    let commands: AsyncStream<@Sendable () async -> Void>.Continuation
+    let commands: AsyncStream<TUIWork>.Continuation
     /// The bulk actions started beside the keys' work: awaited at quit, after the runner stopped (a
     /// write that waits for another program's lock then gives up within 2 s), so none writes once the
     /// home's lock is released.
     let bulkWork = BulkWork()
     /// A sync runs (one at a time: the key, the start, the interval).
     let syncing = OneAtATime()
-    private let pending: AsyncStream<@Sendable () async -> Void>
+    private let pending: AsyncStream<TUIWork>
     var state = TUIState()
     /// The number of downloads at once the keys asked for (`+`, `-`).
     var limit: Int
@@ -57,7 +53,7 @@ final class TUISession {
     ) async throws -> Int32 {
         let model = DownloadsViewModel()
         let events = TUIEvents()
-        let library = TUILibrary(store: context.store, post: events.post)
+        let library = TUILibrary(reader: QueueSession.Reader(context: context), post: events.post)
         // The session's lines go to the message line while the screen is up, to the terminal after.
         let screenClosed = Mutex(false)
         let frontEnd = QueueSession.FrontEnd(
@@ -96,20 +92,16 @@ final class TUISession {
     }
 
     private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, events: TUIEvents) {
-        guard let rateLimiter = session.rateLimiter else { preconditionFailure("the TUI's session has a speed limiter (adjustableRate)") }
         self.session = session
-        self.context = session.context
+        self.reader = session.reader
         self.settings = session.settings
-        self.runner = session.runner
-        self.transport = session.transport
-        self.rateLimiter = rateLimiter
         self.limit = max(1, settings.simultaneousDownloads)
         self.perHost = max(1, settings.perHostDownloads)
         self.model = model
         self.library = library
         self.events = events
-        (pending, commands) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
-        state.keys = context.settings.keys
+        (pending, commands) = AsyncStream.makeStream(of: TUIWork.self)
+        state.keys = settings.keys
     }
 
     /// Runs until `q`, SIGINT, SIGTERM, SIGHUP or the terminal hanging up; returns the exit code. The
@@ -122,7 +114,7 @@ final class TUISession {
         // The queue now, so the first frame shows it; the library is read in the background and
         // appears when it is ready (a big one takes a moment; the loop does not wait for it).
         do {
-            model.update(records: try context.store.downloads())
+            model.update(records: try reader.downloads())
         } catch {
             throw CommandError(error)
         }
@@ -143,10 +135,10 @@ final class TUISession {
             }
         }
         // The keys' work, in the order they were pressed.
-        let worker = Task.detached {
-            for await work in pending { await work() }
+        let worker = Task.detached { [library, bulkWork] in
+            for await work in pending { await work.carryOut(on: session, events: events, library: library, bulk: bulkWork) }
         }
-        context.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(context.paths.downloadFolder)"])
+        session.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(session.paths.downloadFolder)"])
         loop(screen)
         screen.restore()
         restored()
@@ -163,9 +155,9 @@ final class TUISession {
         }
         // A signal during the shutdown counts too.
         for case .quit(bySignal: true) in events.drain() { state.quitBySignal = true }
-        context.log.info("tui quit", metadata: ["signal": "\(state.quitBySignal)"])
+        session.log.info("tui quit", metadata: ["signal": "\(state.quitBySignal)"])
         if let failure { throw CommandError(failure) }
-        let stopped = ((try? context.store.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
+        let stopped = ((try? reader.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
         if stopped > 0, keepsPartials {
             Console.out(
                 "podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start."
@@ -188,7 +180,7 @@ final class TUISession {
         var wasRunning = false
         while !state.quit {
             var size = screen.size
-            let running = runner.runningCount > 0
+            let running = session.status.running > 0
             // The last download just stopped: what their connections' buffers held goes back to the
             // system (measured in the library bench: 84 → 72 MB once 50 downloads were paused).
             if wasRunning && !running { Task.detached(priority: .utility) { FreedMemory.release() } }
@@ -229,7 +221,7 @@ final class TUISession {
                 nextSync = settings.syncInterval > 0 ? time + settings.syncInterval : nil
             }
             if model.needsDisplay { needsFrame = true }
-            guard pacer.frameDue(now: time, moving: runner.runningCount > 0, changed: needsFrame, key: key != nil) else { continue }
+            guard pacer.frameDue(now: time, moving: session.status.running > 0, changed: needsFrame, key: key != nil) else { continue }
             let tick = FramePacer.tick(at: time)
             let frameBegin = FrameTrace.now
             var frame = snapshot()
@@ -244,10 +236,10 @@ final class TUISession {
 
     /// The queue and the library now, as one value.
     func snapshot() -> TUISnapshot {
+        let status = session.status
         var snapshot = TUISnapshot(
             downloads: model.snapshot(), library: library.current, episodeStates: model.episodeStates, rowLists: rowLists,
-            limit: runner.maxConcurrent, rateLimit: rateLimiter.bytesPerSecond,
-            waitingForHost: runner.waitingForHost, perHost: runner.perHostLimit)
+            limit: status.limit, rateLimit: status.rateLimit, waitingForHost: status.waitingForHost, perHost: status.perHost)
         snapshot.playedChanges = library.playedChanges
         snapshot.libraryLoading = !library.isLoaded
         snapshot.statesVersion = model.episodeStatesVersion << 24 ^ library.playedVersion

@@ -1,12 +1,13 @@
 import Foundation
 import PodqCore
 
-/// What a person (or a sync) asks of a running queue, each answered with the line to say: the one
-/// place these changes are made and worded, whichever front end asked (issue 31). Rows change through
-/// the runner only (the one writer of rows in this process); a front end chooses when to run a
-/// command (the TUI: in the order of the keys, or beside them for a bulk one) and where its line goes.
+/// What a person (or a sync) asks of a running queue: every verb a front end needs, as a value, each
+/// carried out here and answered with a typed ``Outcome`` (worded once, in ``Outcome/line``). Rows
+/// change through the runner only (the one writer of rows in this process); a front end chooses when
+/// to run a command (the TUI: in the order of the keys, or beside them for a bulk one) and where its
+/// line goes.
 extension QueueSession {
-    package enum Command: Sendable {
+    package enum Command: Sendable, Equatable {
         /// Pause, resume, cancel or retry one download.
         case perform(DownloadEvent, id: Int64)
         /// The same for many, in one write.
@@ -19,25 +20,38 @@ extension QueueSession {
         case pauseAll(Bool)
         /// Remove downloads (their completed files too when `deletingFiles`).
         case remove(ids: [Int64], deletingFiles: Bool)
+        /// Put URLs (or files a command planned) on the queue.
+        case add([DownloadItem])
         /// Queue episodes.
         case queueEpisodes([Int64])
         /// Queue from podcasts: each one's `latest` newest, or every episode never queued.
         case queueFromPodcasts([Int64], latest: Int?)
         /// Mark episodes played or not.
         case setPlayed([Int64], Bool)
+        /// Subscribe to a feed (a URL, a web page, a file); a feed already followed by this URL is not
+        /// fetched again.
+        case subscribe(String)
         /// Unsubscribe (downloaded files are kept).
         case unsubscribe(podcast: Int64)
+        /// Fetch every feed again; new episodes of auto podcasts are queued.
+        case refreshAll
+        /// Ask the podcast directories (each with its deadline).
+        case searchDirectory(String)
         /// Downloads at once, now and in the config.
         case setLimit(Int)
         /// Downloads at once from one host, now and in the config.
         case setPerHost(Int)
+        /// Halve (`faster` false) or double the shared speed limit, now and in the config; `speed` is
+        /// what the downloads do now (a first limit starts from half of it).
+        case changeRate(faster: Bool, speed: Double)
         /// Sync with the account's server (``SyncRun``) on the session's HTTP client: push, then pull.
-        case sync(full: Bool)
+        /// `asked` false (a timer): without an account, nothing happens.
+        case sync(full: Bool, asked: Bool)
     }
 
-    /// Carries out `command` and returns the line to say (nil: nothing to say).
+    /// Carries out `command` and says what it did.
     /// - Throws: ``CommandError`` with the line to say when it could not be done (in part or whole).
-    package func perform(_ command: Command) async throws -> String? {
+    package func perform(_ command: Command) async throws -> Outcome {
         do {
             return try await carryOut(command)
         } catch let error as CommandError {
@@ -47,87 +61,114 @@ extension QueueSession {
         }
     }
 
-    private func carryOut(_ command: Command) async throws -> String? {
+    private func carryOut(_ command: Command) async throws -> Outcome {
         switch command {
         case .perform(let event, let id):
             try await runner.perform(event, id: id)
-            return "\(event.verb) \(ItemKind.download.label(id))"
-                + (event == .cancel ? " (its partial file is deleted)" : event == .pause ? " (its partial file is kept)" : "")
+            return .performed(event, id: id)
         case .performMany(let event, let ids):
             let refused = try await runner.perform(event, ids: ids)
-            let line =
-                "\(event.verb) \(Self.count(ids.count - refused.count, "download"))"
-                + (event == .cancel ? " (partial files deleted)" : event == .pause ? " (partial files kept)" : "")
             guard refused.isEmpty else {
+                let line = Outcome.performedMany(event, count: ids.count - refused.count).line ?? ""
                 let failures =
                     refused.prefix(5).map { "\(ItemKind.download.label($0.id)): \(CommandError($0.error).message)" }
                     + (refused.count > 5 ? ["and \(refused.count - 5) more"] : [])
                 throw CommandError(line + "; " + failures.joined(separator: " · "), code: ExitCodes.failure)
             }
-            return line
+            return .performedMany(event, count: ids.count)
         case .startNext(let id):
             try await runner.startNext(id: id)
-            return "\(ItemKind.download.label(id)) starts next"
+            return .startsNext(id: id)
         case .move(let id, let offset):
-            return try await runner.move(id: id, by: offset) ? nil : "\(ItemKind.download.label(id)) is already \(offset < 0 ? "first" : "last")"
+            return try await runner.move(id: id, by: offset) ? .moved : .cannotMove(id: id, first: offset < 0)
         case .pauseAll(let pause):
-            let count = try await runner.setAllPaused(pause)
-            return pause ? "paused \(Self.count(count, "download")); P resumes them" : "resumed \(Self.count(count, "download"))"
+            return .pausedAll(try await runner.setAllPaused(pause), paused: pause)
         case .remove(let ids, let deletingFiles):
             if ids.count == 1, let id = ids.first {
                 try await runner.remove(id: id, deletingFile: deletingFiles)
-                return "removed \(ItemKind.download.label(id))" + (deletingFiles ? " and deleted its file" : "")
+                return .removed(id: id, deletedFile: deletingFiles)
             }
-            let removed = try await runner.remove(ids: ids, deletingFiles: deletingFiles)
-            return "removed \(Self.count(removed, "row"))" + (deletingFiles ? " and deleted their completed files" : "; files kept")
+            return .removedMany(try await runner.remove(ids: ids, deletingFiles: deletingFiles), deletedFiles: deletingFiles)
+        case .add(let items):
+            let planned = try QueuePlanning(context: context).downloads(for: items)
+            return .added(try await runner.add(planned.new))
         case .queueEpisodes(let ids):
             let (new, skipped) = try QueuePlanning(context: context).plan(forEpisodes: ids)
-            let made = try await runner.add(new)
-            if ids.count == 1 {
-                guard let row = made.first else {
-                    guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
-                    return existing.state == .completed
-                        ? "already downloaded as \(ItemKind.download.label(existing.id ?? 0)): \(existing.destination)"
-                        : "already in the queue as \(ItemKind.download.label(existing.id ?? 0)) (\(existing.state.rawValue))"
-                }
-                return "queued \(row.title) as \(ItemKind.download.label(row.id ?? 0))"
-            }
-            return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
+            return .queued(try await runner.add(new), skipped: skipped, asked: ids.count)
         case .queueFromPodcasts(let ids, let latest):
             var episodeIds: [Int64] = []
             for id in ids {
                 // Newest first: the latest `latest`, or every one never queued.
                 episodeIds += try context.store.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
             }
-            guard !episodeIds.isEmpty else { return "nothing new to queue" }
+            guard !episodeIds.isEmpty else { return .queued([], skipped: [], asked: 0) }
             let (new, skipped) = try QueuePlanning(context: context).plan(forEpisodes: episodeIds)
-            let made = try await runner.add(new)
-            return "queued \(Self.count(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
+            return .queued(try await runner.add(new), skipped: skipped, asked: episodeIds.count)
         case .setPlayed(let ids, let played):
             try context.store.setPlayed(episodeIds: ids, played: played)
-            return "marked \(ids.count == 1 ? ItemKind.episode.label(ids[0]) : "\(ids.count) episodes") \(played ? "played" : "not played")"
-        case .sync(let full):
-            return try await SyncRun(context: context, transport: transport).run(full: full).line.replacingOccurrences(of: "\n", with: "; ")
+            return .markedPlayed(ids, played)
+        case .subscribe(let url):
+            // Already followed (by this URL): its episodes, nothing fetched.
+            if let known = try? context.store.podcast(matching: url), known.id != nil { return .alreadySubscribed(known) }
+            let outcome = try await feeds.subscribe(url, autoQueue: false)
+            afterFeeds()
+            return .subscribed(outcome)
         case .unsubscribe(let id):
             try context.store.removePodcast(id: id)
-            return "unsubscribed; downloaded files are kept"
+            return .unsubscribed
+        case .refreshAll:
+            var outcomes: [FeedRefresh.Outcome] = []
+            for p in try context.store.podcasts() { outcomes.append(await feeds.refresh(p)) }
+            afterFeeds()
+            guard !outcomes.contains(where: \.failed) else {
+                throw CommandError(Outcome.refreshed(outcomes).line ?? "", code: ExitCodes.failure)
+            }
+            return .refreshed(outcomes)
+        case .searchDirectory(let words):
+            let answer = await DirectoryLookup.search(words, settings: context.settings, transport: transport)
+            context.log.info("search", metadata: ["shows": "\(answer.shows.count)", "failed": "\(answer.failures.count)"])
+            return .directory(words: words, answer)
         case .setLimit(let value):
             await runner.setMaxConcurrent(value)
-            return try saved(value, as: "simultaneous-downloads", saying: "\(Counted.of(value, "download")) at once")
+            return .limit(.downloads, value, savedIn: try saved(value, as: "simultaneous-downloads", line: Outcome.limit(.downloads, value, savedIn: nil)))
         case .setPerHost(let value):
             await runner.setPerHost(value)
-            return try saved(value, as: "per-host-downloads", saying: "\(Self.count(value, "download")) at once from one host")
+            return .limit(.perHost, value, savedIn: try saved(value, as: "per-host-downloads", line: Outcome.limit(.perHost, value, savedIn: nil)))
+        case .changeRate(let faster, let speed):
+            guard let rateLimiter else { throw CommandError("this run's speed limit cannot change", code: ExitCodes.usage) }
+            let next: Int?
+            if faster {
+                guard let current = rateLimiter.bytesPerSecond else { return .rate(nil, changed: false, savedIn: nil) }
+                next = RateLimiter.faster(than: current)
+            } else {
+                next = RateLimiter.slower(than: rateLimiter.bytesPerSecond, speed: speed)
+            }
+            rateLimiter.bytesPerSecond = next
+            let written = next.map(RateLimiter.written) ?? "0"
+            return .rate(next, changed: true, savedIn: try saved(written, as: "rate-limit", line: Outcome.rate(next, changed: true, savedIn: nil)))
+        case .sync(let full, let asked):
+            guard asked || (try? context.store.syncAccount()) != nil else { return .noSyncAccount }
+            let report = try await SyncRun(context: context, transport: transport).run(full: full)
+            runner.wake()
+            return .synced(report)
         }
     }
 
-    /// Keeps `value` in the config file for the next start; the line says where, or why not.
-    private func saved(_ value: Int, as key: String, saying line: String) throws -> String {
+    /// What feed work leaves behind: new rows for the runner to start, and a big feed's freed memory.
+    private func afterFeeds() {
+        runner.wake()
+        FreedMemory.release()
+    }
+
+    /// Keeps `value` in the config file for the next start; returns the file, or throws with `line`
+    /// and why it was not saved.
+    private func saved(_ value: CustomStringConvertible, as key: String, line: Outcome) throws -> String {
         let configFile = context.paths.configFile
         do {
-            try ConfigFile(path: configFile).set(key, to: String(value))
-            return "\(line) (saved in \(configFile))"
+            try ConfigFile(path: configFile).set(key, to: value.description)
+            return configFile
         } catch {
-            throw CommandError("\(line); not saved: \(error.localizedDescription)", code: ExitCodes.config)
+            throw CommandError("\(line.line ?? key); not saved: \(error.localizedDescription)", code: ExitCodes.config)
         }
     }
 

@@ -96,21 +96,25 @@ package final class QueueSession: Sendable {
         }
     }
 
-    package let context: QueueContext
+    // The parts of the run are the session's own (internal to PodqSession): a front end reaches them
+    // only through ``perform(_:)`` and the reads (QueueSession+Reads).
+    let context: QueueContext
     /// The config with the command line's changes.
     package let settings: Settings
     /// The session's HTTP client: the downloads', the feeds' and the sidecars'.
-    package let transport: any HTTPTransport
+    let transport: any HTTPTransport
     /// The speed limit the downloads share; nil when there is none and it cannot change.
-    package let rateLimiter: RateLimiter?
-    package let runner: QueueRunner
+    let rateLimiter: RateLimiter?
+    let runner: QueueRunner
+    /// Subscribing and refreshing, new rows through the runner.
+    let feeds: FeedRefresh
     /// The config's `on-complete`, run for each finished download; awaited at the end.
-    package let hooks: CompletionHooks?
+    private let hooks: CompletionHooks?
     /// The run's M3U playlist (`playlist = true`), written at the end.
-    package let playlist: RunPlaylist?
+    private let playlist: RunPlaylist?
     /// Offline-complete episodes (`sidecars`), awaited at the end.
-    package let sidecars: EpisodeSidecars?
-    package let logins: PodcastLogin.Book
+    private let sidecars: EpisodeSidecars?
+    private let logins: PodcastLogin.Book
     private let frontEnd: FrontEnd
     /// The runner's own run returned (``run(untilStopped:)``): the end does not stop it again.
     private let finished = Mutex(false)
@@ -129,7 +133,7 @@ package final class QueueSession: Sendable {
         self.playlist = playlist
         self.logins = logins
         self.sidecars = sidecars
-        runner = QueueRunner(
+        let runner = QueueRunner(
             store: context.store, settings: settings, transport: transport, logger: context.log,
             observers: .init(
                 onOperation: frontEnd.onOperation,
@@ -142,6 +146,8 @@ package final class QueueSession: Sendable {
                 onSync: frontEnd.onSync),
             pacing: rateLimiter,
             access: { await logins.access(for: $0) })
+        self.runner = runner
+        feeds = FeedRefresh(context: context, transport: transport, writer: .runner(runner))
     }
 
     /// Opens a session on `context`'s queue, runs `body` with it, and closes it (the type's comment

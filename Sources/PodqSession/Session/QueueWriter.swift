@@ -2,7 +2,7 @@ import Foundation
 import PodqCore
 
 /// One thing to put on the queue, as a command hands it over.
-package struct DownloadItem: Sendable {
+package struct DownloadItem: Sendable, Equatable {
     package var url: URL
     /// The title to show; the file name when nil.
     package var title: String?

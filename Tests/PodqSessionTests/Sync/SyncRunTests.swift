@@ -4,7 +4,6 @@ import PodqTestSupport
 import Synchronization
 import XCTest
 
-@testable import PodqCommands
 @testable import PodqSession
 
 /// The push's batches, split to find the one action a server refuses, on a server at the seam (the

@@ -4,7 +4,6 @@ import PodqTestSupport
 import Synchronization
 import XCTest
 
-@testable import PodqCommands
 @testable import PodqSession
 
 /// One run of the queue (``QueueSession``), in-process over a real store and the real server: the lock,
@@ -126,15 +125,15 @@ final class QueueSessionTests: XCTestCase {
         let lines = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { session in
             let run = Task { try await session.run(untilStopped: true) }
             var lines: [String?] = []
-            lines.append(try await session.perform(.pauseAll(true)))
-            lines.append(try await session.perform(.setLimit(2)))
+            lines.append(try await session.perform(.pauseAll(true)).line)
+            lines.append(try await session.perform(.setLimit(2)).line)
             do {
                 _ = try await session.perform(.performMany(.cancel, ids: [1, 2, 99]))
                 XCTFail("#99 does not exist")
             } catch let error as CommandError {
                 lines.append(error.message)
             }
-            lines.append(try await session.perform(.remove(ids: [1, 2], deletingFiles: false)))
+            lines.append(try await session.perform(.remove(ids: [1, 2], deletingFiles: false)).line)
             await session.stop()
             _ = try await run.value
             return lines

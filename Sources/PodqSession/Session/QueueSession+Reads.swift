@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import PodqCore
+
+/// The read side of a session: what a front end shows, as values. ``status`` never waits (the
+/// runner's counters and the limiter, each behind its own lock); the ``Reader``'s reads go to the
+/// store, from a front end's background task, never from its render path.
+extension QueueSession {
+    /// The queue's figures now.
+    package struct Status: Sendable, Equatable {
+        package var running: Int
+        package var limit: Int
+        package var perHost: Int
+        package var waitingForHost: Int
+        /// The shared speed limit in bytes a second; nil: none.
+        package var rateLimit: Int?
+    }
+
+    package var status: Status {
+        let runner = self.runner.status
+        return Status(
+            running: runner.running, limit: runner.limit, perHost: runner.perHost, waitingForHost: runner.waitingForHost,
+            rateLimit: rateLimiter?.bytesPerSecond)
+    }
+
+    /// The store's reads a front end needs.
+    package var reader: Reader { Reader(context: context) }
+    /// Where the run's files and config are.
+    package var paths: PodqPaths { context.paths }
+    /// The process's log.
+    package var log: Logger { context.log }
+
+    /// Reads of the queue and the library, as values (the store stays the session's).
+    package struct Reader: Sendable {
+        package typealias PodcastStamp = QueueStore.PodcastStamp
+        package typealias EpisodeSummary = QueueStore.EpisodeSummary
+        package typealias NotesSearchResult = QueueStore.NotesSearchResult
+        private let store: QueueStore
+        /// The config's `auto-queue`, for a podcast that has no setting of its own.
+        package let configAutoQueue: Bool
+
+        /// The reads of `context`'s store (a front end's, before its session opens).
+        package init(context: QueueContext) {
+            store = context.store
+            configAutoQueue = context.settings.autoQueue
+        }
+
+        init(store: QueueStore, configAutoQueue: Bool) {
+            self.store = store
+            self.configAutoQueue = configAutoQueue
+        }
+
+        package func downloads() throws(StoreError) -> [DownloadRecord] { try store.downloads() }
+        package func download(id: Int64) throws(StoreError) -> DownloadRecord? { try store.download(id: id) }
+        package func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try store.episode(id: id) }
+        package func podcast(id: Int64) throws(StoreError) -> PodcastRecord { try store.podcast(matching: String(id)) }
+        package func podcastsWithCounts() async throws(StoreError) -> (podcasts: [PodcastRecord], counts: [Int64: Int]) {
+            try await store.podcastsWithCounts()
+        }
+        package func episodeSummaries<Result: Sendable>(
+            into make: @escaping @Sendable (_ count: Int, _ titleBytes: Int) -> Result,
+            _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void
+        ) async throws(StoreError) -> Result {
+            try await store.episodeSummaries(into: make, add)
+        }
+        /// The podcasts' stamps alone (a row each): whether the library changed, without counting episodes.
+        package func podcastStamps() async throws(StoreError) -> [PodcastStamp] { try await store.podcastStamps() }
+        package func notesMatching(_ query: String) async throws(StoreError) -> NotesSearchResult { try await store.episodesMatchingNotes(query) }
+        /// Indexes the next batch of older show notes for search; false when none was left.
+        package func indexNotesBatch() async throws(StoreError) -> Bool { try await store.indexNotesBatch() }
+        /// Gives SQLite's page cache back after a big read.
+        package func releaseMemory() { store.releaseMemory() }
+    }
+
+    /// `o` in the TUI: what plays download `id` (the player's command, the episode's position).
+    package func preparePlay(_ id: Int64) throws -> Playback { try Playback(download: id, context: context) }
+}
+
+/// Playing a completed download with the configured player, and recording what was heard (mpv): the
+/// one sequence `podq play` and the TUI's `o` share.
+package struct Playback {
+    package let id: Int64
+    /// The player's command, the file last or at `%f`.
+    package let argv: [String]
+    private let listening: Listening
+    private let episode: Listening.Episode?
+
+    /// - Throws: ``PlayerError`` (no such download, no file, no player).
+    package init(download id: Int64, context: QueueContext) throws {
+        let file = try Player.file(of: id, in: context.store)
+        self.id = id
+        argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
+        context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
+        // One read of the row and its episode before the terminal goes to the player.
+        listening = Listening(store: context.store, home: context.paths.home)
+        episode = listening.episode(ofDownload: id)
+    }
+
+    /// Runs the player until it exits; returns how it exited and what was recorded (nil: nothing).
+    package func run() throws -> (exit: Player.Exit, line: String?) {
+        try listening.play(argv, episode: episode) { try Player.run($0) }
+    }
+
+    /// What the TUI says after the player exited; `isError` when it failed.
+    package func line(after exit: Player.Exit, recorded: String?) -> (text: String, isError: Bool) {
+        let status = exit.signal == nil ? exit.status : 0
+        guard status == 0 else { return (PlayerError.failed(command: argv[0], status: status, reason: exit.reason).localizedDescription, true) }
+        return ("played \(ItemKind.download.label(id)) with \(argv[0])" + (recorded.map { ": " + $0 } ?? ""), false)
+    }
+}
