@@ -20,24 +20,20 @@ struct RefreshCommand: AsyncParsableCommand {
         do {
             podcasts = try podcast.map { [try IdArguments.podcast($0, in: context.store)] } ?? context.store.podcasts()
         } catch { throw CommandError(error) }
-        let failed = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
-            await SyncFirst.run(context: context) { try await SyncRun(context: context, transport: transport).run().line }
-            let refresher = FeedRefresh(context: context, transport: transport)
+        let failed = try await QueueSession.beside(context: context) { session in
+            await SyncFirst.run(session)
             var failed = 0
             for p in podcasts {
-                let outcome = await refresher.refresh(p)
-                if outcome.failed {
-                    failed += 1
-                    Console.error(outcome.line)
-                } else {
-                    Console.out(outcome.line)
+                guard let id = p.id, case .refreshed(let outcomes) = try await session.perform(.refresh(podcasts: [id])) else { continue }
+                for outcome in outcomes {
+                    if outcome.failed {
+                        failed += 1
+                        Console.error(outcome.line)
+                    } else {
+                        Console.out(outcome.line)
+                    }
                 }
-                if checkFiles {
-                    let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(p)
-                    Console.out(
-                        "\(p.title): \(checked) downloaded file\(checked == 1 ? "" : "s") checked with the server, \(changed) changed upstream"
-                            + (changed > 0 ? " (podq episodes --updated)" : ""))
-                }
+                if checkFiles, let line = try await session.perform(.checkUpstream(podcast: id)).line { Console.out(line) }
             }
             return failed
         }

@@ -29,9 +29,8 @@ struct SyncNowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let report = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
-            try await SyncRun(context: context, transport: transport).run(full: full)
-        }
+        let outcome = try await QueueSession.beside(context: context) { try await $0.perform(.sync(full: full, asked: true)) }
+        guard case .synced(let report) = outcome else { return }
         Console.out(report.line)
         if report.needsAttention { throw ExitCode(ExitCodes.failure) }
     }

@@ -44,10 +44,8 @@ final class DownloadRunner: Sendable {
             })
         // The sync first, before the queue's lock is taken: adopting an account's feeds may take long,
         // and another podq (the TUI, a cron run) must not wait for it.
-        await SyncFirst.run(context: context, say: { reporter.note($0) }) {
-            try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
-                try await SyncRun(context: context, transport: transport).run().line
-            }
+        if context.settings.syncAuto {
+            try await QueueSession.beside(context: context, note: { reporter.note($0) }) { await SyncFirst.run($0, say: { reporter.note($0) }) }
         }
         let outcome = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
             if !items.isEmpty { _ = try await session.perform(.add(items)) }

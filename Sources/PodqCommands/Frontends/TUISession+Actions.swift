@@ -81,7 +81,7 @@ extension TUISession {
             queue(.subscribe(url), beside: .feeds("subscribing to \(SafeText.clean(title))…"), then: .reloadLibrary)
         case .refreshFeeds:
             // Not a count from the library: it may not be read yet (a key pressed at start said "0 feeds").
-            queue(.refreshAll, beside: .feeds("refreshing every feed…"), then: .reloadLibrary)
+            queue(.refresh(podcasts: nil), beside: .feeds("refreshing every feed…"), then: .reloadLibrary)
         case .sync:
             sync(asked: true)
         case .removePodcast(let id):

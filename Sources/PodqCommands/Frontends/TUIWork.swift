@@ -96,7 +96,7 @@ enum TUIWork: Sendable {
             if case .hintFaster(let key) = then, let value, RateLimiter.faster(than: value) == nil { line += " (\(key) once more: no limit)" }
             events.post(line)
         default:
-            if let line = outcome.line { events.post(line) }
+            if let line = outcome.line { events.post(line, isError: outcome.failed) }
         }
     }
 }

@@ -33,8 +33,11 @@ extension QueueSession {
         case subscribe(String)
         /// Unsubscribe (downloaded files are kept).
         case unsubscribe(podcast: Int64)
-        /// Fetch every feed again; new episodes of auto podcasts are queued.
-        case refreshAll
+        /// Fetch these podcasts' feeds again (nil: every one); new episodes of auto podcasts are queued.
+        case refresh(podcasts: [Int64]?)
+        /// Ask the server about each downloaded file of a podcast (one byte of it), and flag those that
+        /// changed there.
+        case checkUpstream(podcast: Int64)
         /// Ask the podcast directories (each with its deadline).
         case searchDirectory(String)
         /// Downloads at once, now and in the config.
@@ -116,14 +119,16 @@ extension QueueSession {
         case .unsubscribe(let id):
             try context.store.removePodcast(id: id)
             return .unsubscribed
-        case .refreshAll:
+        case .refresh(let ids):
+            let podcasts = try ids.map { try $0.map { try context.store.podcast(matching: String($0)) } } ?? context.store.podcasts()
             var outcomes: [FeedRefresh.Outcome] = []
-            for p in try context.store.podcasts() { outcomes.append(await feeds.refresh(p)) }
+            for p in podcasts { outcomes.append(await feeds.refresh(p)) }
             afterFeeds()
-            guard !outcomes.contains(where: \.failed) else {
-                throw CommandError(Outcome.refreshed(outcomes).line ?? "", code: ExitCodes.failure)
-            }
             return .refreshed(outcomes)
+        case .checkUpstream(let id):
+            let podcast = try context.store.podcast(matching: String(id))
+            let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(podcast)
+            return .checkedUpstream(podcast, checked: checked, changed: changed)
         case .searchDirectory(let words):
             let answer = await DirectoryLookup.search(words, settings: context.settings, transport: transport)
             context.log.info("search", metadata: ["shows": "\(answer.shows.count)", "failed": "\(answer.failures.count)"])

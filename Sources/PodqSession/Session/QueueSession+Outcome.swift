@@ -28,6 +28,8 @@ extension QueueSession {
         case alreadySubscribed(PodcastRecord)
         case unsubscribed
         case refreshed([FeedRefresh.Outcome])
+        /// A podcast's downloaded files asked about at the server: `changed` of `checked` differ there.
+        case checkedUpstream(PodcastRecord, checked: Int, changed: Int)
         case directory(words: String, DirectorySearch.Answer)
         /// A cap now `value`; `savedIn`: the config file it was kept in.
         case limit(Cap, Int, savedIn: String?)
@@ -36,6 +38,12 @@ extension QueueSession {
         case synced(SyncRun.Report)
         /// A sync on a timer without an account: nothing was done.
         case noSyncAccount
+
+        /// True when it did not all work (a feed of a refresh failed): the line is said as an error.
+        package var failed: Bool {
+            if case .refreshed(let outcomes) = self { return outcomes.contains(where: \.failed) }
+            return false
+        }
 
         /// The line to say, or nil when there is nothing to say. Pure: it reads only the outcome.
         package var line: String? {
@@ -80,6 +88,9 @@ extension QueueSession {
                 return "unsubscribed; downloaded files are kept"
             case .refreshed(let outcomes):
                 return Self.refreshSummary(outcomes)
+            case .checkedUpstream(let podcast, let checked, let changed):
+                return "\(SafeText.clean(podcast.title)): \(Counted.of(checked, "downloaded file")) checked with the server, \(changed) changed upstream"
+                    + (changed > 0 ? " (podq episodes --updated)" : "")
             case .directory(_, let answer):
                 guard !answer.failures.isEmpty else { return nil }
                 let failures = DirectoryLookup.failureLine(answer.failures)

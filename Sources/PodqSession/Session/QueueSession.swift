@@ -216,6 +216,32 @@ package final class QueueSession: Sendable {
         return result
     }
 
+    /// Opens a session beside whatever runs the queue (`podq sync`, `podq refresh`, the sync before
+    /// `podq download`): the same commands on an HTTP client of its own, without the home's lock. Its
+    /// runner never runs: the rows it adds are for the process that runs the queue, or the next one.
+    /// Signals keep podq's default (exit 130, ``ProcessSignals``).
+    /// - Parameter transport: the HTTP client in place of the session's own (a unit test's).
+    package static func beside<T>(
+        context: QueueContext, transport given: (any HTTPTransport)? = nil, note: @escaping @Sendable (String) -> Void = { Console.out($0) },
+        isolation: isolated (any Actor)? = #isolation, _ body: (QueueSession) async throws -> T
+    ) async throws -> T {
+        let settings = context.settings
+        func running(_ transport: any HTTPTransport) async throws -> T {
+            let session = QueueSession(context: context, settings: settings, transport: transport, rateLimiter: nil, frontEnd: FrontEnd(note: note))
+            let result: T
+            do {
+                result = try await body(session)
+            } catch {
+                await session.close()
+                throw error
+            }
+            await session.close()
+            return result
+        }
+        if let given { return try await running(given) }
+        return try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
+    }
+
     /// Runs the queue: until nothing is runnable, or until ``stop()`` when `untilStopped` (the TUI
     /// waits for more work). Returns what the run did.
     package func run(untilStopped: Bool = false) async throws -> QueueRunner.Summary {
