@@ -121,10 +121,13 @@ public enum Cleanup {
     /// its row. With `dryRun`, nothing changes and the report says what would go. Files are deleted
     /// through the ``DownloadFolder``: only what lies inside it, reached without a link (a podcast
     /// folder swapped for a link cannot lead a deletion outside).
-    /// - Parameter podcast: only this podcast's episodes (what `podq set` previews); nil for all.
+    /// - Parameters:
+    ///   - podcast: only this podcast's episodes (what `podq set` previews); nil for all.
+    ///   - removingRows: false in a process that runs the queue: the caller removes the rows of
+    ///     ``Report/removed`` through its runner, the one writer of rows there.
     public static func run(
         store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
-        dryRun: Bool = false, podcast: Int64? = nil
+        dryRun: Bool = false, podcast: Int64? = nil, removingRows: Bool = true
     ) throws(StoreError) -> Report {
         var report = Report()
         let rules = try store.podcastRules()
@@ -166,7 +169,7 @@ public enum Cleanup {
                     report.keptNotPodqs.append(path)
                     continue
                 }
-                if let id = c.download.id { try store.remove(id: id) }
+                if removingRows, let id = c.download.id { try store.remove(id: id) }
                 if let episode = c.download.episodeId { store.announceDeletedNow(episodeIds: [episode]) }
             }
             report.removed.append(c.download)

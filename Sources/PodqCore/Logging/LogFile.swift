@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An append-only, size-capped log file with rotation: `podq.log` grows to ``maxBytes``, then becomes
 /// `podq.log.1` (the older ones move up to `.2`, `.3`, …, and the oldest past ``keep`` is deleted).
@@ -15,7 +16,8 @@ public final class LogFile: Sendable {
     public let maxBytes: Int64
     /// How many rotated files are kept.
     public let keep: Int
-    private let lock = NSLock()
+    /// One append at a time in this process (the `flock` orders processes).
+    private let lock = Mutex(())
 
     /// - Parameters:
     ///   - maxBytes: the size at which the file is rotated (at least 4 KiB).
@@ -36,7 +38,7 @@ public final class LogFile: Sendable {
     public func append(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
-        lock.withLock {
+        lock.withLock { _ in
             // After a rotation the new file is opened and locked like any other; the third pass writes
             // whatever the size (a line is never dropped for the cap).
             for attempt in 0..<3 {

@@ -1,18 +1,18 @@
 import Foundation
 import Logging
 import PodqCore
+import Synchronization
 
 /// The log of this podq process: `<home>/podq.log` (rotated at the config's `log-size`), and with
 /// `--verbose` a copy of every line, debug included, on standard error.
 package enum CommandLog {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var _current: Logger?
+    private static let latest = Mutex<Logger?>(nil)
 
     /// The log file's name in the home.
     package static let fileName = "podq.log"
 
     /// The logger of the command that runs, once it opened its home; nil before (a usage error).
-    package static var current: Logger? { lock.withLock { _current } }
+    package static var current: Logger? { latest.withLock { $0 } }
 
     /// Makes the process's logger for `home` and remembers it for ``current``.
     /// - Parameters:
@@ -28,7 +28,7 @@ package enum CommandLog {
         let echoLine = verbose && echo ? toStandardError : nil
         var logger = Logger(label: "podq") { _ in PodqLogHandler(file: file, level: level, echo: echoLine) }
         logger.logLevel = level
-        lock.withLock { _current = logger }
+        latest.withLock { $0 = logger }
         logger.debug(
             "podq \(PodqVersion.current) started",
             metadata: [

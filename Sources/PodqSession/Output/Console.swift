@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import Synchronization
 
 /// Unbuffered output, so lines from the commands and from the reporter keep their order. Every line
 /// passes through ``SafeText/terminal(_:)`` (no control character, escape sequence or bidi override
@@ -9,28 +10,29 @@ import PodqCore
 /// (`podq episodes | head` crashed on a broken pipe). Here a closed standard output ends podq the way
 /// SIGPIPE ends other tools (exit 141), with the queue and every partial file kept as after a crash.
 package enum Console {
-    private static let lock = NSLock()
+    /// One line at a time: lines of several threads never interleave.
+    private static let lock = Mutex(())
 
     /// Writes `text` and a newline to standard output.
     package static func out(_ text: String) {
         let line = SafeText.terminal(text) + "\n"
-        lock.withLock { write(line, to: STDOUT_FILENO) }
+        lock.withLock { _ in write(line, to: STDOUT_FILENO) }
     }
 
     /// Writes `text` and a newline to standard error.
     package static func error(_ text: String) {
         let line = SafeText.terminal(text) + "\n"
-        lock.withLock { write(line, to: STDERR_FILENO) }
+        lock.withLock { _ in write(line, to: STDERR_FILENO) }
     }
 
     /// Writes `text` as it is (the live download lines, which carry their own cursor movements).
     package static func raw(_ text: String) {
-        lock.withLock { write(text, to: STDOUT_FILENO) }
+        lock.withLock { _ in write(text, to: STDOUT_FILENO) }
     }
 
     /// Writes `text` as it is to standard error (a progress line redrawn with `\r`).
     package static func rawError(_ text: String) {
-        lock.withLock { write(text, to: STDERR_FILENO) }
+        lock.withLock { _ in write(text, to: STDERR_FILENO) }
     }
 
     /// Standard output gathered into writes of about 64 KiB: a listing of 100,000 lines is a few
@@ -57,7 +59,7 @@ package enum Console {
         package mutating func flush() {
             guard !pending.isEmpty else { return }
             let text = pending
-            Console.lock.withLock { Console.write(text, to: STDOUT_FILENO) }
+            Console.lock.withLock { _ in Console.write(text, to: STDOUT_FILENO) }
             pending.removeAll(keepingCapacity: true)
         }
     }

@@ -17,8 +17,11 @@ package struct CleanupRun {
     /// last automatic cleanup (a config edit, `podq set … keep=`), nothing is deleted this time; what
     /// they would delete is said, with the commands that list and delete it. The next run applies them.
     @discardableResult
+    /// - Parameter removingRows: false in a session: it removes the rows of what was deleted through
+    ///   its runner.
     package func run(
-        dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true, say: (String) -> Void = { Console.out($0) }
+        dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true, removingRows: Bool = true,
+        say: (String) -> Void = { Console.out($0) }
     ) throws -> Cleanup.Report {
         let report: Cleanup.Report
         var dryRun = dryRun
@@ -32,7 +35,7 @@ package struct CleanupRun {
             }
             report = try Cleanup.run(
                 store: context.store, downloadFolder: context.paths.downloadFolder,
-                policy: context.settings.cleanup, dryRun: dryRun)
+                policy: context.settings.cleanup, dryRun: dryRun, removingRows: removingRows)
             if !(listing && dryRun) || changed { try? signature.write(toFile: appliedPath, atomically: true, encoding: .utf8) }
         } catch {
             throw CommandError(error)

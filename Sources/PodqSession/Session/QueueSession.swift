@@ -192,7 +192,7 @@ package final class QueueSession: Sendable {
             }
             if case .atStart(let report) = frontEnd.cleanup {
                 Task.detached(priority: .utility) {
-                    if let cleaned = try? CleanupRun(context: context).run(quiet: true) { report(cleaned) }
+                    if let cleaned = try? await session.cleanup(quiet: true) { report(cleaned) }
                 }
             }
             let result: T
@@ -212,7 +212,9 @@ package final class QueueSession: Sendable {
             result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
         }
         frontEnd.closed?()
-        if case .afterRun = frontEnd.cleanup, !interrupt.fired { try CleanupRun(context: context).run(say: frontEnd.note) }
+        if case .afterRun = frontEnd.cleanup, !interrupt.fired, let session = current.withLock({ $0 }) {
+            _ = try await session.cleanup(say: frontEnd.note)
+        }
         return result
     }
 
@@ -240,6 +242,15 @@ package final class QueueSession: Sendable {
         }
         if let given { return try await running(given) }
         return try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
+    }
+
+    /// The config's cleanup (`keep`, `size-budget`): the files deleted by the rules, their rows removed
+    /// through the runner (the one writer of rows in this process, even after its run ended).
+    func cleanup(quiet: Bool = false, say: (String) -> Void = { _ in }) async throws -> Cleanup.Report {
+        let report = try CleanupRun(context: context).run(quiet: quiet, removingRows: false, say: say)
+        let ids = report.removed.compactMap(\.id)
+        if !ids.isEmpty { _ = try await runner.remove(ids: ids, deletingFiles: false) }
+        return report
     }
 
     /// Runs the queue: until nothing is runnable, or until ``stop()`` when `untilStopped` (the TUI
