@@ -106,7 +106,7 @@ enum LibraryActionsBench {
                     """, arguments: [count - have])
         }
         let store = try QueueStore(path: paths.database)
-        try store.add(
+        try store.queue.add(
             rows.map { row in
                 let id: Int64 = row[0]
                 return NewDownload(

@@ -268,7 +268,7 @@ enum LibraryBench {
             _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
             let feedURL = server.url("/static/\(name)")
             let feed = try FeedParser.parse(file: file, baseURL: feedURL)
-            let (podcast, episodes) = try store.addPodcast(url: feedURL.absoluteString, feed: feed, etag: nil, lastModified: nil, autoQueue: false)
+            let (podcast, episodes) = try store.library.addPodcast(url: feedURL.absoluteString, feed: feed, etag: nil, lastModified: nil, autoQueue: false)
             try? FileManager.default.removeItem(atPath: file)
             for e in episodes.prefix(perQueue) {
                 guard let id = e.id else { continue }
@@ -280,7 +280,7 @@ enum LibraryBench {
                         episodeId: id, bytesExpected: 2_000_000))
             }
         }
-        try store.add(downloads)
+        try store.queue.add(downloads)
     }
 
     static func rfc822(_ date: Date) -> String {

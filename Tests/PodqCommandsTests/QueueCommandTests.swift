@@ -169,7 +169,7 @@ final class QueueCommandTests: CLITestCase {
                 let exit = await add.finish(timeout: 60)
                 XCTAssertEqual(exit.code, 0, "no process may fail on another's schema work: \(add.standardError)")
             }
-            XCTAssertEqual(try QueueStore(path: home + "/queue.sqlite").downloads().count, 8)
+            XCTAssertEqual(try QueueStore(path: home + "/queue.sqlite").queue.downloads().count, 8)
         }
     }
 

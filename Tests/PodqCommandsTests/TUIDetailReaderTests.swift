@@ -23,21 +23,21 @@ final class TUIDetailReaderStoreTests: XCTestCase {
         let dir = TemporaryDirectory("podq-detail")
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("queue.sqlite"))
-        let (podcast, episodes) = try store.addPodcast(
+        let (podcast, episodes) = try store.library.addPodcast(
             url: "http://h/f.xml",
             feed: Feed(
                 title: "Show",
                 episodes: [
                     FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")])
                 ]), etag: nil, lastModified: nil, autoQueue: false)
-        let row = try store.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
-        _ = try await store.modify(id: row.id!) { r in
+        let row = try store.queue.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
+        _ = try await store.queue.modify(id: row.id!) { r in
             var done = r
             done.state = .completed
             done.integrity = Integrity(checksum: "xxh3:00ff", verifiedBy: "unverified", problem: "it differed \u{1B}[31mtwice")
             return done
         }
-        _ = try store.updatePodcast(id: podcast.id!) { p in
+        _ = try store.library.updatePodcast(id: podcast.id!) { p in
             var rules = PodcastSettings()
             rules.keep = 4
             rules.serial = 2

@@ -33,11 +33,11 @@ final class TUISessionTests: XCTestCase {
                 guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i) * 86_400),
                 enclosures: [Enclosure(url: server.dataURL(size: 120_000, seed: UInt64(i), name: "e\(i).mp3").absoluteString)])
         }
-        let (podcast, added) = try context.store.addPodcast(
+        let (podcast, added) = try context.store.library.addPodcast(
             url: server.url("/static/show.xml").absoluteString,
             feed: Feed(title: "Loop Show", episodes: episodes), etag: nil, lastModified: nil,
             autoQueue: false)
-        _ = try context.store.add(
+        _ = try context.store.queue.add(
             added.prefix(2).map {
                 NewDownload(
                     url: $0.url, title: "Loop Show — \($0.title)", podcast: podcast.title, destination: dir.file("out/\($0.title).mp3"),
@@ -79,14 +79,14 @@ final class TUISessionTests: XCTestCase {
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.success)
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
-        XCTAssertEqual(try context.store.downloads().count, 1)
+        XCTAssertEqual(try context.store.queue.downloads().count, 1)
     }
 
     /// The terminal hanging up mid-download stops the TUI as SIGHUP does: exit 130, the unfinished
     /// download kept with its partial file for the next start.
     func testATerminalThatHangsUpStopsAsASignalWithThePartialKept() async throws {
         let context = try context()
-        _ = try context.store.add([
+        _ = try context.store.queue.add([
             NewDownload(
                 url: server.url("/data/slow.mp3?size=2000000&seed=9&rate=100000").absoluteString, title: "Slow", podcast: nil,
                 destination: dir.file("out/slow.mp3"),
@@ -96,7 +96,7 @@ final class TUISessionTests: XCTestCase {
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.interrupted)
         XCTAssertTrue(screen.restored)
-        let slow = try XCTUnwrap(try context.store.downloads().first { $0.title == "Slow" })
+        let slow = try XCTUnwrap(try context.store.queue.downloads().first { $0.title == "Slow" })
         XCTAssertEqual(slow.state, .queued, "it resumes on the next start")
         XCTAssertGreaterThan(slow.bytesReceived, 0)
     }
@@ -106,7 +106,7 @@ final class TUISessionTests: XCTestCase {
         let nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-tui"])
         let context = try context()
         try "pw-tui".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
-        try context.store.saveSyncAccount(
+        try context.store.sync.saveSyncAccount(
             .init(server: nextcloud.base, flavour: .nextcloud, user: "bob", device: nil, passwordCommand: "cat '\(dir.file("pw"))'", keyring: false))
         server.serve(
             Array(

@@ -24,7 +24,7 @@ struct CleanupCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         let rules: [Int64: PodcastSettings]
-        do { rules = try context.store.podcastRules() } catch { throw CommandError(error) }
+        do { rules = try context.store.library.podcastRules() } catch { throw CommandError(error) }
         guard context.settings.cleanup.isActive(with: rules) else {
             Console.out("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5` to \(context.paths.configFile).")
             return

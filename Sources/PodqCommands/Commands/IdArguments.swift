@@ -19,8 +19,8 @@ enum IdArguments {
         case .download:
             return reference.id
         case .episode:
-            let (episode, _) = try store.episode(id: reference.id)
-            guard let id = episode.downloadId, try store.download(id: id) != nil else {
+            let (episode, _) = try store.library.episode(id: reference.id)
+            guard let id = episode.downloadId, try store.queue.download(id: id) != nil else {
                 throw CommandError("\(reference) is not in the queue: `podq queue add \(reference)` queues it", code: ExitCodes.usage)
             }
             return id
@@ -35,10 +35,10 @@ enum IdArguments {
     static func episode(_ reference: ItemReference, in store: QueueStore) throws -> Int64 {
         switch reference.kind(or: .episode) {
         case .episode:
-            _ = try store.episode(id: reference.id)
+            _ = try store.library.episode(id: reference.id)
             return reference.id
         case .download:
-            guard let row = try store.download(id: reference.id) else { throw StoreError.noSuchDownload(reference.id) }
+            guard let row = try store.queue.download(id: reference.id) else { throw StoreError.noSuchDownload(reference.id) }
             guard let id = row.episodeId else {
                 throw CommandError("\(reference) was added by its URL: it is no podcast's episode", code: ExitCodes.usage)
             }
@@ -54,18 +54,18 @@ enum IdArguments {
         if let reference = ItemReference(text) {
             switch reference.kind(or: .podcast) {
             case .podcast:
-                if let found = try? store.podcast(matching: String(reference.id)), found.id == reference.id { return found }
+                if let found = try? store.library.podcast(matching: String(reference.id)), found.id == reference.id { return found }
                 // No podcast has that id: a show may be called "p3" or "1984".
-                if let found = try? store.podcast(matching: text) { return found }
+                if let found = try? store.library.podcast(matching: text) { return found }
                 throw StoreError.noSuchPodcast(text)
             case .episode, .download:
-                if let found = try? store.podcast(matching: text) { return found }  // a show called "e12"
+                if let found = try? store.library.podcast(matching: text) { return found }  // a show called "e12"
                 throw CommandError(
                     "\(reference) is \(reference.kind == .episode ? "an episode" : "a download"); give a podcast: p3, its title or its feed URL (`podq feeds` lists them)",
                     code: ExitCodes.usage)
             }
         }
-        return try store.podcast(matching: text)
+        return try store.library.podcast(matching: text)
     }
 
     /// The downloads `items` name, in order, each once.
@@ -79,18 +79,18 @@ enum IdArguments {
         var ids: [Int64] = []
         for item in items {
             guard let reference = ItemReference(item) else {
-                ids += try store.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
+                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
                 continue
             }
             switch reference.kind(or: .episode) {
             case .podcast:
-                ids += try store.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
+                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
             case .episode where reference.kind == nil:
                 // A bare number is an episode; said so when it is not one but a podcast's id.
                 do {
                     ids.append(try episode(reference, in: store))
                 } catch StoreError.noSuchEpisode(let id) {
-                    if let found = try? store.podcast(matching: item), found.id == id {
+                    if let found = try? store.library.podcast(matching: item), found.id == id {
                         throw CommandError(
                             "There is no episode e\(id); for the podcast \(found.title), say p\(id) (a bare number is an episode)", code: ExitCodes.usage)
                     }

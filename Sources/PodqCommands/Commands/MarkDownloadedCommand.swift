@@ -31,7 +31,7 @@ struct MarkDownloadedCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         do {
             let ids = try IdArguments.episodes(items, in: context.store)
-            let added = try context.store.markDownloaded(episodeIds: ids)
+            let added = try context.store.library.markDownloaded(episodeIds: ids)
             let already = ids.count - added
             Console.out(
                 "marked \(added) episode\(added == 1 ? "" : "s") as downloaded"

@@ -19,7 +19,7 @@ struct MarkPlayedCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         do {
             let ids = try IdArguments.episodes(items, in: context.store)
-            let changed = try context.store.setPlayed(episodeIds: ids, played: !undo)
+            let changed = try context.store.library.setPlayed(episodeIds: ids, played: !undo)
             let already = ids.count - changed
             Console.out(
                 "marked \(changed) episode\(changed == 1 ? "" : "s") \(undo ? "not played" : "played")"

@@ -28,7 +28,7 @@ struct ImportCommand: AsyncParsableCommand {
         // The feeds subscribed to, read once: each outline is then one look-up, not a read of every
         // podcast (10,000 outlines took 256 s that way, and grew as the square).
         var known: Set<String>
-        do { known = Set(try context.store.podcastURLs()) } catch { throw CommandError(error) }
+        do { known = Set(try context.store.library.podcastURLs()) } catch { throw CommandError(error) }
         let added = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             let refresher = FeedRefresh(context: context, transport: transport)
             var added = 0
@@ -82,6 +82,6 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        do { Console.out(OPML.write(try context.store.podcasts().map { ($0.title, $0.url, $0.link) })) } catch { throw CommandError(error) }
+        do { Console.out(OPML.write(try context.store.library.podcasts().map { ($0.title, $0.url, $0.link) })) } catch { throw CommandError(error) }
     }
 }

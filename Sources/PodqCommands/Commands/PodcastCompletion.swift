@@ -19,7 +19,7 @@ enum PodcastCompletion {
         }
         let paths = PodqPaths(home: home, downloadDir: nil)
         guard FileManager.default.fileExists(atPath: paths.database), let store = try? QueueStore(path: paths.database),
-            let podcasts = try? store.podcasts()
+            let podcasts = try? store.library.podcasts()
         else { return [] }
         let typed = unquoted(prefix).lowercased()
         let titles = podcasts.map { SafeText.clean($0.title) }.filter { !$0.isEmpty && $0.lowercased().hasPrefix(typed) }

@@ -30,7 +30,7 @@ struct QueueListCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         let rows: [DownloadRecord]
-        do { rows = try context.store.downloads() } catch { throw CommandError(error) }
+        do { rows = try context.store.queue.downloads() } catch { throw CommandError(error) }
         // A row left `downloading` by a podq that was killed (kill -9, a crash) runs nowhere: nobody
         // holds the queue's lock. It resumes on the next run.
         let running = HomeLock(home: context.paths.home).currentHolder() != nil
@@ -167,7 +167,7 @@ struct QueueAddCommand: ParsableCommand {
                         throw CommandError("\(reference) is a podcast: `podq queue add --latest 5 \(reference)` queues its newest 5", code: ExitCodes.usage)
                     }
                     // A download added by its URL, fetched again.
-                    if reference.kind == .download, let row = try context.store.download(id: reference.id), row.episodeId == nil {
+                    if reference.kind == .download, let row = try context.store.queue.download(id: reference.id), row.episodeId == nil {
                         guard again || replace else {
                             throw CommandError(
                                 "\(reference) was added by its URL: it is no podcast's episode (`podq queue add --replace \(reference)` fetches it again in its place)",
@@ -181,17 +181,17 @@ struct QueueAddCommand: ParsableCommand {
             }
             if let latest {
                 let podcast = try IdArguments.podcast(items[0], in: context.store)
-                episodeIds = try context.store.episodeIds(podcastId: podcast.id ?? -1, latest: latest)
+                episodeIds = try context.store.library.episodeIds(podcastId: podcast.id ?? -1, latest: latest)
             }
             let planning = QueuePlanning(context: context)
             let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
-            for row in try context.store.add(fromEpisodes) { Console.out(Self.added(row)) }
+            for row in try context.store.queue.add(fromEpisodes) { Console.out(Self.added(row)) }
             for row in already { Console.out(Self.alreadyThere(row)) }
             let fetchedAgain = try QueuePlanning.distinct(urlsAgain, by: \.id).kept.map { try planning.again($0, replace: replace) }
-            for row in try context.store.add(fetchedAgain) { Console.out(Self.added(row)) }
+            for row in try context.store.queue.add(fetchedAgain) { Console.out(Self.added(row)) }
             let urls = latest == nil ? try URLArguments.parse(items.filter { ItemReference($0) == nil }) : []
             let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
-            for row in try context.store.add(new) { Console.out(Self.added(row)) }
+            for row in try context.store.queue.add(new) { Console.out(Self.added(row)) }
             for row in skipped { Console.out(Self.alreadyThere(row)) }
             // Given twice in one command: one download, and said.
             for id in Set(QueuePlanning.distinct(episodeIds, by: \.self).repeated).sorted() {
@@ -224,20 +224,20 @@ struct QueueRemoveCommand: ParsableCommand {
         do { ids = try IdArguments.downloads(self.ids, in: context.store) } catch let error as CommandError { throw error } catch { throw CommandError(error) }
         for id in ids {
             do {
-                guard let row = try context.store.download(id: id) else { throw StoreError.noSuchDownload(id) }
+                guard let row = try context.store.queue.download(id: id) else { throw StoreError.noSuchDownload(id) }
                 let folder = try DownloadFolder(path: row.folderPath)
                 let relative = try folder.relativePath(of: row.destination)
                 // The file first: when it cannot go (a link on the way), the row stays to say so.
                 if deleteFile && row.state == .completed {
                     if try folder.removeFile(relative, recorded: row.committedFile?.identity) {
-                        if let episode = row.episodeId { context.store.announceDeletedNow(episodeIds: [episode]) }
+                        if let episode = row.episodeId { context.store.sync.announceDeletedNow(episodeIds: [episode]) }
                     } else {
                         Console.error(
                             "\(ItemKind.download.label(id)): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept"
                         )
                     }
                 }
-                try context.store.remove(id: id)
+                try context.store.queue.remove(id: id)
                 // The partial goes unless a running runner holds it: that one cancels its transfer (and
                 // deletes the partial) within a second.
                 folder.removePartial(relative)

@@ -54,9 +54,9 @@ enum QueueStateCommand {
             // No ids: every download the event applies to, in one transaction.
             let changed: [DownloadRecord]
             if ids.isEmpty {
-                changed = try context.store.applyToAll(event)
+                changed = try context.store.queue.applyToAll(event)
             } else {
-                changed = try ids.map { id throws(StoreError) in try context.store.apply(event, to: id).before }
+                changed = try ids.map { id throws(StoreError) in try context.store.queue.apply(event, to: id).before }
             }
             for row in changed {
                 guard let id = row.id else { continue }

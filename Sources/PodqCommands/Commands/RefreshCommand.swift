@@ -18,7 +18,7 @@ struct RefreshCommand: AsyncParsableCommand {
         let context = try QueueContext.open(global)
         let podcasts: [PodcastRecord]
         do {
-            podcasts = try podcast.map { [try IdArguments.podcast($0, in: context.store)] } ?? context.store.podcasts()
+            podcasts = try podcast.map { [try IdArguments.podcast($0, in: context.store)] } ?? context.store.library.podcasts()
         } catch { throw CommandError(error) }
         let failed = try await QueueSession.beside(context: context) { session in
             await SyncFirst.run(session)

@@ -51,7 +51,7 @@ struct SetCommand: ParsableCommand {
         if !pairs.isEmpty {
             let (finalRules, agent) = (rules, record.userAgent)
             do {
-                record = try context.store.updatePodcast(id: id) { p in
+                record = try context.store.library.updatePodcast(id: id) { p in
                     p.rules = finalRules
                     p.userAgent = agent
                     // `auto-queue=` puts the podcast back to what `add --auto` said; on/off override it.

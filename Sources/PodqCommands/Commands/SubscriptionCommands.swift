@@ -69,7 +69,7 @@ struct LoginCommand: AsyncParsableCommand {
             let found = try IdArguments.podcast(podcast, in: context.store)
             var password: String?
             if let user, passwordCommand == nil, context.settings.passwordCommand == nil { password = try PasswordPrompt.ask(for: user) }
-            try context.store.updatePodcast(id: found.id!) { p in
+            try context.store.library.updatePodcast(id: found.id!) { p in
                 p.loginUser = remove ? nil : user
                 p.loginPassword = remove ? nil : password
                 p.passwordCommand = remove ? nil : passwordCommand
@@ -97,7 +97,7 @@ struct FeedsCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         let (podcasts, counts): ([PodcastRecord], [Int64: Int])
-        do { (podcasts, counts) = (try context.store.podcasts(), try context.store.episodeCounts()) } catch { throw CommandError(error) }
+        do { (podcasts, counts) = (try context.store.library.podcasts(), try context.store.library.episodeCounts()) } catch { throw CommandError(error) }
         if json {
             Console.out(
                 JSONValue.array(
@@ -161,11 +161,11 @@ struct EpisodesCommand: ParsableCommand {
         do {
             let id = try podcast.map { try IdArguments.podcast($0, in: context.store).id }
             // Ids right-aligned to the widest: ` e9` under `e12`.
-            let idWidth = json ? 0 : String(try context.store.largestEpisodeId()).count + 1
-            if search != nil { try context.store.indexAllNotes() }  // the episodes stored before the index, once
+            let idWidth = json ? 0 : String(try context.store.library.largestEpisodeId()).count + 1
+            if search != nil { try context.store.library.indexAllNotes() }  // the episodes stored before the index, once
             let folded = search?.lowercased()  // as the TUI's `/`
             if json { out.piece("[") }
-            try context.store.forEachEpisode(podcastId: id ?? nil, notesMatching: search, onlyNew: new, onlyUpdated: updated) { r in
+            try context.store.library.forEachEpisode(podcastId: id ?? nil, notesMatching: search, onlyNew: new, onlyUpdated: updated) { r in
                 let state = Self.state(r)
                 if let folded, !(r.notesMatch || r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded)) {
                     return
@@ -189,7 +189,7 @@ struct EpisodesCommand: ParsableCommand {
     /// What the list says of an episode, as the TUI does (``EpisodeState``): its download's state, a
     /// played one `played` (also when its file is downloaded), else `downloaded` when the ledger has it
     /// (downloaded before, elsewhere), or `new`.
-    static func state(_ r: QueueStore.EpisodeListing) -> String {
+    static func state(_ r: LibraryStore.EpisodeListing) -> String {
         var download: EpisodeState?
         if let raw = r.downloadState {
             guard let stored = StoredState(rawValue: raw) else { return raw }  // one this podq does not know: as stored
@@ -200,7 +200,7 @@ struct EpisodesCommand: ParsableCommand {
     }
 
     /// One episode as `--json` gives it (docs/COMMANDS.md).
-    static func json(_ r: QueueStore.EpisodeListing, state: String) -> JSONValue {
+    static func json(_ r: LibraryStore.EpisodeListing, state: String) -> JSONValue {
         let e = r.episode
         return .object([
             "id": .optional(e.id), "podcastId": .int(e.podcastId), "podcast": .string(r.podcastTitle),
@@ -229,7 +229,7 @@ struct EpisodesCommand: ParsableCommand {
         return String(repeating: " ", count: max(0, width - label.count)) + label
     }
 
-    private func line(_ r: QueueStore.EpisodeListing, state: String, idWidth: Int) -> String {
+    private func line(_ r: LibraryStore.EpisodeListing, state: String, idWidth: Int) -> String {
         let date = r.episode.published.map { FeedDate.day(Date(timeIntervalSince1970: $0)) } ?? "          "
         // An episode begun (here or, through sync, on the phone) says where it stopped, as the TUI does.
         let begun = state == "new" ? r.episode.position.flatMap { $0 > 0 ? "▸ " + Format.duration($0) : nil } : nil
@@ -251,7 +251,7 @@ struct RemoveCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         do {
             let p = try IdArguments.podcast(podcast, in: context.store)
-            try context.store.removePodcast(id: p.id!)
+            try context.store.library.removePodcast(id: p.id!)
             Console.out("removed podcast \(ItemKind.podcast.label(p.id!)) \(p.title)")
         } catch { throw CommandError(error) }
     }

@@ -29,7 +29,7 @@ struct SyncPendingCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        let changes = try context.store.allSyncChanges()
+        let changes = try context.store.sync.allSyncChanges()
         if json {
             Console.out(JSONValue.array(changes.map(Self.object)).text)
             return
@@ -38,7 +38,7 @@ struct SyncPendingCommand: ParsableCommand {
         let aside = changes.filter { $0.setAside != nil }
         if changes.isEmpty {
             Console.out(
-                try context.store.syncAccount() == nil ? "Not logged in to a sync server: nothing waits." : "Nothing waits: the server has every change.")
+                try context.store.sync.syncAccount() == nil ? "Not logged in to a sync server: nothing waits." : "Nothing waits: the server has every change.")
             return
         }
         if !waiting.isEmpty {
@@ -53,12 +53,12 @@ struct SyncPendingCommand: ParsableCommand {
         }
     }
 
-    private static func position(_ change: QueueStore.SyncChange) -> String {
+    private static func position(_ change: SyncStore.SyncChange) -> String {
         guard let action = change.action, action.action == .play, let position = action.position else { return "" }
         return " at \(Listening.clock(position))"
     }
 
-    static func object(_ item: (change: QueueStore.SyncChange, setAside: String?)) -> JSONValue {
+    static func object(_ item: (change: SyncStore.SyncChange, setAside: String?)) -> JSONValue {
         let (change, reason) = item
         let action = change.action
         return .object([
@@ -79,7 +79,7 @@ struct SyncRetryCommand: ParsableCommand {
 
     func run() throws {
         let context = try QueueContext.open(global)
-        let n = try context.store.retrySyncChanges(ids.isEmpty ? nil : SyncChangeID.parse(ids))
+        let n = try context.store.sync.retrySyncChanges(ids.isEmpty ? nil : SyncChangeID.parse(ids))
         Console.out(n == 0 ? "no set-aside change to send again." : "\(Counted.of(n, "change")) will be sent again at the next sync (podq sync).")
         if !ids.isEmpty && n < ids.count { throw ExitCode(ExitCodes.failure) }
     }
@@ -94,7 +94,7 @@ struct SyncDropCommand: ParsableCommand {
     func run() throws {
         let context = try QueueContext.open(global)
         let wanted = try SyncChangeID.parse(ids)
-        let n = try context.store.removeSyncChanges(wanted)
+        let n = try context.store.sync.removeSyncChanges(wanted)
         context.log.info("sync: changes dropped", metadata: ["count": "\(n)"])
         Console.out("dropped \(Counted.of(n, "change")); the server never hears of \(n == 1 ? "it" : "them").")
         if n < Set(wanted).count {

@@ -74,20 +74,20 @@ struct VerifyCommand: ParsableCommand {
 
     /// The completed downloads the arguments name: ids, podcasts, or all.
     private func select(_ store: QueueStore) throws -> [DownloadRecord] {
-        let completed = try store.downloads().filter { $0.state == .completed }
+        let completed = try store.queue.downloads().filter { $0.state == .completed }
         guard !items.isEmpty else { return completed }
         var wanted: Set<Int64> = []
         for item in items {
             if let reference = ItemReference(item), reference.kind != .podcast {
                 let id = try IdArguments.download(reference, in: store)
-                guard let row = try store.download(id: id) else { throw CommandError(StoreError.noSuchDownload(id)) }
+                guard let row = try store.queue.download(id: id) else { throw CommandError(StoreError.noSuchDownload(id)) }
                 guard row.state == .completed else {
                     throw CommandError("download \(ItemKind.download.label(id)) is \(row.state.rawValue), not completed: there is no file to verify yet")
                 }
                 wanted.insert(id)
             } else {
                 let podcast = try IdArguments.podcast(item, in: store)
-                try store.forEachEpisode(podcastId: podcast.id ?? -1) { listing in
+                try store.library.forEachEpisode(podcastId: podcast.id ?? -1) { listing in
                     if let id = listing.episode.downloadId { wanted.insert(id) }
                 }
             }

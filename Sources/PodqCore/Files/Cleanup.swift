@@ -130,10 +130,10 @@ public enum Cleanup {
         dryRun: Bool = false, podcast: Int64? = nil, removingRows: Bool = true
     ) throws(StoreError) -> Report {
         var report = Report()
-        let rules = try store.podcastRules()
+        let rules = try store.library.podcastRules()
         guard policy.isActive(with: rules), let main = try? DownloadFolder(path: downloadFolder) else { return report }
         var own: [String: DownloadFolder] = [:]
-        let candidates = try store.completedEpisodeDownloads().filter { podcast == nil || $0.podcastId == podcast }
+        let candidates = try store.queue.completedEpisodeDownloads().filter { podcast == nil || $0.podcastId == podcast }
         report.keptUnplayed = keptUnplayed(candidates, policy: policy, rules: rules, now: now)
         for c in select(candidates, policy: policy, rules: rules, now: now) {
             let path = c.download.destination
@@ -169,8 +169,8 @@ public enum Cleanup {
                     report.keptNotPodqs.append(path)
                     continue
                 }
-                if removingRows, let id = c.download.id { try store.remove(id: id) }
-                if let episode = c.download.episodeId { store.announceDeletedNow(episodeIds: [episode]) }
+                if removingRows, let id = c.download.id { try store.queue.remove(id: id) }
+                if let episode = c.download.episodeId { store.sync.announceDeletedNow(episodeIds: [episode]) }
             }
             report.removed.append(c.download)
             report.bytes += identity?.size ?? 0

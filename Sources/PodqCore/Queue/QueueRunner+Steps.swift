@@ -21,7 +21,7 @@ extension QueueRunner {
         let stamp = try await store.changeStamp()
         let basis = PlanBasis(stamp: stamp, limit: limit, perHost: perHost, hold: hold)
         if running.isEmpty, let planned, planned.basis == basis, now < planned.due { return }
-        let rows = try await store.loadDownloads()
+        let rows = try await store.queue.loadDownloads()
         observers.onSync(rows)
         let plan = QueuePlanner.plan(
             QueuePlanner.Input(
@@ -59,7 +59,7 @@ extension QueueRunner {
         guard let id = row.id else { return }
         guard let url = URL(string: row.url) else {
             let reason = DownloadError.invalidURL(row.url).localizedDescription
-            try await store.modify(id: id) { row in
+            try await store.queue.modify(id: id) { row in
                 guard row.state == .queued else { return nil }
                 var failed = row
                 failed.state = .failed
@@ -69,7 +69,7 @@ extension QueueRunner {
             logger.error("download failed", metadata: ["id": "\(id)", "url": "\(row.url)", "cause": "invalid URL"])
             return
         }
-        let claimed = try await store.modify(id: id) { row in
+        let claimed = try await store.queue.modify(id: id) { row in
             guard row.state == .queued, (row.retryAt ?? 0) <= now else { return nil }
             var started = row
             started.state = .downloading
@@ -112,7 +112,7 @@ extension QueueRunner {
     func checkpoint() async throws(StoreError) {
         var items: [Int64: (progress: DownloadProgress, validators: ResourceValidators?)] = [:]
         for (id, run) in running { items[id] = (run.operation.progress, run.operation.validators) }
-        try await store.saveProgress(items)
+        try await store.queue.saveProgress(items)
     }
 
     /// Saves what an operation reported, before it writes on (``DownloadHooks/save``): a crash right
@@ -122,7 +122,7 @@ extension QueueRunner {
             guard let op = running[id]?.operation else { return }
             switch event {
             case .claimed(let destination):
-                _ = try? await store.modify(id: id) { row in
+                _ = try? await store.queue.modify(id: id) { row in
                     guard row.state == .downloading else { return nil }
                     var moved = row
                     moved.destination = destination
@@ -130,7 +130,7 @@ extension QueueRunner {
                 }
             case .responded(let validators, let resumedAt):
                 let progress = op.progress
-                _ = try? await store.modify(id: id) { row in
+                _ = try? await store.queue.modify(id: id) { row in
                     guard row.state == .downloading else { return nil }
                     var saved = row
                     saved.validators = validators
@@ -140,7 +140,7 @@ extension QueueRunner {
                 }
                 if let resumedAt { emit(.resumed(id: id, title: op.request.title, at: resumedAt), op: op, attempts: nil) }
             case .verified(let integrity):
-                _ = try? await store.modify(id: id) { row in
+                _ = try? await store.queue.modify(id: id) { row in
                     guard row.state == .downloading else { return nil }
                     var saved = row
                     saved.integrity = integrity
@@ -149,7 +149,7 @@ extension QueueRunner {
             case .notice(let text):
                 emit(.note(id: id, title: op.request.title, text: SafeText.clean(text)), op: op, attempts: nil)
             case .segments(let map):
-                _ = try? await store.modify(id: id) { row in
+                _ = try? await store.queue.modify(id: id) { row in
                     // Also as a pause, a quit or a failure stops it: its row has left `downloading` by then,
                     // and the map saved as it stops is what the partial holds (skipped, the last second was
                     // fetched again and the bar went back). A cancelled row's partial goes: no map.
@@ -166,7 +166,7 @@ extension QueueRunner {
     /// Records the file a download is about to commit, before the rename (``DownloadHooks/willCommit``).
     func recordCommit(id: Int64, identity: FileIdentity, path: String) async {
         await exclusively {
-            _ = try? await self.store.modify(id: id) { row in
+            _ = try? await self.store.queue.modify(id: id) { row in
                 guard row.state == .downloading else { return nil }
                 var saved = row
                 saved.committedFile = (path, identity)
@@ -187,7 +187,7 @@ extension QueueRunner {
         let now = Date().timeIntervalSince1970
         let policy = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
         let jitter = Double.random(in: 0.5...1.5)
-        let decided = try await store.modify(id: id) { row in
+        let decided = try await store.queue.modify(id: id) { row in
             let decision = OutcomeDecision.decide(
                 OutcomeDecision.Input(
                     row: row, ended: ended, error: error, progress: progress, validators: validators,
@@ -255,7 +255,7 @@ extension QueueRunner {
     /// its name (never over another file), and the old row goes. Returns where the new file is, and a
     /// note when both files were kept (a file podq did not write holds the old name): nothing is lost.
     func replace(_ old: Int64, by id: Int64, at path: String) async -> (path: String, note: String?) {
-        guard let rows = try? await store.loadDownloads(), let previous = rows.first(where: { $0.id == old }), previous.state == .completed,
+        guard let rows = try? await store.queue.loadDownloads(), let previous = rows.first(where: { $0.id == old }), previous.state == .completed,
             let current = rows.first(where: { $0.id == id }), let folder = folder(current.folderPath),
             let newRelative = try? folder.relativePath(of: path)
         else { return (path, nil) }
@@ -277,13 +277,13 @@ extension QueueRunner {
             if oldFolder === folder, oldRelative != newRelative, try folder.rename(newRelative, to: oldRelative) {
                 let destination = folder.absolute(oldRelative)
                 final = destination
-                _ = try await store.modify(id: id) { row in
+                _ = try await store.queue.modify(id: id) { row in
                     var moved = row
                     moved.destination = destination
                     return moved
                 }
             }
-            _ = try await store.removeAsync(id: old)
+            _ = try await store.queue.removeAsync(id: old)
             logger.info("replaced an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(final)"])
             return (final, nil)
         } catch {

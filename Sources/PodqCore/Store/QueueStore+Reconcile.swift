@@ -23,7 +23,7 @@ extension QueueStore {
     public func reconcile() throws(StoreError) -> Reconciliation {
         var report = Reconciliation()
         var folders: [String: DownloadFolder?] = [:]
-        for row in try downloads() {
+        for row in try queue.downloads() {
             guard let id = row.id, row.state != .completed else { continue }
             if folders[row.folderPath] == nil { folders[row.folderPath] = try? DownloadFolder(path: row.folderPath) }
             guard let folder = folders[row.folderPath] ?? nil, let relative = try? folder.relativePath(of: row.destination) else {
@@ -41,7 +41,7 @@ extension QueueStore {
                 // A commit by hard link (file systems without RENAME_NOREPLACE) may leave the partial's
                 // name on the same file: only that name goes.
                 if folder.identity(of: relative + ".part") == identity { folder.removePartial(relative) }
-                try update(id: id) {
+                try queue.update(id: id) {
                     $0.state = .completed
                     $0.destination = path
                     $0.bytesReceived = identity.size
@@ -59,7 +59,7 @@ extension QueueStore {
             let wasRunning = row.state == .downloading
             if wasRunning { report.requeued.append(id) }
             if wasRunning || row.bytesReceived != partial || row.committedFile != nil {
-                try update(id: id) {
+                try queue.update(id: id) {
                     if wasRunning { $0.state = .queued }
                     $0.bytesReceived = partial
                     $0.committedFile = nil

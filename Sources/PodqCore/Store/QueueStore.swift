@@ -11,7 +11,7 @@ public final class QueueStore: Sendable {
     static let applicationID: Int32 = 0x706F_6471
     /// The database file.
     public let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
     /// Transactions this store wrote (see ``changeStamp()``).
     private let writes = Atomic<Int>(0)
     /// How long a write has waited for the lock another program holds (``LockWait``).
@@ -107,7 +107,7 @@ public final class QueueStore: Sendable {
     }
 
     /// A read on the writer's connection (`data_version` counts other connections' commits per connection).
-    private func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+    func readOnWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         do {
             let result = try await pool.writeWithoutTransaction(body)
             lockWait.done(gotIt: true)
@@ -124,7 +124,7 @@ public final class QueueStore: Sendable {
     }
 
     /// Any failure of a read or a write as the ``StoreError`` a person can act on.
-    private func storeError(_ error: any Error) -> StoreError {
+    func storeError(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
         case let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED:
@@ -132,44 +132,6 @@ public final class QueueStore: Sendable {
         case let error as DatabaseError: Self.map(error, path: path)
         default: .database(String(describing: error))
         }
-    }
-
-    // MARK: - Queries
-
-    /// Every download, in queue order.
-    public func downloads() throws(StoreError) -> [DownloadRecord] {
-        try read { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
-    }
-
-    /// One download, or nil.
-    public func download(id: Int64) throws(StoreError) -> DownloadRecord? {
-        try read { db in try DownloadRecord.fetchOne(db, key: id) }
-    }
-
-    /// The destinations in use (to keep new names unique).
-    public func destinations() throws(StoreError) -> Set<String> {
-        try read { db in Set(try String.fetchAll(db, sql: "SELECT destination FROM download")) }
-    }
-
-    // MARK: - Changes
-
-    /// Changes one download in a transaction and returns it as saved.
-    /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such id.
-    @discardableResult
-    public func update(id: Int64, _ change: (inout DownloadRecord) -> Void) throws(StoreError) -> DownloadRecord {
-        try write { db in
-            guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
-            change(&record)
-            record.updatedAt = Date().timeIntervalSince1970
-            try record.update(db)
-            return record
-        }
-    }
-
-    /// Deletes a download's row (not its files).
-    public func remove(id: Int64) throws(StoreError) {
-        let deleted = try write { db in try DownloadRecord.deleteOne(db, key: id) }
-        if !deleted { throw .noSuchDownload(id) }
     }
 
     // MARK: - Schema
@@ -273,7 +235,7 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v7: played episodes") { db in
             try db.alter(table: "episode") { t in t.add(column: "playedAt", .double) }
         }
-        migrator.registerMigration("v8: search in show notes") { db in try createNotesIndex(db) }
+        migrator.registerMigration("v8: search in show notes") { db in try LibraryStore.createNotesIndex(db) }
         migrator.registerMigration("v9: segmented downloads") { db in
             try db.alter(table: "download") { t in t.add(column: "segments", .text) }
         }
@@ -288,7 +250,7 @@ public final class QueueStore: Sendable {
                 t.add(column: "integrityProblem", .text)
             }
         }
-        migrator.registerMigration("v11: the ledger of downloaded episodes") { db in try createLedger(db) }
+        migrator.registerMigration("v11: the ledger of downloaded episodes") { db in try LibraryStore.createLedger(db) }
         migrator.registerMigration("v12: podcast settings") { db in
             try db.alter(table: "podcast") { t in t.add(column: "settings", .text) }
         }
@@ -318,8 +280,8 @@ public final class QueueStore: Sendable {
             // every episode for each deleted row (1,000 completed rows cleared in 69–83 s at 100,000 episodes).
             try db.create(index: "episode_download", on: "episode", columns: ["downloadId"], ifNotExists: true)
         }
-        migrator.registerMigration("v17: sync with a phone") { db in try createSyncTables(db) }
-        migrator.registerMigration("v18: downloads told to a gpodder.net server") { db in try createSyncDownloadTrigger(db) }
+        migrator.registerMigration("v17: sync with a phone") { db in try SyncStore.createSyncTables(db) }
+        migrator.registerMigration("v18: downloads told to a gpodder.net server") { db in try SyncStore.createSyncDownloadTrigger(db) }
         migrator.registerMigration("v19: the committed file's birth time") { db in
             // With the inode, it tells the file podq wrote (changed since: bit rot) from a new file that
             // took the freed inode number: `podq queue add --replace` of a changed file (issue 41).

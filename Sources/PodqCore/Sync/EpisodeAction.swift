@@ -95,7 +95,7 @@ public struct EpisodeAction: Sendable, Equatable, Codable {
             guard let seconds = SyncNumber.seconds(c, .timestamp) else { throw ActionProblem.malformed("a timestamp that is not a time") }
             timestamp = seconds
         } else {
-            timestamp = 0  // none given: counted as heard when it arrives (QueueStore.applyPlays)
+            timestamp = 0  // none given: counted as heard when it arrives (SyncStore.applyPlays)
         }
         // Nextcloud's app writes -1 for "none"; a fraction is rounded down.
         started = SyncNumber.count(c, .started)

@@ -27,7 +27,7 @@ package struct CleanupRun {
         var dryRun = dryRun
         var changed = false
         do {
-            let signature = Cleanup.signature(policy: context.settings.cleanup, rules: try context.store.podcastRules())
+            let signature = Cleanup.signature(policy: context.settings.cleanup, rules: try context.store.library.podcastRules())
             let applied = try? String(contentsOfFile: appliedPath, encoding: .utf8)
             if automatic && !dryRun && applied != signature {
                 changed = true

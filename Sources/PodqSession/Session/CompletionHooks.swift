@@ -29,7 +29,7 @@ package final class CompletionHooks: Sendable {
     package init?(context: QueueContext, settings: Settings) {
         let words = settings.onComplete.map(Self.words)
         command = words?.isEmpty == false ? words : nil
-        let podcasts = (try? context.store.podcastRules().values.contains { $0.onComplete != nil }) ?? false
+        let podcasts = (try? context.store.library.podcastRules().values.contains { $0.onComplete != nil }) ?? false
         guard command != nil || podcasts else { return nil }
         timeout = .milliseconds(Int64(settings.hookTimeout * 1000))
         timeoutText = settings.hookTimeout == settings.hookTimeout.rounded() ? String(Int(settings.hookTimeout)) : String(settings.hookTimeout)
@@ -72,8 +72,8 @@ package final class CompletionHooks: Sendable {
     }
 
     private func run(id: Int64, path: String) async {
-        let row = try? context.store.download(id: id)
-        let episode = row?.episodeId.flatMap { try? context.store.episode(id: $0) }
+        let row = try? context.store.queue.download(id: id)
+        let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
         let values = [
             ("PODQ_FILE", path),
             ("PODQ_TITLE", SafeText.clean(episode?.episode.title ?? row?.title ?? "")),

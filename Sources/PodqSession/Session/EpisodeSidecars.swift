@@ -19,7 +19,7 @@ package final class EpisodeSidecars: Sendable {
 
     /// Nil when neither the config nor any podcast asks for sidecars.
     package init?(context: QueueContext, transport: any HTTPTransport, logins: PodcastLogin.Book) {
-        let podcasts = (try? context.store.podcastRules().values.contains { $0.sidecars == true }) ?? false
+        let podcasts = (try? context.store.library.podcastRules().values.contains { $0.sidecars == true }) ?? false
         guard context.settings.sidecars || podcasts else { return nil }
         self.context = context
         self.transport = transport
@@ -46,8 +46,8 @@ package final class EpisodeSidecars: Sendable {
     }
 
     private func write(id: Int64, path: String) async {
-        guard let row = try? context.store.download(id: id), let episodeId = row.episodeId,
-            let (episode, podcast) = try? context.store.episode(id: episodeId),
+        guard let row = try? context.store.queue.download(id: id), let episodeId = row.episodeId,
+            let (episode, podcast) = try? context.store.library.episode(id: episodeId),
             podcast.rules.sidecars ?? context.settings.sidecars,
             let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: path)
         else { return }

@@ -70,10 +70,10 @@ package struct FeedRefresh {
             guard keepOnFailure else { throw advice.map { CommandError($0, code: ExitCodes.code(for: error) ?? ExitCodes.failure) } ?? CommandError(error) }
             let message = advice ?? CommandError(error).message
             do {
-                let (podcast, _) = try context.store.addPodcast(
+                let (podcast, _) = try context.store.library.addPodcast(
                     url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
                     autoQueue: autoQueue, announce: announce)
-                try context.store.updatePodcast(id: podcast.id!) {
+                try context.store.library.updatePodcast(id: podcast.id!) {
                     $0.error = message; login.save(in: &$0)
                 }
             } catch {
@@ -82,10 +82,10 @@ package struct FeedRefresh {
             return Outcome(line: "\(fallbackTitle.isEmpty ? source : fallbackTitle): subscribed, but: \(message)", failed: true)
         }
         do {
-            var (podcast, episodes) = try context.store.addPodcast(
+            var (podcast, episodes) = try context.store.library.addPodcast(
                 url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                 lastModified: loaded.lastModified, autoQueue: autoQueue, announce: announce)
-            if !login.isEmpty { podcast = try context.store.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
+            if !login.isEmpty { podcast = try context.store.library.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
             var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("subscribed", metadata: metadata)
@@ -114,7 +114,7 @@ package struct FeedRefresh {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
                 // A permanent move answered 304 at its end is a move all the same.
                 let movedTo = chain.movedPermanently ? chain.urls.last.flatMap { $0 == p.url ? nil : $0 } : nil
-                let stored = try context.store.refreshedUnchanged(id: id, movedTo: movedTo)
+                let stored = try context.store.library.refreshedUnchanged(id: id, movedTo: movedTo)
                 var line = "\(p.title): not modified"
                 if let movedTo {
                     line +=
@@ -126,7 +126,7 @@ package struct FeedRefresh {
                 let queued = p.rules.serial == nil ? "" : try await autoQueue(p, new: [])
                 return Outcome(line: line + queued, failed: false)
             }
-            var new = try context.store.refreshPodcast(
+            var new = try context.store.library.refreshPodcast(
                 id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                 lastModified: loaded.lastModified)
             // A paged feed: the next pages, until one adds nothing new.
@@ -145,13 +145,13 @@ package struct FeedRefresh {
                     break
                 }
                 guard let fetched, case .feed(let more) = fetched.content else { break }
-                pageNew = try context.store.mergePage(podcastId: id, feed: more)
+                pageNew = try context.store.library.mergePage(podcastId: id, feed: more)
                 new += pageNew
                 (page, pages) = (more, pages + 1)
             }
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
             if loaded.location != p.url {
-                let stored = (try? context.store.podcast(matching: String(id)))?.url ?? p.url
+                let stored = (try? context.store.library.podcast(matching: String(id)))?.url ?? p.url
                 line +=
                     stored == loaded.location
                     ? "; the feed moved to \(loaded.location)"
@@ -161,7 +161,7 @@ package struct FeedRefresh {
             line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
             line += logNotes(notes, podcast: id)
             line += try await autoQueue(p, new: new)
-            let updated = try context.store.updatedUpstream(podcastId: id)
+            let updated = try context.store.library.updatedUpstream(podcastId: id)
             if !updated.isEmpty {
                 line +=
                     "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
@@ -184,13 +184,13 @@ package struct FeedRefresh {
             // success, so that `podq login` gives the login for the new place, and the user sees it.
             var movedTo: String?
             if advice != nil, chain.movedPermanently, let last = chain.urls.last, last != p.url,
-                (try? context.store.podcast(matching: last)) == nil
+                (try? context.store.library.podcast(matching: last)) == nil
             {
                 movedTo = last
                 message = "the feed moved to \(SafeText.clean(last)); " + message
                 context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(last)"])
             }
-            _ = try? context.store.updatePodcast(id: id) { p in
+            _ = try? context.store.library.updatePodcast(id: id) { p in
                 p.error = message
                 p.lastRefresh = Date().timeIntervalSince1970
                 if let movedTo { p.url = movedTo }
@@ -210,13 +210,13 @@ package struct FeedRefresh {
         let admittedNew = new.filter { filter.check(title: $0.title, duration: $0.duration) == .admitted }
         let candidates: [Int64]
         if let count = rules.serial {
-            candidates = try context.store.serialCandidates(podcastId: id, count: count) { filter.check(title: $0.title, duration: $0.duration) == .admitted }
+            candidates = try context.store.library.serialCandidates(podcastId: id, count: count) { filter.check(title: $0.title, duration: $0.duration) == .admitted }
         } else {
             candidates = admittedNew.compactMap(\.id)
         }
         let filtered = new.count - admittedNew.count
         guard !candidates.isEmpty || filtered > 0 || !new.isEmpty else { return "" }
-        let fresh = try context.store.notInLedger(candidates)
+        let fresh = try context.store.library.notInLedger(candidates)
         let queued = fresh.isEmpty ? [] : try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: fresh))
         var line = ", \(queued.count) queued"
         if rules.serial != nil { line += " (serial)" }

@@ -36,7 +36,7 @@ package struct Listening {
 
     /// The episode of download `id`, when it has one.
     package func episode(ofDownload id: Int64) -> Episode? {
-        guard let row = try? store.download(id: id), let episodeId = row.episodeId, let found = try? store.episode(id: episodeId) else { return nil }
+        guard let row = try? store.queue.download(id: id), let episodeId = row.episodeId, let found = try? store.library.episode(id: episodeId) else { return nil }
         return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
     }
 
@@ -106,7 +106,7 @@ package struct Listening {
         let position = heard.position.map { Int.clamped($0, in: 0...Listening.longest) } ?? 0
         let atTheEnd = heard.reachedEnd || (total.map { $0 > 0 && position >= $0 - max(15, $0 / 50) } ?? false)
         guard atTheEnd || position > 0 else { return nil }
-        try store.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
+        try store.sync.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
         return atTheEnd
             ? "heard to the end: marked played"
             : "stopped at \(Self.clock(position))" + (total.map { " of \(Self.clock($0))" } ?? "") + "; it starts there next time"

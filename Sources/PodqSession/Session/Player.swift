@@ -72,7 +72,7 @@ package enum Player {
 
     /// The completed download `id`'s file.
     package static func file(of id: Int64, in store: QueueStore) throws -> String {
-        guard let row = try store.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
+        guard let row = try store.queue.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
         guard row.state == .completed else { throw PlayerError.notCompleted(id: id, state: row.state.rawValue) }
         guard FileManager.default.fileExists(atPath: row.destination) else { throw PlayerError.fileMissing(path: row.destination) }
         return row.destination

@@ -102,31 +102,31 @@ extension QueueSession {
             var episodeIds: [Int64] = []
             for id in ids {
                 // Newest first: the latest `latest`, or every one never queued.
-                episodeIds += try context.store.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
+                episodeIds += try context.store.library.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
             }
             guard !episodeIds.isEmpty else { return .queued([], skipped: [], asked: 0) }
             let (new, skipped) = try QueuePlanning(context: context).plan(forEpisodes: episodeIds)
             return .queued(try await runner.add(new), skipped: skipped, asked: episodeIds.count)
         case .setPlayed(let ids, let played):
-            try context.store.setPlayed(episodeIds: ids, played: played)
+            try context.store.library.setPlayed(episodeIds: ids, played: played)
             return .markedPlayed(ids, played)
         case .subscribe(let url):
             // Already followed (by this URL): its episodes, nothing fetched.
-            if let known = try? context.store.podcast(matching: url), known.id != nil { return .alreadySubscribed(known) }
+            if let known = try? context.store.library.podcast(matching: url), known.id != nil { return .alreadySubscribed(known) }
             let outcome = try await feeds.subscribe(url, autoQueue: false)
             afterFeeds()
             return .subscribed(outcome)
         case .unsubscribe(let id):
-            try context.store.removePodcast(id: id)
+            try context.store.library.removePodcast(id: id)
             return .unsubscribed
         case .refresh(let ids):
-            let podcasts = try ids.map { try $0.map { try context.store.podcast(matching: String($0)) } } ?? context.store.podcasts()
+            let podcasts = try ids.map { try $0.map { try context.store.library.podcast(matching: String($0)) } } ?? context.store.library.podcasts()
             var outcomes: [FeedRefresh.Outcome] = []
             for p in podcasts { outcomes.append(await feeds.refresh(p)) }
             afterFeeds()
             return .refreshed(outcomes)
         case .checkUpstream(let id):
-            let podcast = try context.store.podcast(matching: String(id))
+            let podcast = try context.store.library.podcast(matching: String(id))
             let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(podcast)
             return .checkedUpstream(podcast, checked: checked, changed: changed)
         case .searchDirectory(let words):
@@ -152,7 +152,7 @@ extension QueueSession {
             let written = next.map(RateLimiter.written) ?? "0"
             return .rate(next, changed: true, savedIn: try saved(written, as: "rate-limit", line: Outcome.rate(next, changed: true, savedIn: nil)))
         case .sync(let full, let asked):
-            guard asked || (try? context.store.syncAccount()) != nil else { return .noSyncAccount }
+            guard asked || (try? context.store.sync.syncAccount()) != nil else { return .noSyncAccount }
             let report = try await SyncRun(context: context, transport: transport).run(full: full)
             runner.wake()
             return .synced(report)

@@ -32,9 +32,9 @@ extension QueueSession {
 
     /// Reads of the queue and the library, as values (the store stays the session's).
     package struct Reader: Sendable {
-        package typealias PodcastStamp = QueueStore.PodcastStamp
-        package typealias EpisodeSummary = QueueStore.EpisodeSummary
-        package typealias NotesSearchResult = QueueStore.NotesSearchResult
+        package typealias PodcastStamp = LibraryStore.PodcastStamp
+        package typealias EpisodeSummary = LibraryStore.EpisodeSummary
+        package typealias NotesSearchResult = LibraryStore.NotesSearchResult
         private let store: QueueStore
         /// The config's `auto-queue`, for a podcast that has no setting of its own.
         package let configAutoQueue: Bool
@@ -50,24 +50,24 @@ extension QueueSession {
             self.configAutoQueue = configAutoQueue
         }
 
-        package func downloads() throws(StoreError) -> [DownloadRecord] { try store.downloads() }
-        package func download(id: Int64) throws(StoreError) -> DownloadRecord? { try store.download(id: id) }
-        package func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try store.episode(id: id) }
-        package func podcast(id: Int64) throws(StoreError) -> PodcastRecord { try store.podcast(matching: String(id)) }
+        package func downloads() throws(StoreError) -> [DownloadRecord] { try store.queue.downloads() }
+        package func download(id: Int64) throws(StoreError) -> DownloadRecord? { try store.queue.download(id: id) }
+        package func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try store.library.episode(id: id) }
+        package func podcast(id: Int64) throws(StoreError) -> PodcastRecord { try store.library.podcast(matching: String(id)) }
         package func podcastsWithCounts() async throws(StoreError) -> (podcasts: [PodcastRecord], counts: [Int64: Int]) {
-            try await store.podcastsWithCounts()
+            try await store.library.podcastsWithCounts()
         }
         package func episodeSummaries<Result: Sendable>(
             into make: @escaping @Sendable (_ count: Int, _ titleBytes: Int) -> Result,
             _ add: @escaping @Sendable (inout Result, EpisodeSummary) -> Void
         ) async throws(StoreError) -> Result {
-            try await store.episodeSummaries(into: make, add)
+            try await store.library.episodeSummaries(into: make, add)
         }
         /// The podcasts' stamps alone (a row each): whether the library changed, without counting episodes.
-        package func podcastStamps() async throws(StoreError) -> [PodcastStamp] { try await store.podcastStamps() }
-        package func notesMatching(_ query: String) async throws(StoreError) -> NotesSearchResult { try await store.episodesMatchingNotes(query) }
+        package func podcastStamps() async throws(StoreError) -> [PodcastStamp] { try await store.library.podcastStamps() }
+        package func notesMatching(_ query: String) async throws(StoreError) -> NotesSearchResult { try await store.library.episodesMatchingNotes(query) }
         /// Indexes the next batch of older show notes for search; false when none was left.
-        package func indexNotesBatch() async throws(StoreError) -> Bool { try await store.indexNotesBatch() }
+        package func indexNotesBatch() async throws(StoreError) -> Bool { try await store.library.indexNotesBatch() }
         /// Gives SQLite's page cache back after a big read.
         package func releaseMemory() { store.releaseMemory() }
     }

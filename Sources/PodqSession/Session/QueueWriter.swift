@@ -29,7 +29,7 @@ package enum QueueWriter: Sendable {
     package func add(_ items: [NewDownload]) async throws -> [DownloadRecord] {
         guard !items.isEmpty else { return [] }
         switch self {
-        case .store(let store): return try store.add(items)
+        case .store(let store): return try store.queue.add(items)
         case .runner(let runner): return try await runner.add(items)
         }
     }
@@ -56,7 +56,7 @@ package struct QueuePlanning {
     /// The rows to add for `items`; a URL already waiting in the queue is skipped (returned apart).
     package func downloads(for items: [DownloadItem]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
-            let existing = try context.store.downloads()
+            let existing = try context.store.queue.downloads()
             var reserved = Set(existing.map(\.destination))
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
@@ -91,7 +91,7 @@ package struct QueuePlanning {
             )
         }
         do {
-            let reserved = try context.store.destinations()
+            let reserved = try context.store.queue.destinations()
             let path = try DestinationPlanner.destination(
                 for: url, fileName: (row.destination as NSString).lastPathComponent, in: row.folderPath, reserved: reserved,
                 rules: context.settings.nameRules(for: row.folderPath))
@@ -115,13 +115,13 @@ package struct QueuePlanning {
     ///   or, with `replace`, to take its place once it is complete (`--replace`).
     package func plan(forEpisodes episodeIds: [Int64], again: Bool = false, replace: Bool = false) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
-            var reserved = try context.store.destinations()
+            var reserved = try context.store.queue.destinations()
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
             for id in Self.distinct(episodeIds, by: \.self).kept {
-                let (episode, podcast) = try context.store.episode(id: id)
+                let (episode, podcast) = try context.store.library.episode(id: id)
                 var replaces: Int64?
-                if let downloadId = episode.downloadId, let existing = try context.store.download(id: downloadId), existing.state != .cancelled {
+                if let downloadId = episode.downloadId, let existing = try context.store.queue.download(id: downloadId), existing.state != .cancelled {
                     guard (again || replace) && existing.state == .completed else {
                         skipped.append(existing)
                         continue

@@ -39,8 +39,8 @@ package final class RunPlaylist: Sendable {
         let root = context.paths.downloadFolder
         var text = "#EXTM3U\n"
         for (id, path) in entries {
-            let row = try? context.store.download(id: id)
-            let episode = row?.episodeId.flatMap { try? context.store.episode(id: $0) }
+            let row = try? context.store.queue.download(id: id)
+            let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
             let seconds = episode?.episode.duration ?? -1
             let title = episode.map { "\($0.podcast.title) - \($0.episode.title)" } ?? row?.title ?? (path as NSString).lastPathComponent
             // One line each: a title from a feed never breaks the file.

@@ -18,16 +18,16 @@ package struct UpstreamCheck {
     /// Checks the completed downloads of `podcast`'s episodes; returns how many were checked and how
     /// many were found changed.
     package func check(_ podcast: PodcastRecord) async -> (checked: Int, changed: Int) {
-        guard let id = podcast.id, let listings = try? context.store.episodes(podcastId: id) else { return (0, 0) }
+        guard let id = podcast.id, let listings = try? context.store.library.episodes(podcastId: id) else { return (0, 0) }
         let access = try? await PodcastLogin.access(for: podcast, settings: context.settings)
         var checked = 0, changed = 0
         for listing in listings where listing.downloadState == StoredState.completed.rawValue && listing.episode.upstreamChange == nil {
-            guard let downloadId = listing.episode.downloadId, let row = try? context.store.download(id: downloadId),
+            guard let downloadId = listing.episode.downloadId, let row = try? context.store.queue.download(id: downloadId),
                 let url = URL(string: row.url)
             else { continue }
             checked += 1
             guard let reason = await probe(url, row: row, access: access) else { continue }
-            if (try? context.store.markUpdatedUpstream(episodeId: listing.episode.id ?? 0, reason: reason)) != nil {
+            if (try? context.store.library.markUpdatedUpstream(episodeId: listing.episode.id ?? 0, reason: reason)) != nil {
                 changed += 1
                 context.log.notice("episode updated upstream", metadata: ["episode": "\(listing.episode.id ?? 0)", "reason": "\(reason)"])
             }

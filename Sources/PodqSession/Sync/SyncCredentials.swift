@@ -13,7 +13,7 @@ import Subprocess
 /// never writes it anywhere itself: not in the database, the config, a log or a message.
 package enum SyncCredentials {
     /// The password of `account`.
-    package static func password(for account: QueueStore.SyncAccount) async throws(CommandError) -> String {
+    package static func password(for account: SyncStore.SyncAccount) async throws(CommandError) -> String {
         if let command = account.passwordCommand {
             let host = URL(string: account.server)?.host ?? ""
             return try await PodcastLogin.run(command, user: account.user, host: host)

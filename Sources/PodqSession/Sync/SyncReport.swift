@@ -17,7 +17,7 @@ extension SyncRun {
         package var subscribed: [String] = []
         package var subscribeFailed: [String] = []
         package var unsubscribed: [String] = []
-        package var plays = QueueStore.AppliedPlays()
+        package var plays = SyncStore.AppliedPlays()
         /// Episode actions of the answer podq did not apply.
         package var skipped = SkippedActions()
         /// Entries of every device's subscriptions that are not a feed.

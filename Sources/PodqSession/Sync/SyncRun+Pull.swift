@@ -7,12 +7,12 @@ import PodqCore
 /// subscribed as `podq add` would and each removed one unsubscribed (its files stay); then the plays of
 /// every device since a little before the last pull (servers filter by the action's own time, so one
 /// uploaded late could be missed: the overlap window, and `podq sync --full`), applied idempotently by
-/// ``QueueStore/applyPlays(_:now:)``'s rule. Actions podq cannot use are skipped and counted.
+/// ``SyncStore/applyPlays(_:now:)``'s rule. Actions podq cannot use are skipped and counted.
 ///
 /// Every lookup goes through one map of the subscriptions, built once and kept up to date: a pull is
 /// linear in the feeds and actions it is given.
 extension SyncRun {
-    package func pull(_ server: any SyncServer, account: QueueStore.SyncAccount, report: inout Report) async throws {
+    package func pull(_ server: any SyncServer, account: SyncStore.SyncAccount, report: inout Report) async throws {
         let store = context.store
         var adds: [String] = []
         var removes: [String] = []
@@ -44,7 +44,7 @@ extension SyncRun {
             report.subscribeFailed.append("\(Report.count(refused.count, "listed feed")), not http(s): \(refused.prefix(3).joined(separator: ", "))")
             context.log.warning("sync: the server listed feeds that are not http(s); left out", metadata: ["count": "\(refused.count)"])
         }
-        var known = try store.podcastsBySyncKey()
+        var known = try store.sync.podcastsBySyncKey()
         var missing = false
         var seen = Set<String>()
         let refresh = FeedRefresh(context: context, transport: transport)
@@ -55,12 +55,12 @@ extension SyncRun {
                 let outcome = try await refresh.subscribe(url, autoQueue: false, fallbackTitle: url, keepOnFailure: true, announce: false)
                 var subscribed = outcome.podcast
                 if subscribed == nil {
-                    known = try store.podcastsBySyncKey()
+                    known = try store.sync.podcastsBySyncKey()
                     subscribed = known[SyncURL.key(url)]
                 }
                 if var podcast = subscribed {
                     if SyncURL.key(podcast.url) != SyncURL.key(url) {
-                        try store.setSyncURL(podcast: podcast.id!, url: url)
+                        try store.sync.setSyncURL(podcast: podcast.id!, url: url)
                         podcast.syncURL = url
                     }
                     known[SyncURL.key(podcast.url)] = podcast
@@ -79,23 +79,23 @@ extension SyncRun {
         }
         for key in Set(removes.map(SyncURL.key)) {
             guard let podcast = known[key] else { continue }
-            try store.removePodcast(id: podcast.id!, announce: false)
+            try store.library.removePodcast(id: podcast.id!, announce: false)
             known = known.filter { $0.value.id != podcast.id }
             report.unsubscribed.append(SafeText.clean(podcast.title))
         }
         // A feed that could not be subscribed at all is asked for again next time: the time stays.
-        try store.recordSync(subscriptionsSince: missing ? account.subscriptionsSince : delta.timestamp, error: nil)
+        try store.sync.recordSync(subscriptionsSince: missing ? account.subscriptionsSince : delta.timestamp, error: nil)
         let since = max(0, account.actionsSince - Self.overlap)
-        var applied = QueueStore.AppliedPlays()
+        var applied = SyncStore.AppliedPlays()
         let answer = try await server.actions(since: since) { plays in
             // This device's own actions come back too (on gpodder, marked with its id): nothing to apply.
-            applied += try store.applyPlays(plays.filter { $0.device == nil || $0.device != account.device })
+            applied += try store.sync.applyPlays(plays.filter { $0.device == nil || $0.device != account.device })
         }
         report.plays = applied
         report.skipped = answer.skipped
         if !answer.skipped.isEmpty {
             context.log.warning("sync: actions skipped", metadata: ["skipped": "\(answer.skipped.line)"])
         }
-        try store.recordSync(pulled: true, actionsSince: max(answer.timestamp ?? since, account.actionsSince), error: nil)
+        try store.sync.recordSync(pulled: true, actionsSince: max(answer.timestamp ?? since, account.actionsSince), error: nil)
     }
 }

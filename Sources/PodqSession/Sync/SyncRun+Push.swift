@@ -16,8 +16,8 @@ extension SyncRun {
 
     package func push(_ server: any SyncServer, report: inout Report) async throws {
         let store = context.store
-        let pending = try store.pendingSyncChanges()
-        var subscriptions: [QueueStore.SyncChange] = []
+        let pending = try store.sync.pendingSyncChanges()
+        var subscriptions: [SyncStore.SyncChange] = []
         for change in pending where change.kind != .action {
             if SyncURL.webFeed(change.url) == nil {
                 try setAside(change, reason: Self.notOnTheWeb, report: &report)
@@ -39,12 +39,12 @@ extension SyncRun {
             }
         }
         // What of this push is still queued (not taken, not set aside): it waits for the next sync.
-        let still = Set(try store.pendingSyncChanges().map(\.id))
+        let still = Set(try store.sync.pendingSyncChanges().map(\.id))
         report.leftPending = pending.filter { still.contains($0.id) }.count
     }
 
     /// `changes` in batches of at most ``batchSize``.
-    package static func batches(_ changes: [QueueStore.SyncChange]) -> [[QueueStore.SyncChange]] {
+    package static func batches(_ changes: [SyncStore.SyncChange]) -> [[SyncStore.SyncChange]] {
         stride(from: 0, to: changes.count, by: batchSize).map { Array(changes[$0..<min(changes.count, $0 + batchSize)]) }
     }
 
@@ -54,7 +54,7 @@ extension SyncRun {
 
     /// Sends `batch` (all subscription changes or all actions); a batch refused for its content is split
     /// to find the one change the server will not take. Server faults are thrown to the push.
-    private func send(_ batch: [QueueStore.SyncChange], to server: any SyncServer, report: inout Report) async throws {
+    private func send(_ batch: [SyncStore.SyncChange], to server: any SyncServer, report: inout Report) async throws {
         guard !batch.isEmpty else { return }
         do {
             let result: UploadResult
@@ -65,8 +65,8 @@ extension SyncRun {
                 let remove = batch.filter { $0.kind == .unsubscribe }.map(\.url)
                 result = try await server.upload(add: add, remove: remove)
             }
-            try context.store.removeSyncChanges(batch.map(\.id))
-            try context.store.applyUpdatedURLs(result.updateURLs)
+            try context.store.sync.removeSyncChanges(batch.map(\.id))
+            try context.store.sync.applyUpdatedURLs(result.updateURLs)
             if batch[0].kind == .action { report.sentActions += batch.count } else { report.sentSubscriptions += batch.count }
         } catch SyncError.status(let code, _, let detail) where Self.refusesTheContent(code) {
             guard batch.count > 1 else {
@@ -79,15 +79,15 @@ extension SyncRun {
         }
     }
 
-    private func setAside(_ change: QueueStore.SyncChange, reason: String, report: inout Report) throws {
-        try context.store.parkSyncChange(change.id, reason: reason)
+    private func setAside(_ change: SyncStore.SyncChange, reason: String, report: inout Report) throws {
+        try context.store.sync.parkSyncChange(change.id, reason: reason)
         let what = Self.describe(change)
         context.log.warning("sync: the server refused a change; set aside", metadata: ["change": "\(what)", "reason": "\(reason)"])
         report.parked.append("\(what) (\(SafeText.clean(reason)))")
     }
 
     /// A change in words: "play of https://…/e1.mp3", "subscribe to https://…/feed.xml".
-    package static func describe(_ change: QueueStore.SyncChange) -> String {
+    package static func describe(_ change: SyncStore.SyncChange) -> String {
         switch change.kind {
         case .subscribe: "subscribe to \(SafeText.clean(change.url))"
         case .unsubscribe: "unsubscribe from \(SafeText.clean(change.url))"

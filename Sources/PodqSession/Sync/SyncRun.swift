@@ -24,7 +24,7 @@ package struct SyncRun {
 
     /// The server of `account`, with its password.
     package static func server(
-        for account: QueueStore.SyncAccount, password: String, transport: any HTTPTransport, logger: Logger = .disabled
+        for account: SyncStore.SyncAccount, password: String, transport: any HTTPTransport, logger: Logger = .disabled
     ) throws(CommandError) -> any SyncServer {
         guard let base = URL(string: account.server) else {
             throw CommandError("the sync server's URL '\(account.server)' is not a URL.", code: ExitCodes.usage)
@@ -55,7 +55,7 @@ package struct SyncRun {
     /// - Parameter given: the server to use in place of the account's (a unit test's).
     package func run(full: Bool = false, using given: (any SyncServer)? = nil) async throws -> Report {
         let store = context.store
-        guard let account = try store.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
+        guard let account = try store.sync.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
         let lock = HomeLock(home: context.paths.home, name: "sync.lock")
         if let holder = try lock.acquire() {
             throw CommandError(
@@ -72,33 +72,33 @@ package struct SyncRun {
         }
         var report = Report()
         if full {
-            try store.resetSyncTimes()
-            report.retried = try store.retrySyncChanges()
+            try store.sync.resetSyncTimes()
+            report.retried = try store.sync.retrySyncChanges()
         }
         do {
             do {
                 try await push(server, report: &report)
-                try store.recordSync(pushed: true, error: nil)
+                try store.sync.recordSync(pushed: true, error: nil)
             } catch let error as SyncError where !Self.stopsTheSync(error) {
                 // The changes stay queued; what the other devices did still arrives.
                 report.failures.append(error.localizedDescription)
             }
             do {
-                try await pull(server, account: try store.syncAccount() ?? account, report: &report)
+                try await pull(server, account: try store.sync.syncAccount() ?? account, report: &report)
             } catch let error as SyncError where !Self.stopsTheSync(error) {
                 report.failures.append(error.localizedDescription)
             }
         } catch let error as SyncError {
             let said = (report.failures + [error.localizedDescription]).joined(separator: "\n")
-            try? store.recordSync(error: said)
+            try? store.sync.recordSync(error: said)
             context.log.warning("sync failed", metadata: ["error": "\(said)"])
             throw CommandError(said, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
         } catch {
-            try? store.recordSync(error: CommandError(error).message)
+            try? store.sync.recordSync(error: CommandError(error).message)
             throw error
         }
-        report.setAside = try store.syncChangeCounts().parked
-        try store.recordSync(error: report.failures.isEmpty ? nil : report.failures.joined(separator: "\n"))
+        report.setAside = try store.sync.syncChangeCounts().parked
+        try store.sync.recordSync(error: report.failures.isEmpty ? nil : report.failures.joined(separator: "\n"))
         context.log.log(
             level: report.failures.isEmpty ? .info : .warning,
             report.failures.isEmpty ? "synced" : "synced in part",

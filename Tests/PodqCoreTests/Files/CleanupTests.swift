@@ -23,16 +23,16 @@ final class CleanupTests: XCTestCase {
     @discardableResult
     private func podcast(_ name: String, ages: [Double]) throws -> [DownloadRecord] {
         let episodes = ages.indices.map { FeedEpisode(guid: "\(name)-\($0)", title: "ep \($0)", enclosures: [Enclosure(url: "http://h/\(name)/\($0).mp3")]) }
-        let (_, added) = try store.addPodcast(
+        let (_, added) = try store.library.addPodcast(
             url: "http://h/\(name).xml", feed: Feed(title: name, episodes: episodes), etag: nil, lastModified: nil, autoQueue: false)
         try FileManager.default.createDirectory(atPath: dir.file("downloads/\(name)"), withIntermediateDirectories: true)
         return try zip(added, ages).map { episode, age in
             let path = dir.file("downloads/\(name)/\(episode.title).mp3")
             try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
-            let row = try store.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id!)])[0]
+            let row = try store.queue.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id!)])[0]
             var info = stat()
             XCTAssertEqual(stat(path, &info), 0)
-            return try store.update(id: row.id!) {
+            return try store.queue.update(id: row.id!) {
                 $0.state = .completed
                 $0.completedAt = now - age * day
                 $0.committedFile = (path, FileIdentity(info))  // as podq's commit records it
@@ -48,8 +48,8 @@ final class CleanupTests: XCTestCase {
         XCTAssertEqual(report.removed.map(\.id), [rows[2].id, rows[3].id])
         XCTAssertEqual(report.bytes, 2000)
         XCTAssertEqual(rows.map(exists), [true, true, false, false])
-        XCTAssertEqual(try store.downloads().map(\.id), [rows[0].id, rows[1].id], "the rows went with the files")
-        let episodes = try store.episodes()
+        XCTAssertEqual(try store.queue.downloads().map(\.id), [rows[0].id, rows[1].id], "the rows went with the files")
+        let episodes = try store.library.episodes()
         XCTAssertEqual(episodes.count, 4, "the episodes stay listed")
     }
 
@@ -68,7 +68,7 @@ final class CleanupTests: XCTestCase {
             store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 1, unplayedToo: true), now: now, dryRun: true)
         XCTAssertEqual(report.removed.count, 2)
         XCTAssertTrue(rows.allSatisfy(exists))
-        XCTAssertEqual(try store.downloads().count, 2)
+        XCTAssertEqual(try store.queue.downloads().count, 2)
     }
 
     /// Never touched: URLs queued by hand, unfinished downloads and their partials, files outside the
@@ -78,23 +78,23 @@ final class CleanupTests: XCTestCase {
         // By hand: a completed URL download, very old.
         let manualPath = dir.file("downloads/manual.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: manualPath))
-        let manual = try store.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
-        _ = try store.update(id: manual.id!) {
+        let manual = try store.queue.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
+        _ = try store.queue.update(id: manual.id!) {
             $0.state = .completed; $0.completedAt = 0
         }
         // Unfinished: paused with a partial.
-        _ = try store.update(id: rows[0].id!) { $0.state = .paused }
+        _ = try store.queue.update(id: rows[0].id!) { $0.state = .paused }
         try Data([1]).write(to: URL(fileURLWithPath: rows[0].partialPath))
         // Outside: the row points into another folder.
         let outside = dir.file("elsewhere/kept.mp3")
         try FileManager.default.createDirectory(atPath: dir.file("elsewhere"), withIntermediateDirectories: true)
         try Data([1]).write(to: URL(fileURLWithPath: outside))
-        _ = try store.update(id: rows[1].id!) { $0.destination = outside }
+        _ = try store.queue.update(id: rows[1].id!) { $0.destination = outside }
         // Through a symlink: downloads/b -> elsewhere.
         try FileManager.default.createSymbolicLink(atPath: dir.file("downloads/b"), withDestinationPath: dir.file("elsewhere"))
         let linked = dir.file("elsewhere/linked.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: linked))
-        _ = try store.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
+        _ = try store.queue.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
 
         XCTAssertEqual(try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(), now: now).removed, [])
         let report = try Cleanup.run(
@@ -104,7 +104,7 @@ final class CleanupTests: XCTestCase {
         for path in [manualPath, rows[0].destination + ".part", outside, linked] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), path)
         }
-        XCTAssertEqual(try store.downloads().count, 4)
+        XCTAssertEqual(try store.queue.downloads().count, 4)
     }
 
     /// A file the user put at a downloaded episode's name (after moving podq's away) is not podq's: the
@@ -119,13 +119,13 @@ final class CleanupTests: XCTestCase {
         XCTAssertEqual(report.keptNotPodqs, [rows[0].destination], "said as not podq's file, not as outside the folder")
         XCTAssertEqual(report.keptOutside, [])
         XCTAssertFalse(exists(rows[1]))
-        XCTAssertNotNil(try store.download(id: rows[0].id!))
+        XCTAssertNotNil(try store.queue.download(id: rows[0].id!))
     }
 
     /// By default the rules delete played episodes only: an episode never heard stays, however old.
     func testOnlyPlayedEpisodesGoUnlessAsked() throws {
         let rows = try podcast("heard", ages: [40, 35, 1])
-        _ = try store.setPlayed(episodeIds: [rows[1].episodeId!], played: true)
+        _ = try store.library.setPlayed(episodeIds: [rows[1].episodeId!], played: true)
         let report = try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(olderThanDays: 30), now: now)
         XCTAssertEqual(report.removed.map(\.id), [rows[1].id], "the played one of the two old ones")
         XCTAssertEqual(report.keptUnplayed, 1)

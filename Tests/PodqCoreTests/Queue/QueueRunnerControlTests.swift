@@ -33,14 +33,14 @@ final class QueueRunnerControlTests: XCTestCase {
 
     private func add(_ n: Int, size: Int64 = 5_000_000, rate: Int = 300_000) throws -> [Int64] {
         try (1...n).map { i in
-            try store.add(
+            try store.queue.add(
                 url: server.dataURL(size: size, seed: UInt64(i), name: "f\(i).bin", ["rate": String(rate)]).absoluteString,
                 title: "f\(i)", destination: dir.file("f\(i).bin")
             ).id!
         }
     }
 
-    private func state(_ id: Int64) throws -> StoredState? { try store.download(id: id)?.state }
+    private func state(_ id: Int64) throws -> StoredState? { try store.queue.download(id: id)?.state }
 
     /// Removing many rows at once (the TUI's `C`, `X` on marks): one write; running ones stopped with
     /// their partial files gone, queued ones' partials gone, ids already gone skipped.
@@ -52,7 +52,7 @@ final class QueueRunnerControlTests: XCTestCase {
         try Data("old partial".utf8).write(to: URL(fileURLWithPath: dir.file("f4.bin.part")))
         let removed = try await runner.remove(ids: [ids[0], ids[1], ids[3], 999], deletingFiles: false)
         XCTAssertEqual(removed, 3)
-        let left = try await store.loadDownloads().map(\.id)
+        let left = try await store.queue.loadDownloads().map(\.id)
         XCTAssertEqual(left, [ids[2]])
         for name in ["f1.bin.part", "f2.bin.part", "f4.bin.part"] {
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file(name)), name)
@@ -127,7 +127,7 @@ final class QueueRunnerControlTests: XCTestCase {
 
     func testTheStoreOrderDecidesWhatStartsNext() async throws {
         let ids = try add(4, size: 400_000, rate: 2_000_000)
-        try store.update(id: ids[3]) { $0.state = .paused }
+        try store.queue.update(id: ids[3]) { $0.state = .paused }
         var settings = Settings()
         settings.simultaneousDownloads = 1
         let runner = QueueRunner(store: store, settings: settings, transport: transport)
@@ -151,7 +151,7 @@ final class QueueRunnerControlTests: XCTestCase {
         let (runner, task) = runner(jobs: 3)
         let running = try await waitUntil { try ids.allSatisfy { try self.state($0) == .downloading } && self.server.log.currentInFlight == 3 }
         XCTAssertTrue(running)
-        let receiving = try await waitUntil { (try self.store.download(id: ids[1])?.bytesReceived ?? 0) > 0 }
+        let receiving = try await waitUntil { (try self.store.queue.download(id: ids[1])?.bytesReceived ?? 0) > 0 }
         XCTAssertTrue(receiving)
         try await runner.perform(.cancel, id: ids[0])
         try await runner.perform(.pause, id: ids[1])
@@ -170,7 +170,7 @@ final class QueueRunnerControlTests: XCTestCase {
         let resumed = try await waitUntil { try self.state(ids[1]) == .downloading }
         XCTAssertTrue(resumed)
         try await runner.remove(id: ids[2], deletingFile: true)
-        XCTAssertNil(try store.download(id: ids[2]))
+        XCTAssertNil(try store.queue.download(id: ids[2]))
         let gone = await waitUntil { !FileManager.default.fileExists(atPath: self.dir.file("f3.bin.part")) }
         XCTAssertTrue(gone, "remove deletes the partial")
         let pausedCount = try await runner.setAllPaused(true)
@@ -209,7 +209,7 @@ final class QueueRunnerControlTests: XCTestCase {
     func testCancelQueuedAndRunningDownloads() async throws {
         let ids = try add(4, size: 1_000_000, rate: 500_000)
         let (runner, task) = runner(jobs: 2)
-        let started = try await waitUntil { try (self.store.download(id: ids[0])?.bytesReceived ?? 0) > 0 || self.state(ids[0]) == .downloading }
+        let started = try await waitUntil { try (self.store.queue.download(id: ids[0])?.bytesReceived ?? 0) > 0 || self.state(ids[0]) == .downloading }
         XCTAssertTrue(started)
         try await runner.perform(.cancel, id: ids[0])  // running
         try await runner.perform(.cancel, id: ids[3])  // queued

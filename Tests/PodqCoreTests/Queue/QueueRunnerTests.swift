@@ -33,7 +33,7 @@ final class QueueRunnerTests: XCTestCase {
     }
 
     private func add(_ url: URL, _ name: String) throws -> Int64 {
-        try store.add(url: url.absoluteString, title: name, destination: dir.file(name)).id!
+        try store.queue.add(url: url.absoluteString, title: name, destination: dir.file(name)).id!
     }
 
     private func run(_ settings: Settings, watch: (@Sendable (QueueRunner) -> Void)? = nil) async throws
@@ -58,7 +58,7 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.dataURL(size: size, seed: 3, ["dropFirst": "300000", "stallFirst": "300000:0.5"]), "a.bin")
         let (summary, events) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
-        let row = try XCTUnwrap(store.download(id: id))
+        let row = try XCTUnwrap(store.queue.download(id: id))
         XCTAssertEqual(row.state, .completed)
         XCTAssertEqual(row.attempts, 2)
         XCTAssertEqual(row.bytesReceived, size)
@@ -77,7 +77,7 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.url("/status/404"), "gone.mp3")
         let (summary, _) = try await run(settings())
         XCTAssertEqual(summary.failed, 1)
-        let row = try XCTUnwrap(store.download(id: id))
+        let row = try XCTUnwrap(store.queue.download(id: id))
         XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 1)
         XCTAssertTrue(row.lastError?.contains("HTTP 404") ?? false, row.lastError ?? "")
@@ -87,7 +87,7 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.url("/status/500"), "busy.mp3")
         let (summary, events) = try await run(settings(attempts: 3))
         XCTAssertEqual(summary.failed, 1)
-        let row = try XCTUnwrap(store.download(id: id))
+        let row = try XCTUnwrap(store.queue.download(id: id))
         XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 3)
         XCTAssertEqual(server.log.requests.count, 3)
@@ -110,7 +110,7 @@ final class QueueRunnerTests: XCTestCase {
         // Only the first request stalls: the second asks for a range starting after the stall point.
         let (summary, _) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.download(id: id)?.attempts, 2)
+        XCTAssertEqual(try store.queue.download(id: id)?.attempts, 2)
         XCTAssertEqual(FileHash.sha256(path: dir.file("s.bin")), PatternSource(seed: 4, length: size).sha256)
     }
 
@@ -132,7 +132,7 @@ final class QueueRunnerTests: XCTestCase {
             "the stale partial of version 1 was not glued to version 2")
         let last = try XCTUnwrap(server.log.requests.last)
         XCTAssertEqual(last.header("If-Range"), "\"moving-v1\"", "the resume was conditional")
-        XCTAssertEqual(try store.download(id: id)?.etag, "\"moving-v2\"")
+        XCTAssertEqual(try store.queue.download(id: id)?.etag, "\"moving-v2\"")
     }
 
     func testDownloadsAddedOrCancelledFromOutsideArePickedUp() async throws {
@@ -140,17 +140,17 @@ final class QueueRunnerTests: XCTestCase {
         let runner = QueueRunner(store: store, settings: settings(), transport: transport)
         let running = Task { try await runner.run() }
         let started = try await waitUntil {
-            (try self.store.download(id: slow)?.bytesReceived ?? 0) > 0 || FileManager.default.fileExists(atPath: self.dir.file("slow.bin.part"))
+            (try self.store.queue.download(id: slow)?.bytesReceived ?? 0) > 0 || FileManager.default.fileExists(atPath: self.dir.file("slow.bin.part"))
         }
         XCTAssertTrue(started)
         // Another process (here: another connection to the same file) adds one and cancels the first.
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        let late = try other.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
-        try other.update(id: slow) { $0.state = .cancelled }
+        let late = try other.queue.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
+        try other.queue.update(id: slow) { $0.state = .cancelled }
         let summary = try await running.value
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.download(id: late.id!)?.state, .completed)
-        XCTAssertEqual(try store.download(id: slow)?.state, .cancelled)
+        XCTAssertEqual(try store.queue.download(id: late.id!)?.state, .completed)
+        XCTAssertEqual(try store.queue.download(id: slow)?.state, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin.part")), "the cancelled partial is deleted")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin")))
     }
@@ -159,13 +159,13 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.dataURL(size: 2_000_000, seed: 5, ["rate": "1000000"]), "big.bin")
         let runner = QueueRunner(store: store, settings: settings(), transport: transport)
         let running = Task { try await runner.run() }
-        let started = try await waitUntil { (try self.store.download(id: id)?.state) == .downloading }
+        let started = try await waitUntil { (try self.store.queue.download(id: id)?.state) == .downloading }
         XCTAssertTrue(started)
         _ = await waitUntil(timeout: 5) { ((try? FileManager.default.attributesOfItem(atPath: self.dir.file("big.bin.part"))[.size] as? Int) ?? 0) > 0 }
         await runner.stop()
         let summary = try await running.value
         XCTAssertTrue(summary.interrupted)
-        let row = try XCTUnwrap(store.download(id: id))
+        let row = try XCTUnwrap(store.queue.download(id: id))
         XCTAssertEqual(row.state, .queued)
         XCTAssertGreaterThan(row.bytesReceived, 0)
         XCTAssertEqual(row.bytesReceived, DownloadOperationSize.of(dir.file("big.bin.part")))

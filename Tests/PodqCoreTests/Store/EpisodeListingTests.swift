@@ -26,23 +26,23 @@ final class EpisodeListingTests: XCTestCase {
                         guid: "g\(p)-\(i)", title: "Episode \(i) of \(p)", description: notes, published: published,
                         enclosures: [enclosure]))
             }
-            let (_, added) = try store.addPodcast(
+            let (_, added) = try store.library.addPodcast(
                 url: "https://h/\(p).xml", feed: Feed(title: "Show \(p)", episodes: episodes), etag: nil,
                 lastModified: nil, autoQueue: false)
             ids += added.map { $0.id! }
         }
-        _ = try store.add([NewDownload(url: "https://h/0/1.mp3", title: "t", destination: dir.file("1.mp3"), episodeId: ids[1])])
-        _ = try store.markDownloaded(episodeIds: [ids[2]])
-        _ = try store.setPlayed(episodeIds: [ids[4]], played: true)
+        _ = try store.queue.add([NewDownload(url: "https://h/0/1.mp3", title: "t", destination: dir.file("1.mp3"), episodeId: ids[1])])
+        _ = try store.library.markDownloaded(episodeIds: [ids[2]])
+        _ = try store.library.setPlayed(episodeIds: [ids[4]], played: true)
         return (store, ids)
     }
 
     func testTheStreamIsTheWholeListingWithoutTheNotes() throws {
         let (store, ids) = try store()
         for podcast: Int64? in [nil, 1, 2] {
-            let whole = try store.episodes(podcastId: podcast)
-            var streamed: [QueueStore.EpisodeListing] = []
-            try store.forEachEpisode(podcastId: podcast) { streamed.append($0) }
+            let whole = try store.library.episodes(podcastId: podcast)
+            var streamed: [LibraryStore.EpisodeListing] = []
+            try store.library.forEachEpisode(podcastId: podcast) { streamed.append($0) }
             XCTAssertEqual(streamed.count, whole.count)
             for (s, w) in zip(streamed, whole) {
                 var expected = w.episode
@@ -54,39 +54,39 @@ final class EpisodeListingTests: XCTestCase {
                 XCTAssertEqual(s.downloadState, w.downloadState)
             }
         }
-        let ledger = try store.episodeIdsInLedger()
-        try store.forEachEpisode { XCTAssertEqual($0.inLedger, ledger.contains($0.episode.id!), "\($0.episode.title)") }
+        let ledger = try store.library.episodeIdsInLedger()
+        try store.library.forEachEpisode { XCTAssertEqual($0.inLedger, ledger.contains($0.episode.id!), "\($0.episode.title)") }
         XCTAssertEqual(ledger, [ids[2]])
     }
 
     func testTheNotesWordsComeFromTheIndex() throws {
         let (store, _) = try store()
-        let matching = Set(try store.episodesMatchingNotesNow("garden").ids)
+        let matching = Set(try store.library.episodesMatchingNotesNow("garden").ids)
         XCTAssertEqual(matching.count, 20)
         var flagged: Set<Int64> = []
-        try store.forEachEpisode(notesMatching: "GARD") { if $0.notesMatch { flagged.insert($0.episode.id!) } }
+        try store.library.forEachEpisode(notesMatching: "GARD") { if $0.notesMatch { flagged.insert($0.episode.id!) } }
         XCTAssertEqual(flagged, matching)
-        try store.forEachEpisode(notesMatching: "b") { XCTAssertFalse($0.notesMatch, "markup is not a word") }
-        try store.forEachEpisode(notesMatching: "\"(") { XCTAssertFalse($0.notesMatch, "no word: nothing matches") }
+        try store.library.forEachEpisode(notesMatching: "b") { XCTAssertFalse($0.notesMatch, "markup is not a word") }
+        try store.library.forEachEpisode(notesMatching: "\"(") { XCTAssertFalse($0.notesMatch, "no word: nothing matches") }
     }
 
     func testAPodcastsIdsNewestFirstTheLatestAndTheNeverQueued() throws {
         let (store, ids) = try store()
-        let all = try store.episodes(podcastId: 1).map { $0.episode.id! }
-        XCTAssertEqual(try store.episodeIds(podcastId: 1), all)
-        XCTAssertEqual(try store.episodeIds(podcastId: 1, latest: 5), Array(all.prefix(5)))
-        XCTAssertEqual(try store.episodeIds(podcastId: 1, onlyNeverQueued: true), all.filter { $0 != ids[1] })
+        let all = try store.library.episodes(podcastId: 1).map { $0.episode.id! }
+        XCTAssertEqual(try store.library.episodeIds(podcastId: 1), all)
+        XCTAssertEqual(try store.library.episodeIds(podcastId: 1, latest: 5), Array(all.prefix(5)))
+        XCTAssertEqual(try store.library.episodeIds(podcastId: 1, onlyNeverQueued: true), all.filter { $0 != ids[1] })
     }
 
     /// `--new` and `--updated` are answered by SQLite: the same episodes the full listing's states say.
     func testOnlyNewAndOnlyUpdatedAreTheListingsOwnStates() throws {
         let (store, ids) = try store()
-        try store.markUpdatedUpstream(episodeId: ids[5], reason: "another file")
-        var all: [QueueStore.EpisodeListing] = []
-        try store.forEachEpisode { all.append($0) }
+        try store.library.markUpdatedUpstream(episodeId: ids[5], reason: "another file")
+        var all: [LibraryStore.EpisodeListing] = []
+        try store.library.forEachEpisode { all.append($0) }
         var new: [Int64] = [], updated: [Int64] = []
-        try store.forEachEpisode(onlyNew: true) { new.append($0.episode.id!) }
-        try store.forEachEpisode(onlyUpdated: true) { updated.append($0.episode.id!) }
+        try store.library.forEachEpisode(onlyNew: true) { new.append($0.episode.id!) }
+        try store.library.forEachEpisode(onlyUpdated: true) { updated.append($0.episode.id!) }
         let expectedNew = all.filter { $0.downloadState == nil && !$0.inLedger && $0.episode.playedAt == nil }.map { $0.episode.id! }
         XCTAssertEqual(new, expectedNew)
         XCTAssertEqual(new.count, 60 - 3, "one queued, one in the ledger, one played")

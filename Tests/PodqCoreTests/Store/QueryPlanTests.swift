@@ -18,10 +18,10 @@ final class QueryPlanTests: XCTestCase {
         // 20 podcasts of 200 episodes, 400 of them queued: enough rows for the planner to prefer an index.
         for p in 0..<20 {
             let episodes = (0..<200).map { FeedEpisode(guid: "g\(p)-\($0)", title: "E\($0)", enclosures: [Enclosure(url: "http://h/\(p)/\($0).mp3")]) }
-            let (_, added) = try store.addPodcast(
+            let (_, added) = try store.library.addPodcast(
                 url: "http://h/\(p).xml", feed: Feed(title: "P\(p)", episodes: episodes), etag: nil, lastModified: nil,
                 autoQueue: false)
-            _ = try store.add(
+            _ = try store.queue.add(
                 added.prefix(20).map {
                     NewDownload(
                         url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id!).mp3"),
@@ -85,7 +85,7 @@ final class QueryPlanTests: XCTestCase {
         try database().read { db in
             for onePodcast in [false, true] {
                 for (notes, onlyNew) in [(false, false), (true, false), (false, true), (true, true)] {
-                    var sql = QueueStore.listingStatement(onePodcast: onePodcast, notes: notes, onlyNew: onlyNew, onlyUpdated: onlyNew)
+                    var sql = LibraryStore.listingStatement(onePodcast: onePodcast, notes: notes, onlyNew: onlyNew, onlyUpdated: onlyNew)
                     if notes { sql = sql.replacingOccurrences(of: "MATCH ?", with: "MATCH '\"e\"*'") }
                     if onePodcast { sql = sql.replacingOccurrences(of: "episode.podcastId = ?", with: "episode.podcastId = 3") }
                     let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
@@ -100,8 +100,8 @@ final class QueryPlanTests: XCTestCase {
 
     /// What the missing index cost: clearing downloads looks up each one's episode.
     func testClearingManyDownloadsTouchesOnlyTheirEpisodes() throws {
-        let ids = try store.downloads().compactMap(\.id).prefix(100)
-        for id in ids { try store.remove(id: id) }
+        let ids = try store.queue.downloads().compactMap(\.id).prefix(100)
+        for id in ids { try store.queue.remove(id: id) }
         let left = try database().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM episode WHERE downloadId IS NOT NULL") }
         XCTAssertEqual(left, 300, "each removed download's episode lost its link, no other")
     }

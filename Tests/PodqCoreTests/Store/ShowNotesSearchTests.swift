@@ -18,7 +18,7 @@ final class ShowNotesSearchTests: XCTestCase {
     }
 
     private func subscribe(_ store: QueueStore, _ notes: [String?]) throws -> (podcast: Int64, episodes: [Int64]) {
-        let (podcast, added) = try store.addPodcast(url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil, autoQueue: false)
+        let (podcast, added) = try store.library.addPodcast(url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil, autoQueue: false)
         return (podcast.id!, added.map { $0.id! })
     }
 
@@ -32,7 +32,7 @@ final class ShowNotesSearchTests: XCTestCase {
                 nil,
                 "<p>climate again, and <em>gardens</em></p>",
             ])
-        let matching = { (query: String) in try await store.episodesMatchingNotes(query).ids }
+        let matching = { (query: String) in try await store.library.episodesMatchingNotes(query).ids }
         try await XCTAssertEqualAsync(await matching("climate"), [ids[0], ids[3]])
         try await XCTAssertEqualAsync(await matching("CLIM"), [ids[0], ids[3]], "a word's beginning, any case")
         try await XCTAssertEqualAsync(await matching("cafe"), [ids[0]], "accents ignored")
@@ -58,15 +58,15 @@ final class ShowNotesSearchTests: XCTestCase {
                     """)
         }
         let touched = { try await other.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM touched") } }
-        _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
+        _ = try store.library.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [], "nothing changed, nothing written")
-        _ = try store.refreshPodcast(
+        _ = try store.library.refreshPodcast(
             id: podcast, url: "https://h/feed", feed: feed(["<p>first gardens</p>", "<p>second orchards</p>", nil]),
             etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [ids[1]])
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("orchard").ids, [ids[1]])
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("climate").ids, [])
-        let stored = try store.episode(id: ids[1]).episode.description
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("orchard").ids, [ids[1]])
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("climate").ids, [])
+        let stored = try store.library.episode(id: ids[1]).episode.description
         XCTAssertEqual(stored, "<p>second orchards</p>")
     }
 
@@ -74,22 +74,22 @@ final class ShowNotesSearchTests: XCTestCase {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let (_, ids) = try subscribe(store, ["near or not, this is the notes' text: x-ray"])
         for query in ["", "\"", "*", "^", "(", "NEAR(a b)", "notes:", "-", "\"unterminated", "a:b", "AND", "{notes}: x"] {
-            let found = try await store.episodesMatchingNotes(query).ids
+            let found = try await store.library.episodesMatchingNotes(query).ids
             XCTAssertTrue(found.isEmpty || found == ids, "“\(query)” gave \(found)")
         }
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("NEAR OR").ids, ids, "words, not operators")
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("x-ray").ids, ids)
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("\"notes\"").ids, ids)
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("NEAR OR").ids, ids, "words, not operators")
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("x-ray").ids, ids)
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("\"notes\"").ids, ids)
     }
 
     func testARefreshReindexesChangedNotesAndRemovingThePodcastDropsThem() async throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let (podcast, ids) = try subscribe(store, ["about volcanoes", "about glaciers"])
-        _ = try store.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(["about earthquakes", "about glaciers"]), etag: nil, lastModified: nil)
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("volcano").ids, [])
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("earthquake").ids, [ids[0]])
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("about").ids, ids)
-        try store.removePodcast(id: podcast)
+        _ = try store.library.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(["about earthquakes", "about glaciers"]), etag: nil, lastModified: nil)
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("volcano").ids, [])
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("earthquake").ids, [ids[0]])
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("about").ids, ids)
+        try store.library.removePodcast(id: podcast)
         let rows = try await DatabaseQueue(path: dir.file("q.sqlite")).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM episode_notes") }
         XCTAssertEqual(rows, 0, "the trigger drops an episode's notes with it")
     }
@@ -103,7 +103,7 @@ final class ShowNotesSearchTests: XCTestCase {
             let store = try QueueStore(path: path)
             ids = try subscribe(store, ["<p>the first <b>lighthouse</b></p>", "the second lighthouse", "nothing here", "a lighthouse again"]).episodes
             try await XCTAssertEqualAsync(
-                await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1], ids[3]], isComplete: true),
+                await store.library.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1], ids[3]], isComplete: true),
                 "a new store's episodes are indexed as they come")
         }
         // Take the store back to v7: no tables, no trigger, no record of the migration.
@@ -115,18 +115,18 @@ final class ShowNotesSearchTests: XCTestCase {
                     """)
         }
         let store = try QueueStore(path: path)
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("lighthouse"), .init(ids: [], isComplete: false))
-        try await XCTAssertEqualAsync(await store.indexNotesBatch(size: 2), true)
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1]], isComplete: false))
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("lighthouse"), .init(ids: [], isComplete: false))
+        try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), true)
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1]], isComplete: false))
         // A refresh meanwhile indexes what it changes (the last episode, ahead of the batches).
-        _ = try store.refreshPodcast(id: 1, url: "https://h/feed", feed: feed([nil, nil, nil, "a lighthouse, edited"]), etag: nil, lastModified: nil)
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("edited").ids, [ids[3]])
-        try await XCTAssertEqualAsync(await store.indexNotesBatch(size: 2), false, "the last batch")
-        try await XCTAssertEqualAsync(await store.indexNotesBatch(size: 2), false, "nothing left")
+        _ = try store.library.refreshPodcast(id: 1, url: "https://h/feed", feed: feed([nil, nil, nil, "a lighthouse, edited"]), etag: nil, lastModified: nil)
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("edited").ids, [ids[3]])
+        try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), false, "the last batch")
+        try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), false, "nothing left")
         try await XCTAssertEqualAsync(
-            await store.episodesMatchingNotes("lighthouse"), .init(ids: [ids[3]], isComplete: true),
+            await store.library.episodesMatchingNotes("lighthouse"), .init(ids: [ids[3]], isComplete: true),
             "the refresh took the first notes away")
-        try await XCTAssertEqualAsync(await store.episodesMatchingNotes("b").ids, [], "the old notes' markup is not indexed either")
+        try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("b").ids, [], "the old notes' markup is not indexed either")
     }
 }
 

@@ -85,7 +85,7 @@ final class QueueSessionCommandsTests: XCTestCase {
         try await session(web: web) { session, context, memory in
             let first = try await session.perform(.subscribe(Web.feedURL))
             guard case .subscribed(let outcome) = first, let podcast = outcome.podcast, let id = podcast.id else { return XCTFail("\(first)") }
-            XCTAssertEqual(try context.store.episodes(podcastId: id).count, 3)
+            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 3)
             let fetches = memory.requests.values.count
             guard case .alreadySubscribed(let known) = try await session.perform(.subscribe(Web.feedURL)) else { return XCTFail("a second subscribe") }
             XCTAssertEqual(known.id, id)
@@ -98,25 +98,25 @@ final class QueueSessionCommandsTests: XCTestCase {
             XCTAssertEqual(outcomes.map(\.newCount), [1])
             XCTAssertFalse(refreshed.failed)
             XCTAssertTrue(refreshed.line?.hasPrefix("refreshed 1 feed: 1 new episode") == true, refreshed.line ?? "")
-            XCTAssertEqual(try context.store.episodes(podcastId: id).count, 4)
+            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 4)
 
             web.feedFails.withLock { $0 = true }
             let failed = try await session.perform(.refresh(podcasts: [id]))
             XCTAssertTrue(failed.failed, "a feed that fails makes the refresh a failure")
             XCTAssertTrue(failed.line?.hasPrefix("refreshed 1 feed: 0 new episodes") == true, failed.line ?? "")
             XCTAssertTrue(failed.line?.contains("500") == true, failed.line ?? "")
-            XCTAssertEqual(try context.store.episodes(podcastId: id).count, 4, "a failed refresh loses nothing")
+            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 4, "a failed refresh loses nothing")
 
             let gone = try await session.perform(.unsubscribe(podcast: id))
             XCTAssertEqual(gone.line, "unsubscribed; downloaded files are kept")
-            XCTAssertEqual(try context.store.podcasts().count, 0)
+            XCTAssertEqual(try context.store.library.podcasts().count, 0)
         }
     }
 
     func testQueueingEpisodesOneByOneAndFromPodcasts() async throws {
         try await session { session, context, _ in
             let podcast = try await subscribed(session)
-            let listed = try context.store.episodes(podcastId: podcast.id).map(\.episode)
+            let listed = try context.store.library.episodes(podcastId: podcast.id).map(\.episode)
             let oldest = try XCTUnwrap(listed.last?.id)
             let one = try await session.perform(.queueEpisodes([oldest]))
             guard case .queued(let made, _, 1) = one, let row = made.first else { return XCTFail("\(one)") }
@@ -128,7 +128,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             XCTAssertEqual(latest.line, "queued 2 episodes")
             let rest = try await session.perform(.queueFromPodcasts([podcast.id!], latest: nil))
             XCTAssertEqual(rest.line, "nothing new to queue", "every episode was queued once")
-            XCTAssertEqual(Set(try context.store.downloads().map(\.episodeId)), Set(listed.map(\.id)))
+            XCTAssertEqual(Set(try context.store.queue.downloads().map(\.episodeId)), Set(listed.map(\.id)))
         }
     }
 
@@ -143,10 +143,10 @@ final class QueueSessionCommandsTests: XCTestCase {
             said = try await session.perform(.perform(.pause, id: ids[0])).line
 
             XCTAssertEqual(said, "paused d\(ids[0]) (its partial file is kept)")
-            XCTAssertEqual(try context.store.download(id: ids[0])?.state, .paused)
+            XCTAssertEqual(try context.store.queue.download(id: ids[0])?.state, .paused)
             said = try await session.perform(.startNext(id: ids[3])).line
             XCTAssertEqual(said, "d\(ids[3]) starts next")
-            XCTAssertEqual(try context.store.downloads().first?.id, ids[3], "first in the queue")
+            XCTAssertEqual(try context.store.queue.downloads().first?.id, ids[3], "first in the queue")
             said = try await session.perform(.move(id: ids[3], by: -1)).line
             XCTAssertEqual(said, "d\(ids[3]) is already first")
             said = try await session.perform(.move(id: ids[3], by: 1)).line
@@ -161,7 +161,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             let summary = try await session.run()
             XCTAssertEqual(summary.completed, 3)
             for (n, id) in [(1, ids[0]), (3, ids[2]), (4, ids[3])] {
-                let row = try XCTUnwrap(try context.store.download(id: id))
+                let row = try XCTUnwrap(try context.store.queue.download(id: id))
                 XCTAssertEqual(row.state, .completed)
                 XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), Web.bytes(n))
             }
@@ -172,14 +172,14 @@ final class QueueSessionCommandsTests: XCTestCase {
     func testMarkingPlayed() async throws {
         try await session { session, context, _ in
             let podcast = try await subscribed(session)
-            let ids = try context.store.episodes(podcastId: podcast.id).map { $0.episode.id ?? 0 }
+            let ids = try context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id ?? 0 }
             var said: String?
             said = try await session.perform(.setPlayed([ids[0]], true)).line
             XCTAssertEqual(said, "marked e\(ids[0]) played")
-            XCTAssertNotNil(try context.store.episode(id: ids[0]).episode.playedAt)
+            XCTAssertNotNil(try context.store.library.episode(id: ids[0]).episode.playedAt)
             said = try await session.perform(.setPlayed(ids, false)).line
             XCTAssertEqual(said, "marked 3 episodes not played")
-            XCTAssertNil(try context.store.episode(id: ids[0]).episode.playedAt)
+            XCTAssertNil(try context.store.library.episode(id: ids[0]).episode.playedAt)
         }
     }
 
@@ -239,7 +239,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             }
 
             _ = try await subscribed(session)
-            try context.store.saveSyncAccount(
+            try context.store.sync.saveSyncAccount(
                 .init(server: "http://cloud.test", flavour: .nextcloud, user: "me", device: nil, passwordCommand: "echo secret", keyring: false))
             let synced = try await session.perform(.sync(full: false, asked: false))
             guard case .synced(let report) = synced else { return XCTFail("\(synced)") }
@@ -282,7 +282,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             _ = try await session.perform(.queueFromPodcasts([podcast.id!], latest: 1))
             return podcast
         }
-        XCTAssertEqual(try context.store.downloads().map(\.state), [.queued], "queued, not downloaded: that is the queue's runner's")
+        XCTAssertEqual(try context.store.queue.downloads().map(\.state), [.queued], "queued, not downloaded: that is the queue's runner's")
         held.release()
         let summary = try await QueueSession.with(context: context, overrides: .init(transport: memory), frontEnd: .init(note: { _ in })) {
             try await $0.run()

@@ -28,7 +28,7 @@ final class QueueSessionTests: XCTestCase {
         try config.write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
         for i in 1...count {
-            _ = try context.store.add(
+            _ = try context.store.queue.add(
                 url: server.dataURL(size: 40_000, seed: UInt64(i), name: "f\(i).mp3").absoluteString, title: "f\(i)",
                 destination: dir.file("out/f\(i).mp3"), folder: dir.file("out"))
         }
@@ -95,7 +95,7 @@ final class QueueSessionTests: XCTestCase {
     /// their partial files kept, and cleanup after the run still runs (no signal came).
     func testStoppingKeepsThePartialsAndTheAdjustableRateHasALimiter() async throws {
         let context = try context(count: 1)
-        _ = try context.store.add(
+        _ = try context.store.queue.add(
             url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "200000"]).absoluteString,
             title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         var end = frontEnd(Seen())
@@ -111,7 +111,7 @@ final class QueueSessionTests: XCTestCase {
         }
         XCTAssertEqual(summary?.interrupted, true)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/slow.mp3.part")), "the partial is kept")
-        let row = try context.store.downloads().first { $0.title == "slow" }
+        let row = try context.store.queue.downloads().first { $0.title == "slow" }
         XCTAssertEqual(row?.state, .queued)
     }
 
@@ -119,7 +119,7 @@ final class QueueSessionTests: XCTestCase {
     /// answers the line to say; a command refused for some rows says which and why.
     func testCommandsAnswerTheirLine() async throws {
         let context = try context(count: 1)
-        _ = try context.store.add(
+        _ = try context.store.queue.add(
             url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "100000"]).absoluteString,
             title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         let lines = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { session in
@@ -142,7 +142,7 @@ final class QueueSessionTests: XCTestCase {
         XCTAssertEqual(lines?[1], "2 downloads at once (saved in \(context.paths.configFile))")
         XCTAssertTrue(lines?[2]?.hasPrefix("cancelled 2 downloads (partial files deleted); d99: ") == true, "\(lines?[2] ?? "")")
         XCTAssertEqual(lines?[3], "removed 2 rows; files kept")
-        XCTAssertEqual(try context.store.downloads().count, 0)
+        XCTAssertEqual(try context.store.queue.downloads().count, 0)
         XCTAssertTrue(try String(contentsOfFile: context.paths.configFile, encoding: .utf8).contains("simultaneous-downloads = 2"))
     }
 
@@ -151,7 +151,7 @@ final class QueueSessionTests: XCTestCase {
     /// through the given client only; a second session gets the lock the first released.
     func testASessionOnAMemoryTransport() async throws {
         let context = try context(count: 3)
-        let rows = try context.store.downloads()
+        let rows = try context.store.queue.downloads()
         let bytes = rows.map { row in (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(row.id ?? 0)) } }
         let memory = MemoryTransport { request, _ in
             guard let index = rows.firstIndex(where: { $0.url == request.url.absoluteString }), index < 2 else {
@@ -168,7 +168,7 @@ final class QueueSessionTests: XCTestCase {
         for (index, row) in rows.prefix(2).enumerated() {
             XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), bytes[index], "row \(index)")
         }
-        let failed = try XCTUnwrap(try context.store.download(id: rows[2].id!))
+        let failed = try XCTUnwrap(try context.store.queue.download(id: rows[2].id!))
         XCTAssertEqual(failed.state, .failed)
         XCTAssertTrue(failed.lastError?.contains("404") == true, failed.lastError ?? "")
         XCTAssertEqual(Set(memory.requests.values.map(\.url.absoluteString)), Set(rows.map(\.url)))

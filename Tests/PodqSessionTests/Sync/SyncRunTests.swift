@@ -38,10 +38,10 @@ final class SyncRunTests: XCTestCase {
     private func context(actions: Int, bad: Int?) throws -> QueueContext {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
-        try context.store.saveSyncAccount(
+        try context.store.sync.saveSyncAccount(
             .init(server: "https://s.example", flavour: .gpodder, user: "u", device: "d", passwordCommand: "cat pw", keyring: false))
         for i in 0..<actions {
-            try context.store.queueEpisodeAction(
+            try context.store.sync.queueEpisodeAction(
                 .init(
                     podcast: "https://f.example/feed", episode: "https://f.example/\(i == bad ? "bad" : "e")\(i).mp3", action: .play, timestamp: 100,
                     started: 0, position: 5, total: 10))
@@ -56,7 +56,7 @@ final class SyncRunTests: XCTestCase {
         XCTAssertEqual(report.sentActions, 60)
         XCTAssertEqual(report.parked.count, 1)
         XCTAssertTrue(report.parked[0].contains("bad37") && report.parked[0].contains("422"), report.parked[0])
-        let counts = try context.store.syncChangeCounts()
+        let counts = try context.store.sync.syncChangeCounts()
         XCTAssertEqual([counts.pending, counts.parked], [0, 1])
         let batches = server.batches.withLock { $0 }
         XCTAssertTrue(batches.allSatisfy { $0.count <= SyncRun.batchSize }, "\(batches.map(\.count))")
@@ -76,9 +76,9 @@ final class SyncRunTests: XCTestCase {
         XCTAssertTrue(report.needsAttention)
         XCTAssertEqual(report.leftPending, 5)
         XCTAssertTrue(report.line.contains("503") && report.line.contains("stay queued") == false && report.line.contains("5 changes not taken"), report.line)
-        XCTAssertEqual(try context.store.syncChangeCounts().pending, 5)
-        XCTAssertNotNil(try context.store.syncAccount()?.lastPull, "the pull ran after the failed push")
-        XCTAssertTrue(try context.store.syncAccount()?.lastError?.contains("503") == true)
+        XCTAssertEqual(try context.store.sync.syncChangeCounts().pending, 5)
+        XCTAssertNotNil(try context.store.sync.syncAccount()?.lastPull, "the pull ran after the failed push")
+        XCTAssertTrue(try context.store.sync.syncAccount()?.lastError?.contains("503") == true)
     }
 
     /// A server that lists what is not a web feed: nothing is read from the disk or subscribed, and the
@@ -99,7 +99,7 @@ final class SyncRunTests: XCTestCase {
         let context = try context(actions: 0, bad: nil)
         let report = try await SyncRun(context: context, transport: MemoryTransport { _, _ in .init(status: 500) }).run(using: Listing())
         XCTAssertEqual(report.subscribed, [])
-        XCTAssertEqual(try context.store.podcasts().count, 0)
+        XCTAssertEqual(try context.store.library.podcasts().count, 0)
         XCTAssertTrue(report.line.contains("could not subscribe to 5 listed feeds, not http(s)"), report.line)
         XCTAssertFalse(report.line.contains("\u{1B}"), report.line)
         XCTAssertEqual(SyncURL.webFeed("feed://a.example/f.xml"), "http://a.example/f.xml")

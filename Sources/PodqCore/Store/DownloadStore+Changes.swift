@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension QueueStore {
+extension DownloadStore {
     /// Applies `event` (pause, resume, cancel, retry) to the stored download `id` through the state
     /// machine and returns the row before and after the change.
     ///

@@ -9,7 +9,7 @@ import GRDB
 /// Its writers, one for each way in: the trigger `ledger_on_completed`, which SQLite runs whenever a
 /// download row of a feed episode becomes `completed` (by the runner, by reconcile at start-up, by any
 /// podq), and ``markDownloaded(episodeIds:)`` (`podq mark-downloaded`). Nothing deletes from it.
-extension QueueStore {
+extension LibraryStore {
     /// Creates the table and the trigger, and fills it from the downloads completed so far.
     static func createLedger(_ db: Database) throws {
         try db.execute(
@@ -105,7 +105,7 @@ extension QueueStore {
     }
 }
 
-extension QueueStore {
+extension LibraryStore {
     /// Serial mode's episodes to queue: of the podcast's episodes not yet played and admitted by
     /// `admits`, the `count` oldest (by publication, then id), less those that already have a
     /// download (queued, running, paused, completed or failed: only a cancelled one is taken again).

@@ -22,7 +22,7 @@ public struct CleanupCandidate: Sendable, Equatable {
     public var date: Double { download.completedAt ?? download.createdAt }
 }
 
-extension QueueStore {
+extension DownloadStore {
     /// Every completed download made from a feed episode (URLs queued by hand are never cleaned up).
     public func completedEpisodeDownloads() throws(StoreError) -> [CleanupCandidate] {
         try read { db in
@@ -35,17 +35,6 @@ extension QueueStore {
                 let played: Double? = row["cleanupPlayedAt"]
                 return CleanupCandidate(download: try DownloadRecord(row: row), podcastId: row["cleanupPodcastId"], played: played != nil)
             }
-        }
-    }
-
-    /// Every podcast's own rules that are set (``PodcastSettings``), by podcast id.
-    public func podcastRules() throws(StoreError) -> [Int64: PodcastSettings] {
-        try read { db in
-            var rules: [Int64: PodcastSettings] = [:]
-            for p in try PodcastRecord.filter(Column("settings") != nil).fetchAll(db) {
-                if let id = p.id { rules[id] = p.rules }
-            }
-            return rules
         }
     }
 }

@@ -4,7 +4,7 @@ import GRDB
 /// The queue runner's reads and writes: GRDB's async ones, so the runner's actor never blocks a
 /// thread on the database, and each change a read-modify-write in one transaction, so a change made
 /// meanwhile by another process (`podq queue pause 3`) is seen, never overwritten.
-extension QueueStore {
+extension DownloadStore {
     /// Every download, in queue order.
     public func loadDownloads() async throws(StoreError) -> [DownloadRecord] {
         try await readAsync { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }

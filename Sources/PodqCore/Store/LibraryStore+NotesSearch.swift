@@ -17,7 +17,7 @@ import GRDB
 /// batch starts, -1 when every episode is in. The TUI does it in the background
 /// (``indexNotesBatch(size:)``); `podq episodes --search` first finishes it (``indexAllNotes()``).
 /// 100,000 episodes with 90 MB of notes take about 4.3 s of batches; opening the store takes none.
-extension QueueStore {
+extension LibraryStore {
     /// What a search of the show notes found: the episodes' ids, ascending, and whether every
     /// episode's notes were indexed when it ran (false: more may match later).
     public struct NotesSearchResult: Sendable, Equatable {

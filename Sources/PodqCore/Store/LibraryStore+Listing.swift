@@ -4,7 +4,7 @@ import GRDB
 /// Listing episodes for the commands (`podq episodes`, `queue add --latest`, `verify`): whole, or one
 /// row at a time (``forEachEpisode(podcastId:notesMatching:_:)``), so that a listing of 100,000
 /// episodes keeps one in memory, not all of them.
-extension QueueStore {
+extension LibraryStore {
     /// An episode with what a listing shows next to it.
     public struct EpisodeListing: Sendable, Equatable {
         public var episode: EpisodeRecord

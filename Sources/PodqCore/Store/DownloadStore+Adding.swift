@@ -33,7 +33,7 @@ public struct NewDownload: Sendable, Equatable {
     }
 }
 
-extension QueueStore {
+extension DownloadStore {
     /// Appends queued downloads in one transaction and returns them with their ids.
     /// - Throws: ``StoreError/noSuchEpisode(_:)`` for an episode that is gone.
     @discardableResult

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension QueueStore {
+extension LibraryStore {
     /// Subscribes: stores the podcast and every episode of `feed` (none queued).
     /// - Throws: ``StoreError/podcastExists(id:title:)`` when the URL is already subscribed.
     /// - Parameter announce: queue the subscription for the sync server (false when the server asked for it).
@@ -19,7 +19,7 @@ extension QueueStore {
             podcast.lastRefresh = Date().timeIntervalSince1970
             try podcast.insert(db)
             let added = try Self.merge(feed, podcastId: podcast.id!, db: db)
-            if announce { try Self.queueSubscription(db, url: url, subscribe: true) }
+            if announce { try SyncStore.queueSubscription(db, url: url, subscribe: true) }
             return (podcast, added)
         }
     }
@@ -112,7 +112,7 @@ extension QueueStore {
         let deleted = try write { db -> Bool in
             guard let podcast = try PodcastRecord.fetchOne(db, key: id) else { return false }
             try PodcastRecord.deleteOne(db, key: id)
-            if announce { try Self.queueSubscription(db, url: podcast.syncURL ?? podcast.url, subscribe: false) }
+            if announce { try SyncStore.queueSubscription(db, url: podcast.syncURL ?? podcast.url, subscribe: false) }
             return true
         }
         if !deleted { throw .noSuchPodcast(String(id)) }
@@ -234,7 +234,7 @@ extension QueueStore {
                     arguments: [now, id])
                 changed += db.changesCount
                 if played, db.changesCount > 0, let action = try Self.playedAction(db, episode: id, at: Int64(now)) {
-                    try Self.queueAction(db, action)
+                    try SyncStore.queueAction(db, action)
                 }
             }
             return changed

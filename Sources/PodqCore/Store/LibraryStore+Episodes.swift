@@ -1,6 +1,6 @@
 import GRDB
 
-extension QueueStore {
+extension LibraryStore {
     /// Flags an episode as updated upstream with `reason` (``EpisodeRecord/upstreamChange``).
     public func markUpdatedUpstream(episodeId: Int64, reason: String) throws(StoreError) {
         try write { db in
@@ -14,6 +14,17 @@ extension QueueStore {
         try read { db in
             try EpisodeRecord.filter(Column("podcastId") == podcastId && Column("upstreamChange") != nil)
                 .order(Column("published"), Column("id")).fetchAll(db)
+        }
+    }
+
+    /// Every podcast's own rules that are set (``PodcastSettings``), by podcast id.
+    public func podcastRules() throws(StoreError) -> [Int64: PodcastSettings] {
+        try read { db in
+            var rules: [Int64: PodcastSettings] = [:]
+            for p in try PodcastRecord.filter(Column("settings") != nil).fetchAll(db) {
+                if let id = p.id { rules[id] = p.rules }
+            }
+            return rules
         }
     }
 }

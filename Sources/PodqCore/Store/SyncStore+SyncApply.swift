@@ -4,7 +4,7 @@ import GRDB
 /// What a sync server sent, applied to the library: plays (positions and played marks) matched to
 /// episodes, and the URLs it rewrote. Pulls are idempotent: an action applied once changes nothing the
 /// second time, so a pull may ask again from a little before the last one (the overlap window).
-extension QueueStore {
+extension SyncStore {
     /// What applying plays did.
     public struct AppliedPlays: Sendable, Equatable {
         /// Episodes whose position was set (a later play than the one stored).

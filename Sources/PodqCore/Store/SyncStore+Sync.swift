@@ -4,7 +4,7 @@ import GRDB
 /// The sync account and the durable queue of changes for the sync server (docs/SYNC.md): every change
 /// podq makes that the server should hear of is written here first, in the same transaction as the
 /// change where it can be, and removed only once the server took it.
-extension QueueStore {
+extension SyncStore {
     /// The one sync account.
     public struct SyncAccount: Sendable, Equatable {
         public var server: String
@@ -247,10 +247,10 @@ extension QueueStore {
                     arguments: [now, total, id])
                 let stated = try Int.fetchOne(db, sql: "SELECT duration FROM episode WHERE id = ?", arguments: [id])
                 let length = total ?? stated ?? position
-                if let action = try Self.playedAction(db, episode: id, at: Int64(now), heard: (length, length, length)) { try Self.queueAction(db, action) }
+                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (length, length, length)) { try Self.queueAction(db, action) }
             } else {
                 try db.execute(sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ?", arguments: [position, now, id])
-                if let action = try Self.playedAction(db, episode: id, at: Int64(now), heard: (started, position, total)) { try Self.queueAction(db, action) }
+                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (started, position, total)) { try Self.queueAction(db, action) }
             }
         }
     }

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+
+/// The queue's rows (`download`): in a process that runs the queue, written by its ``QueueRunner``
+/// only; `podq queue …` commands write their own transactions from other processes.
+public struct DownloadStore: StorePart {
+    let database: QueueStore
+}
+
+extension DownloadStore {
+    // MARK: - Queries
+
+    /// Every download, in queue order.
+    public func downloads() throws(StoreError) -> [DownloadRecord] {
+        try read { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
+    }
+
+    /// One download, or nil.
+    public func download(id: Int64) throws(StoreError) -> DownloadRecord? {
+        try read { db in try DownloadRecord.fetchOne(db, key: id) }
+    }
+
+    /// The destinations in use (to keep new names unique).
+    public func destinations() throws(StoreError) -> Set<String> {
+        try read { db in Set(try String.fetchAll(db, sql: "SELECT destination FROM download")) }
+    }
+
+    // MARK: - Changes
+
+    /// Changes one download in a transaction and returns it as saved.
+    /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such id.
+    @discardableResult
+    public func update(id: Int64, _ change: (inout DownloadRecord) -> Void) throws(StoreError) -> DownloadRecord {
+        try write { db in
+            guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            change(&record)
+            record.updatedAt = Date().timeIntervalSince1970
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Deletes a download's row (not its files).
+    public func remove(id: Int64) throws(StoreError) {
+        let deleted = try write { db in try DownloadRecord.deleteOne(db, key: id) }
+        if !deleted { throw .noSuchDownload(id) }
+    }
+}
