@@ -75,6 +75,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
 
@@ -118,6 +119,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
 
@@ -133,6 +135,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
 
@@ -196,7 +199,9 @@ let package = Package(
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
         .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
-        .testTarget(name: "PodqSessionTests", dependencies: ["PodqSession", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PodqSessionTests", dependencies: ["PodqSession", "PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
             dependencies: ["PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],

@@ -48,8 +48,11 @@ public enum TUIAction: Sendable, Equatable {
     case sync
     /// Unsubscribe.
     case removePodcast(id: Int64)
-    /// Open a completed download's file with the configured player.
+    /// Open a completed download's file with the configured player: its row and player are looked up
+    /// in the background, then ``startPlayer(id:)`` follows.
     case play(id: Int64)
+    /// The player for download `id` is ready: give it the terminal.
+    case startPlayer(id: Int64)
     /// Leave: running downloads stop with their partial files kept.
     case quit
 }

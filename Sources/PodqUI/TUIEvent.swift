@@ -22,6 +22,8 @@ public enum TUIEvent: Sendable, Equatable {
     case directory(DirectoryPane.Answer)
     /// A podcast was subscribed from a search: its episodes are shown.
     case showPodcast(id: Int64, title: String)
+    /// What plays download `id` was looked up: the player may have the terminal.
+    case playerReady(id: Int64)
     /// Leave: a signal or the terminal hanging up (`bySignal`), or the store failing.
     case quit(bySignal: Bool)
 }
@@ -55,6 +57,8 @@ extension TUIController {
             state.selectedID[.episodes] = nil
         case .notice(let text):
             state.notice = text
+        case .playerReady(let id):
+            return state.quit ? [] : [.startPlayer(id: id)]
         case .quit(let bySignal):
             state.quit = true
             state.quitBySignal = state.quitBySignal || bySignal

@@ -52,10 +52,11 @@ enum BenchMain {
     /// Checks (or rewrites) the generated sections of the docs, from the current folder (the repository).
     static func docs(write: Bool) throws {
         var stale: [String] = []
+        let performance = try String(contentsOf: URL(fileURLWithPath: "docs/PERFORMANCE.md"), encoding: .utf8)
         for file in GeneratedDocs.files {
             let url = URL(fileURLWithPath: file)
             let text = try String(contentsOf: url, encoding: .utf8)
-            let fresh = try GeneratedDocs.render(text, file: file)
+            let fresh = try GeneratedDocs.render(text, file: file, performance: performance)
             guard fresh != text else { continue }
             stale.append(file)
             if write { try fresh.write(to: url, atomically: true, encoding: .utf8) }

@@ -21,7 +21,7 @@ final class HTTPServerTests: XCTestCase {
         }
         XCTAssertEqual(server.log.requests.count, 2)
         XCTAssertEqual(server.log.maxInFlight, 2)
-        _ = await waitUntil(timeout: 1, every: 10) { server.log.currentInFlight == 0 }
+        await expect(timeout: 1, every: 10) { server.log.currentInFlight == 0 }
         XCTAssertEqual(server.log.currentInFlight, 0)
         XCTAssertEqual(server.log.requests.first { $0.path == "/a" }?.header("x-test"), "1")
         XCTAssertTrue(server.log.outcomes.values.allSatisfy(\.completed))

@@ -3,8 +3,8 @@ import PodqCore
 import PodqSession
 import PodqUI
 
-/// The parts of the docs generated from the code: the config keys, the TUI's keys, the exit codes and
-/// the feed limits. Each sits in its document between two markers,
+/// The parts of the docs generated from the code: the config keys, the TUI's keys, the exit codes, the
+/// feed limits, and README's "Why podq" table from the bench's own tables. Each sits in its document between two markers,
 /// `<!-- generated: NAME (make docs) -->` and `<!-- end generated: NAME -->` (`.\" generated: …` in
 /// the man page's source), and is rewritten by `make docs` (`podq-bench docs --write`); DocsTests
 /// fails while one is stale, so the docs cannot drift from the code.
@@ -19,10 +19,12 @@ public enum GeneratedDocs {
         public let text: String
     }
 
-    /// Every generated section.
-    public static var sections: [Section] {
+    /// Every generated section; `performance` is docs/PERFORMANCE.md, whose bench tables README's
+    /// "Why podq" table is made from (``BenchSummary``).
+    public static func sections(performance: String) -> [Section] {
         let mdocKeys = mdocTUIKeys(), mdocExit = mdocExitStatus(), mdocConfig = mdocConfigKeys()
         return [
+            Section(file: "README.md", name: "why-podq", text: BenchSummary.markdown(performance: performance)),
             Section(file: "README.md", name: "tui-keys", text: markdownTUIKeys()),
             Section(file: "docs/CONFIG.md", name: "config-keys", text: markdownConfigKeys()),
             Section(file: "docs/CONFIG.md", name: "key-bindings", text: markdownKeyBindings()),
@@ -44,10 +46,11 @@ public enum GeneratedDocs {
         public var description: String { "\(file): no '\(name)' section between generated markers (docs/ARCHITECTURE.md, \"Docs\")" }
     }
 
-    /// `document` (the contents of `file`) with each of its generated sections replaced by the code's.
-    public static func render(_ document: String, file: String) throws -> String {
+    /// `document` (the contents of `file`) with each of its generated sections replaced by the code's
+    /// (and by the bench's, from `performance`: docs/PERFORMANCE.md).
+    public static func render(_ document: String, file: String, performance: String) throws -> String {
         var text = document
-        for section in sections where section.file == file {
+        for section in sections(performance: performance) where section.file == file {
             let (begin, end) = markers(section.name, mdoc: file.hasSuffix(".mdoc") || file.hasSuffix(".1"))
             guard let open = text.range(of: begin), let close = text.range(of: end, range: open.upperBound..<text.endIndex),
                 let lineEnd = text[open.upperBound...].firstIndex(of: "\n")
@@ -60,7 +63,7 @@ public enum GeneratedDocs {
     /// The files with generated sections.
     public static var files: [String] {
         var seen: [String] = []
-        for section in sections where !seen.contains(section.file) { seen.append(section.file) }
+        for section in sections(performance: "") where !seen.contains(section.file) { seen.append(section.file) }
         return seen
     }
 

@@ -87,8 +87,20 @@ extension TUISession {
         case .removePodcast(let id):
             // A podcast of 20,000 episodes takes its episodes and their notes with it: in the background.
             queue(.unsubscribe(podcast: id), beside: .bulk("unsubscribing…"), then: .reloadLibrary)
-        case .play:
-            break  // needs the screen: the loop calls play(_:on:)
+        case .play(let id):
+            // The row, its file and its episode are read off the main actor; the loop starts the player.
+            let session = self.session, events = self.events, playbacks = self.playbacks
+            Task.detached {
+                do {
+                    let playback = try session.preparePlay(id)
+                    playbacks.add(playback)
+                    events.post(.playerReady(id: id))
+                } catch {
+                    events.post((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
+                }
+            }
+        case .startPlayer:
+            break  // needs the screen: the loop calls startPlayer(_:on:)
         case .quit:
             break
         }
@@ -128,11 +140,12 @@ extension TUISession {
         queue(.sync(full: false, asked: asked), beside: .feeds(asked ? "syncing…" : nil), then: .finishSync(syncing))
     }
 
-    /// `o`: plays a completed download, giving the terminal to the player until it exits.
+    /// `o`, once its player is ready: plays a completed download, giving the terminal to the player
+    /// until it exits.
     @MainActor
-    func play(_ id: Int64, on screen: any TerminalScreen) {
+    func startPlayer(_ id: Int64, on screen: any TerminalScreen) {
+        guard let playback = playbacks.take(id) else { return }
         do {
-            let playback = try session.preparePlay(id)
             let (exit, recorded) = try screen.handOver { try playback.run() }
             let (text, isError) = playback.line(after: exit, recorded: recorded)
             say(text, isError: isError)

@@ -29,6 +29,8 @@ final class TUISession {
     let bulkWork = BulkWork()
     /// A sync runs (one at a time: the key, the start, the interval).
     let syncing = OneAtATime()
+    /// What `o` looked up in the background, until the loop hands the terminal to the player.
+    let playbacks = PendingPlays()
     private let pending: AsyncStream<TUIWork>
     var state = TUIState()
     /// The number of downloads at once the keys asked for (`+`, `-`).
@@ -209,7 +211,7 @@ final class TUISession {
             for event in arrived {
                 let actions = TUIController.apply(event, state: &state, snapshot: snapshot(), pageSize: TUIRenderer.tableRows(height: size.height))
                 for action in actions {
-                    if case .play(let id) = action { play(id, on: screen) } else { perform(action) }
+                    if case .startPlayer(let id) = action { startPlayer(id, on: screen) } else { perform(action) }
                 }
                 needsFrame = true
             }
@@ -245,6 +247,15 @@ final class TUISession {
         snapshot.statesVersion = model.episodeStatesVersion << 24 ^ library.playedVersion
         return snapshot
     }
+}
+
+/// What `o` looked up, by download, until the loop gives the player the terminal.
+final class PendingPlays: Sendable {
+    private let ready = Mutex<[Int64: Playback]>([:])
+
+    func add(_ playback: Playback) { ready.withLock { $0[playback.id] = playback } }
+
+    func take(_ id: Int64) -> Playback? { ready.withLock { $0.removeValue(forKey: id) } }
 }
 
 /// The tasks of the TUI's bulk actions, so that quitting waits for them.

@@ -215,7 +215,7 @@ extension DownloadOperation {
         switch response.status {
         case 206:
             let range = response.headers.first(name: "Content-Range").flatMap(ContentRange.init)
-            if let problem = Self.rangeProblem(range, from: from, total: run.table.total, headers: response.headers, validators: run.validators) {
+            if let problem = SegmentAnswer.problem(range, from: from, total: run.table.total, headers: response.headers, validators: run.validators) {
                 configuration.logger.debug("a segment's answer is of another file", metadata: ["url": "\(url)", "problem": "\(problem)"])
                 throw SegmentsDisagree(reason: problem)
             }
@@ -225,7 +225,7 @@ extension DownloadOperation {
             if run.table.segment(slot).done == before { throw DownloadError.shortBody(received: run.table.downloaded, expected: run.table.total) }
         case 200:
             // If-Range did not hold (the file changed), or the server ignores ranges for this request.
-            let same = Self.carriesValidator(response.headers, of: run.validators)
+            let same = SegmentAnswer.carriesValidator(response.headers, of: run.validators)
             // A server that ignores ranges gets one connection a download for the rest of the run.
             if same { configuration.connections?.learnOneConnection(run.host) }
             configuration.logger.debug(

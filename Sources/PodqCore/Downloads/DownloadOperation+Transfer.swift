@@ -102,7 +102,7 @@ extension DownloadOperation {
             // A fresh body: the file changed, or the server ignores ranges. Start from zero.
             let total = contentLength
             if existing > 0 {
-                let changed = known.map { !Self.carriesValidator(response.headers, of: $0) } ?? false
+                let changed = known.map { !SegmentAnswer.carriesValidator(response.headers, of: $0) } ?? false
                 await say(
                     changed
                         ? "the file changed on the server since its first \(existing) bytes were downloaded: it starts again from zero"

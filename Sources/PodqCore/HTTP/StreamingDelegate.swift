@@ -16,8 +16,8 @@ import Synchronization
 /// released when the next one is asked for. A body dropped
 /// without being read to the end cancels the request, so a connection is never left half read.
 ///
-/// Stalls: the body is timed here, apart from the head (which AsyncHTTPClient's read timeout times,
-/// as `response-timeout`). The clock runs only while the client waits for the server — from the moment
+/// Stalls: the body is timed here, apart from the head (which a deadline of `response-timeout` in
+/// ``AsyncHTTPTransport``'s `send` times). The clock runs only while the client waits for the server — from the moment
 /// a chunk has been taken (written, and its turn under the speed limit come) to the next chunk — so a
 /// slow disk or a speed limit is never taken for a stalled server.
 final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {

@@ -247,10 +247,14 @@ extension SyncStore {
                     arguments: [now, total, id])
                 let stated = try Int.fetchOne(db, sql: "SELECT duration FROM episode WHERE id = ?", arguments: [id])
                 let length = total ?? stated ?? position
-                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (length, length, length)) { try Self.queueAction(db, action) }
+                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (length, length, length)) {
+                    try Self.queueAction(db, action)
+                }
             } else {
                 try db.execute(sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ?", arguments: [position, now, id])
-                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (started, position, total)) { try Self.queueAction(db, action) }
+                if let action = try LibraryStore.playedAction(db, episode: id, at: Int64(now), heard: (started, position, total)) {
+                    try Self.queueAction(db, action)
+                }
             }
         }
     }

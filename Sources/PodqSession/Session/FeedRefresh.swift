@@ -210,7 +210,9 @@ package struct FeedRefresh {
         let admittedNew = new.filter { filter.check(title: $0.title, duration: $0.duration) == .admitted }
         let candidates: [Int64]
         if let count = rules.serial {
-            candidates = try context.store.library.serialCandidates(podcastId: id, count: count) { filter.check(title: $0.title, duration: $0.duration) == .admitted }
+            candidates = try context.store.library.serialCandidates(podcastId: id, count: count) {
+                filter.check(title: $0.title, duration: $0.duration) == .admitted
+            }
         } else {
             candidates = admittedNew.compactMap(\.id)
         }

@@ -6,7 +6,7 @@ import Synchronization
 /// the stored position and follows the position through mpv's IPC socket (`--input-ipc-server`): when
 /// mpv quits, the position is stored and queued for the sync server as a play; at the end the episode
 /// is marked played. Any other player is only started (mark it played with `m` or `podq mark-played`).
-package struct Listening {
+package struct Listening: Sendable {
     /// What is known of the episode being played (nil for a URL queued by hand: nothing is recorded).
     package struct Episode: Sendable {
         package var id: Int64
@@ -36,7 +36,9 @@ package struct Listening {
 
     /// The episode of download `id`, when it has one.
     package func episode(ofDownload id: Int64) -> Episode? {
-        guard let row = try? store.queue.download(id: id), let episodeId = row.episodeId, let found = try? store.library.episode(id: episodeId) else { return nil }
+        guard let row = try? store.queue.download(id: id), let episodeId = row.episodeId, let found = try? store.library.episode(id: episodeId) else {
+            return nil
+        }
         return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
     }
 

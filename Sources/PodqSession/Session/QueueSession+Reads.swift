@@ -78,7 +78,7 @@ extension QueueSession {
 
 /// Playing a completed download with the configured player, and recording what was heard (mpv): the
 /// one sequence `podq play` and the TUI's `o` share.
-package struct Playback {
+package struct Playback: Sendable {
     package let id: Int64
     /// The player's command, the file last or at `%f`.
     package let argv: [String]

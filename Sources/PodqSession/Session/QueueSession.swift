@@ -116,8 +116,11 @@ package final class QueueSession: Sendable {
     private let sidecars: EpisodeSidecars?
     private let logins: PodcastLogin.Book
     private let frontEnd: FrontEnd
-    /// The runner's own run returned (``run(untilStopped:)``): the end does not stop it again.
-    private let finished = Mutex(false)
+    /// Where the runner's own run is (``run(untilStopped:)``): the end stops a run that has not
+    /// returned, and no other (stopping the runner tells the store to stop waiting for another
+    /// program's lock, which a session beside the queue must not do to the command that follows).
+    private let runState = Mutex(RunState.notStarted)
+    private enum RunState { case notStarted, running, finished }
 
     private init(context: QueueContext, settings: Settings, transport: any HTTPTransport, rateLimiter: RateLimiter?, frontEnd: FrontEnd) {
         self.context = context
@@ -256,7 +259,8 @@ package final class QueueSession: Sendable {
     /// Runs the queue: until nothing is runnable, or until ``stop()`` when `untilStopped` (the TUI
     /// waits for more work). Returns what the run did.
     package func run(untilStopped: Bool = false) async throws -> QueueRunner.Summary {
-        defer { finished.withLock { $0 = true } }
+        runState.withLock { $0 = .running }
+        defer { runState.withLock { $0 = .finished } }
         return try await runner.run(untilStopped: untilStopped)
     }
 
@@ -268,7 +272,7 @@ package final class QueueSession: Sendable {
     /// The end of a session, in its order: the runner stopped (unless its run ended by itself), the
     /// sidecars finished, the playlist written, the hooks awaited (each within `hook-timeout`).
     private func close() async {
-        if !finished.withLock({ $0 }) { await stop() }
+        if runState.withLock({ $0 }) == .running { await stop() }
         await sidecars?.finish()
         if let written = await playlist?.write() { frontEnd.note("playlist: \(written)") }
         if let line = hooks?.waitingLine { frontEnd.note(line) }

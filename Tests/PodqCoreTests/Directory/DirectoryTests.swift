@@ -117,7 +117,10 @@ final class DirectoryTests: XCTestCase {
     /// A directory that never answers is left at the deadline, not waited for.
     func testWithinADeadline() async {
         let slow = await DirectorySearch.within(.milliseconds(50)) { () async -> Int in
-            try? await Task.sleep(for: .seconds(30))
+            // Never answers: waits on a stream nothing writes to, until the deadline cancels it.
+            let (never, continuation) = AsyncStream<Int>.makeStream()
+            for await _ in never {}
+            withExtendedLifetime(continuation) {}
             return 1
         }
         XCTAssertNil(slow)

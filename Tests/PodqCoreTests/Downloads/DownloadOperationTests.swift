@@ -347,7 +347,7 @@ final class DownloadOperationTests: XCTestCase {
         let state = await running.value
         XCTAssertEqual(state, .cancelled)
         XCTAssertEqual(dir.contents, [], "the partial file is deleted")
-        _ = await waitUntil(timeout: 1, every: 5) { !server.log.outcomes.isEmpty }
+        await expect(timeout: 1, every: 5) { !server.log.outcomes.isEmpty }
         let outcome = try XCTUnwrap(server.log.outcomes.values.first)
         XCTAssertFalse(outcome.completed)
         XCTAssertLessThan(outcome.bytesSent, 50_000_000)

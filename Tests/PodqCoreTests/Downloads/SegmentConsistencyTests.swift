@@ -56,7 +56,7 @@ final class SegmentConsistencyTests: XCTestCase {
             await op.start()
             ended.store(true, ordering: .releasing)
         }
-        _ = await waitUntil(timeout: Double(seconds)) { ended.load(ordering: .acquiring) }
+        await expect(timeout: Double(seconds)) { ended.load(ordering: .acquiring) }
         XCTAssertTrue(ended.load(ordering: .acquiring), "\(name) never ended (a wait nothing ends): \(String(describing: op.segments))")
         return op
     }

@@ -1,6 +1,7 @@
 import NIOCore
 import PodqServer
 import PodqTestSupport
+import Synchronization
 import XCTest
 
 @testable import PodqCore
@@ -86,8 +87,9 @@ final class AsyncHTTPTransportTests: XCTestCase {
     func testCancellingTheTaskStopsAForEachWithinMilliseconds() async throws {
         let url = server.dataURL(size: 500_000_000, seed: 16, name: "big.bin", ["rate": "20000000"])
         let response = try await transport.send(TransportRequest(url: url))
-        let reading = Task { try await response.body.forEach { _ in } }
-        try await Task.sleep(for: .milliseconds(200))
+        let chunks = Atomic(0)
+        let reading = Task { try await response.body.forEach { _ in chunks.add(1, ordering: .relaxed) } }
+        await expect { chunks.load(ordering: .relaxed) > 2 }  // reading, mid-body
         let started = Date()
         reading.cancel()
         do {
@@ -145,7 +147,7 @@ final class AsyncHTTPTransportTests: XCTestCase {
     }
 
     private func waitForOutcome() async throws -> ServerLog.Outcome {
-        _ = await waitUntil(timeout: 5, every: 10) { !self.server.log.outcomes.isEmpty }
+        await expect(timeout: 5, every: 10) { !self.server.log.outcomes.isEmpty }
         guard let outcome = server.log.outcomes.values.first else { throw Refused() }
         return outcome
     }

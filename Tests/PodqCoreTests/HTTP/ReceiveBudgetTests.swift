@@ -41,7 +41,7 @@ final class ReceiveBudgetTests: XCTestCase {
     func testOneDownloadReadsLargeAndGivesItsShareBack() async throws {
         let budget = ReceiveBudget.shared
         // Connections of earlier tests may still be closing.
-        _ = await waitUntil(timeout: 2, every: 10) { budget.remaining == budget.total }
+        await expect(timeout: 2, every: 10) { budget.remaining == budget.total }
         let before = budget.remaining
         XCTAssertEqual(before, budget.total)
         let server = try await TestServer.start()
@@ -54,7 +54,7 @@ final class ReceiveBudgetTests: XCTestCase {
         let largest = read.withLock { $0 }
         XCTAssertGreaterThan(largest, 64 << 10, "reads larger than NIO's 64 KiB default")
         XCTAssertLessThanOrEqual(largest, budget.largest)
-        _ = await waitUntil(timeout: 1, every: 10) { budget.remaining == before }
+        await expect(timeout: 1, every: 10) { budget.remaining == before }
         XCTAssertEqual(budget.remaining, before)
         await transport.shutdown()
     }

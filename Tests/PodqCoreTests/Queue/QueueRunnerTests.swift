@@ -145,7 +145,8 @@ final class QueueRunnerTests: XCTestCase {
         XCTAssertTrue(started)
         // Another process (here: another connection to the same file) adds one and cancels the first.
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        let late = try other.queue.add(url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
+        let late = try other.queue.add(
+            url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
         try other.queue.update(id: slow) { $0.state = .cancelled }
         let summary = try await running.value
         XCTAssertEqual(summary.completed, 1)
@@ -161,7 +162,7 @@ final class QueueRunnerTests: XCTestCase {
         let running = Task { try await runner.run() }
         let started = try await waitUntil { (try self.store.queue.download(id: id)?.state) == .downloading }
         XCTAssertTrue(started)
-        _ = await waitUntil(timeout: 5) { ((try? FileManager.default.attributesOfItem(atPath: self.dir.file("big.bin.part"))[.size] as? Int) ?? 0) > 0 }
+        await expect(timeout: 5) { ((try? FileManager.default.attributesOfItem(atPath: self.dir.file("big.bin.part"))[.size] as? Int) ?? 0) > 0 }
         await runner.stop()
         let summary = try await running.value
         XCTAssertTrue(summary.interrupted)

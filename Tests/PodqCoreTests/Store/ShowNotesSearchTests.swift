@@ -85,7 +85,8 @@ final class ShowNotesSearchTests: XCTestCase {
     func testARefreshReindexesChangedNotesAndRemovingThePodcastDropsThem() async throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let (podcast, ids) = try subscribe(store, ["about volcanoes", "about glaciers"])
-        _ = try store.library.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(["about earthquakes", "about glaciers"]), etag: nil, lastModified: nil)
+        _ = try store.library.refreshPodcast(
+            id: podcast, url: "https://h/feed", feed: feed(["about earthquakes", "about glaciers"]), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("volcano").ids, [])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("earthquake").ids, [ids[0]])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("about").ids, ids)

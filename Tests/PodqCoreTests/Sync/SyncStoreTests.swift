@@ -171,7 +171,8 @@ final class SyncStoreTests: XCTestCase {
         XCTAssertFalse(try heard(episodes[0].id!).played)
         // Both again, in any order: nothing changes.
         XCTAssertEqual(
-            try store.sync.applyPlays([play("g1", at: t + 60, position: 4), play("g1", at: t, position: 1790, total: 3600)], now: now), SyncStore.AppliedPlays())
+            try store.sync.applyPlays([play("g1", at: t + 60, position: 4), play("g1", at: t, position: 1790, total: 3600)], now: now), SyncStore.AppliedPlays()
+        )
         XCTAssertFalse(try heard(episodes[0].id!).played)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PodqCore
 import PodqTestSupport
 import Synchronization
@@ -292,5 +293,27 @@ final class QueueSessionCommandsTests: XCTestCase {
         guard case .checkedUpstream(_, 1, let changed) = checked else { return XCTFail("\(checked)") }
         let said = "Show: 1 downloaded file checked with the server, \(changed) changed upstream"
         XCTAssertEqual(checked.line, said + (changed > 0 ? " (podq episodes --updated)" : ""))
+    }
+
+    /// A session beside the queue (the sync before `podq download`) ends without stopping a runner that
+    /// never ran: stopping one tells the store to wait at most 2 s more for another program's lock,
+    /// and `podq download` then gave up at once on a lock it should have waited for.
+    func testASessionBesideLeavesTheLockWaitsAlone() async throws {
+        let home = dir.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let context = try QueueContext.open(home: home, downloadDir: dir.file("out"), echoLog: false)
+        let memory = MemoryTransport { request, _ in Web().answer(request) }
+        _ = try await QueueSession.beside(context: context, transport: memory) { session in try await subscribed(session) }
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
+        let other = try DatabaseQueue(path: context.paths.database, configuration: configuration)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let store = context.store
+        let write = Task.detached { try store.library.setPlayed(episodeIds: [1], played: true) }
+        let waited = await waitUntil(timeout: 10) { (store.lockWait.waiting ?? 0) > 3 }
+        XCTAssertTrue(waited, "the write waits for the lock past the 2 s a stopping runner allows")
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        _ = try await write.value
+        XCTAssertNotNil(try store.library.episode(id: 1).episode.playedAt, "the write went through once the lock came free")
     }
 }

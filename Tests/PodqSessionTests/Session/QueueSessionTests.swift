@@ -105,7 +105,7 @@ final class QueueSessionTests: XCTestCase {
             XCTAssertNil(session.rateLimiter?.bytesPerSecond)
             let run = Task { try await session.run(untilStopped: true) }
             let part = self.dir.file("out/slow.mp3.part")
-            _ = await waitUntil(timeout: 5, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) >= 100_000 }
+            await expect(timeout: 5, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) >= 100_000 }
             await session.stop()
             return try await run.value
         }

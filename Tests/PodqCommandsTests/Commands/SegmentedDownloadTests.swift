@@ -51,12 +51,13 @@ final class SegmentedDownloadTests: CLITestCase {
         let runner = try cli.start(["download", url.absoluteString])
         // Wait until a map with bytes in more than one segment has been saved.
         var saved: SegmentMap?
-        _ = await waitUntil(timeout: 12) {
+        await expect(timeout: 12) {
             guard let map = try? storedRow()?.segmentMap, map.segments.filter({ $0.done > 0 }).count >= 2 else { return false }
             saved = map
             return true
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Killed once the map was saved again with more bytes: a kill between two saves, bytes in flight.
+        await expect(timeout: 12) { (try? self.storedRow()?.segmentMap) != saved }
         runner.send(SIGKILL)
         _ = await runner.finish(timeout: 10)
         XCTAssertNotNil(saved, "a segment map was saved while it ran")
@@ -64,7 +65,7 @@ final class SegmentedDownloadTests: CLITestCase {
         XCTAssertFalse(map.isComplete)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("home/downloads/kill.mp3.part")))
         // The killed run's connections end before the count starts.
-        _ = await waitUntil(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
+        await expect(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
         server.log.reset()
         let (exit, out, err) = try await cli.run(["download"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
@@ -102,7 +103,9 @@ final class SegmentedDownloadTests: CLITestCase {
         let runner = try cli.start(["download", url.absoluteString])
         let split = await waitUntil(timeout: 12) { ((try? self.storedRow()?.segmentMap)?.segments.filter { $0.done > 0 }.count ?? 0) >= 2 }
         XCTAssertTrue(split, runner.standardOutput)
-        try await Task.sleep(for: .milliseconds(700))  // between two of the map's saves, a second apart
+        // Paused just after a save of the map, so before the next one (a second apart).
+        let first = try? storedRow()?.segmentMap
+        await expect(timeout: 12) { (try? self.storedRow()?.segmentMap) != first }
         let paused = try await cli.run(["queue", "pause", "d1"])
         XCTAssertEqual(paused.exit.code, 0, paused.err)
         _ = await runner.finish(timeout: 30)
@@ -115,7 +118,7 @@ final class SegmentedDownloadTests: CLITestCase {
         let map = try XCTUnwrap(row.segmentMap)
         XCTAssertEqual(map.downloaded, stoppedAt, "the map saved as it stopped: \(map.text)")
 
-        _ = await waitUntil(timeout: 5, every: 10) { self.server.log.currentInFlight == 0 }
+        await expect(timeout: 5, every: 10) { self.server.log.currentInFlight == 0 }
         server.log.reset()
         let resumed = try await cli.run(["queue", "resume", "d1"])
         XCTAssertEqual(resumed.exit.code, 0, resumed.err)
@@ -135,7 +138,7 @@ final class SegmentedDownloadTests: CLITestCase {
     func testAFileChangedBetweenARunAndItsResumeStartsAgainFromZero() async throws {
         let url = server.url("/changing/show.mp3?size=\(size)&rate=1500000&digest=repr")
         let runner = try cli.start(["download", url.absoluteString])
-        _ = await waitUntil(timeout: 12) { ((try? storedRow()?.segmentMap)??.downloaded ?? 0) > 0 }
+        await expect(timeout: 12) { ((try? storedRow()?.segmentMap)??.downloaded ?? 0) > 0 }
         runner.send(SIGKILL)
         _ = await runner.finish(timeout: 10)
         // (CI saw this fail once: the row and the first run's output say why.)
@@ -156,7 +159,7 @@ final class SegmentedDownloadTests: CLITestCase {
     func testAFileChangedWhileSegmentsRunStartsAgainFromZero() async throws {
         let url = server.url("/changing/live.mp3?size=\(size)&rate=1500000&dropFirst=1000000&digest=repr")
         let runner = try cli.start(["download", url.absoluteString])
-        _ = await waitUntil(timeout: 6, every: 10) { server.log.requests.count >= 2 }
+        await expect(timeout: 6, every: 10) { server.log.requests.count >= 2 }
         server.setVersion("live.mp3", 2)
         let exit = await runner.finish(timeout: 120)
         XCTAssertEqual(exit.code, 0)
@@ -190,12 +193,12 @@ final class SegmentedDownloadTests: CLITestCase {
     func testADamagedSegmentMapStartsThePartialAgainFromZero() async throws {
         let url = server.dataURL(size: size, seed: 48, name: "damaged.mp3", ["rate": "1500000", "digest": "repr"])
         let runner = try cli.start(["download", url.absoluteString])
-        _ = await waitUntil(timeout: 12) { ((try? storedRow()?.segmentMap)??.segments.filter { $0.done > 0 }.count ?? 0) >= 2 }
+        await expect(timeout: 12) { ((try? storedRow()?.segmentMap)??.segments.filter { $0.done > 0 }.count ?? 0) >= 2 }
         runner.send(SIGKILL)
         _ = await runner.finish(timeout: 10)
         let queue = try DatabaseQueue(path: dir.file("home/queue.sqlite"))
         try await queue.write { db in try db.execute(sql: "UPDATE download SET segments = '0-5:zz'") }
-        _ = await waitUntil(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
+        await expect(timeout: 5, every: 10) { server.log.currentInFlight == 0 }
         server.log.reset()
         let (exit, out, err) = try await cli.run(["download"], timeout: 120)
         XCTAssertEqual(exit.code, 0, out + err)
@@ -294,7 +297,7 @@ final class SegmentedDownloadTests: CLITestCase {
         let url = server.dataURL(size: size, seed: 300, name: "term.mp3", ["segmentLie": "etag", "rate": "1000000", "digest": "repr"])
         server.log.reset()
         let runner = try cli.start(["download", "-v", url.absoluteString])
-        _ = await waitUntil(timeout: 6, every: 10) { !(server.log.requests.filter({ $0.header("Range") != nil }).isEmpty) }
+        await expect(timeout: 6, every: 10) { !(server.log.requests.filter({ $0.header("Range") != nil }).isEmpty) }
         runner.send(SIGTERM)
         let exit = await runner.finish(timeout: 20)
         XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)

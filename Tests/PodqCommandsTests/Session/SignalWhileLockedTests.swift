@@ -55,7 +55,7 @@ final class SignalWhileLockedTests: CLITestCase {
         try await subscribe()
         let other = try await holdTheLock()
         let child = try cli.start(["download", "--json"])
-        _ = await waitUntil(timeout: 15, every: 50) { child.standardOutput.contains("waiting: another program") }
+        await expect(timeout: 15, every: 50) { child.standardOutput.contains("waiting: another program") }
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         let exit = await child.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)

@@ -16,41 +16,29 @@ final class ListingOutputTests: CLITestCase {
         </channel></rss>
         """
 
-    /// `args`' standard output and error, with the run's variable parts replaced.
     private func run(_ args: [String]) async throws -> (code: Int32?, out: String, err: String) {
-        let (exit, out, err) = try await cli.run(args)
-        func plain(_ text: String) -> String {
-            var text = text.replacingOccurrences(of: server.url("/").absoluteString, with: "<server>/")
-            text = text.replacingOccurrences(of: dir.path, with: "<dir>")
-            return text.replacingOccurrences(of: #""lastRefresh":\d+"#, with: #""lastRefresh":<time>"#, options: .regularExpression)
-        }
-        return (exit.code, plain(out), plain(err))
+        let got = try await printed(args)
+        return (got.code, got.out, got.err)
     }
 
     private func subscribe() async throws {
         server.serve(Array(feed.utf8), as: "golden.xml")
-        let added = try await run(["add", server.url("/static/golden.xml").absoluteString])
-        XCTAssertEqual(added.out, "added podcast p1 Golden Show: 2 episodes\n")
-        XCTAssertEqual(added.err, "")
-        XCTAssertEqual(added.code, 0)
+        try await assertPrints(["add", server.url("/static/golden.xml").absoluteString], out: "added podcast p1 Golden Show: 2 episodes\n")
     }
 
     func testFeedsEpisodesAndTheQueueAsTheyArePrinted() async throws {
         try await subscribe()
-        var result = try await run(["feeds"])
-        XCTAssertEqual(result.out, "p1  Golden Show  2 episodes  <server>/static/golden.xml\n")
-        result = try await run(["episodes"])
-        XCTAssertEqual(
-            result.out,
-            """
-            e2  2026-11-02  new         Golden Show — Second wind
-            e1  2026-11-01  new         Golden Show — First light
+        try await assertPrints(["feeds"], out: "p1  Golden Show  2 episodes  <server>/static/golden.xml\n")
+        try await assertPrints(
+            ["episodes"],
+            out: """
+                e2  2026-11-02  new         Golden Show — Second wind
+                e1  2026-11-01  new         Golden Show — First light
 
-            """)
-        result = try await run(["queue", "add", "2"])
+                """)
+        var result = try await run(["queue", "add", "2"])
         XCTAssertEqual(result.code, 0)
-        result = try await run(["queue"])
-        XCTAssertEqual(result.out, "d1  queued      Golden Show — Second wind  0 B / 52.0 MB\n")
+        try await assertPrints(["queue"], out: "d1  queued      Golden Show — Second wind  0 B / 52.0 MB\n")
         result = try await run(["episodes"])
         XCTAssertEqual(result.out.split(separator: "\n").first, "e2  2026-11-02  queued      Golden Show — Second wind")
         XCTAssertEqual(result.err, "")

@@ -99,7 +99,7 @@ final class DownloadCommandTests: CLITestCase {
             let args = ["download", "--download-dir", dir.file("out"), url.absoluteString]
             let first = try podq(args)
             let part = dir.file("out/big\(index).mp3.part")
-            _ = await waitUntil(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 200_000 }
+            await expect(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 200_000 }
             first.send(signal)
             let exit = await finish(first)
             XCTAssertEqual(exit.code, 130, "signal \(signal): \(first.standardOutput) \(first.standardError)")
@@ -159,7 +159,7 @@ final class DownloadCommandTests: CLITestCase {
             arguments: [ChildProcess.podqExecutable, "download", "--download-dir", dir.file("out"), url.absoluteString],
             environment: ["PODQ_HOME": cli.home], directory: dir.path)
         let part = dir.file("out/nohup.mp3.part")
-        _ = await waitUntil(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 100_000 }
+        await expect(timeout: 4, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 100_000 }
         child.send(SIGHUP)
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
@@ -195,13 +195,14 @@ final class DownloadCommandTests: CLITestCase {
         let url = server.dataURL(size: 1_200_000, seed: 77, name: "locked.mp3", ["rate": "200000"])
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
         let database = dir.file("home/queue.sqlite")
-        _ = await waitUntil(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) }
+        await expect(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: database, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
-        try await Task.sleep(for: .seconds(12))
+        // Held until podq says it waits for it (LockWaitNotice: after a few seconds of waiting).
+        await expect(timeout: 30) { child.standardOutput.contains("waiting: another program holds the queue database's lock") }
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         let exit = await finish(child)
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
@@ -253,13 +254,13 @@ final class DownloadCommandTests: CLITestCase {
     func testSIGTERMWhileTheDatabaseIsLockedEndsTheRunAtOnce() async throws {
         let url = server.dataURL(size: 3_000_000, seed: 78, name: "held.mp3", ["rate": "200000"])
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
-        _ = await waitUntil(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) }
+        await expect(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) }
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
-        _ = await waitUntil(timeout: 10, every: 20) { child.standardOutput.contains("waiting: another program") }
+        await expect(timeout: 10, every: 20) { child.standardOutput.contains("waiting: another program") }
         child.send(SIGTERM)
         let exit = await finish(child, timeout: 20)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }

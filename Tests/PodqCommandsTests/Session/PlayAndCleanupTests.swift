@@ -185,6 +185,6 @@ final class PlayAndCleanupTests: TerminalTestCase {
         let message = said.screen.split(separator: "\n").first { $0.contains("cleanup deleted") } ?? ""
         for name in gone { XCTAssertTrue(message.contains("Keep — \(name)"), "\(name) is named: \(message)") }
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 }

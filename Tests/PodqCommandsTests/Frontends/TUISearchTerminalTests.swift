@@ -75,7 +75,7 @@ final class TUISearchTerminalTests: TerminalTestCase {
         let known = await tui.waitFor { $0.contains("already subscribed to The History of Rome") && $0.contains("Episodes: The History of Rome") }
         XCTAssertTrue(known.ok, known.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
         let files = try FileManager.default.subpathsOfDirectory(atPath: dir.file("out"))
         XCTAssertTrue(files.contains { $0.hasSuffix("The Kings.mp3") }, "\(files)")
         let feeds = try await cli.run(["feeds", "--json"])
@@ -88,7 +88,7 @@ final class TUISearchTerminalTests: TerminalTestCase {
         directories.set(.gpodder, .slow(seconds: 60))
         directories.set(.podcastindex, .slow(seconds: 60))
         let tui = try openTUI(width: 110, height: 16)
-        _ = await tui.waitFor { $0.contains("a add") }
+        await expect(tui) { $0.contains("a add") }
         tui.send("a")
         tui.send("slow show")
         tui.send("Enter")
@@ -107,6 +107,6 @@ final class TUISearchTerminalTests: TerminalTestCase {
         XCTAssertTrue(added.ok, added.screen)
         XCTAssertFalse(added.screen.contains("Find a podcast"), added.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 }

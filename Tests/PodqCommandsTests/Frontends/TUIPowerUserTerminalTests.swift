@@ -6,33 +6,6 @@ import XCTest
 /// The TUI's keys for a big library, in a real terminal (tmux) against the in-process server:
 /// marks with a bulk action, and the detail pane with the show notes read from the store.
 final class TUIPowerUserTerminalTests: TerminalTestCase {
-    /// A feed of `count` episodes whose notes are HTML with entities, a list, a link and a script.
-    private func subscribe(count: Int, title: String = "Notes Show") async throws {
-        serveFeed(count: count, title: title)
-        let added = try await cli.run(["add", server.url("/static/notes.xml").absoluteString])
-        XCTAssertEqual(added.exit.code, 0, added.out + added.err)
-    }
-
-    private func serveFeed(count: Int, title: String = "Notes Show") {
-        let items = (1...count).map { i in
-            """
-            <item><title>Episode \(i)</title><guid>n\(i)</guid><pubDate>Sat, \(10 + i) Oct 2026 10:00:00 GMT</pubDate>
-            <itunes:duration>12:34</itunes:duration>
-            <description><![CDATA[<p>Tom &amp; Jerry&#8217;s <b>guide</b>, part \(i).</p><ul><li>first point</li><li>second point</li></ul>
-            <p>More at <a href="https://example.com/notes/\(i)">our site</a>.<script>alert("x")</script></p>]]></description>
-            <enclosure url="/data/n\(i).mp3?size=300000&amp;seed=\(i)&amp;rate=100000" type="audio/mpeg" length="300000"/></item>
-            """
-        }.joined(separator: "\n")
-        server.serve(
-            Array(
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>\(title)</title>
-                \(items)
-                </channel></rss>
-                """.utf8), as: "notes.xml")
-    }
-
     func testTheDetailPaneShowsTheNotesAsPlainTextAndScrolls() async throws {
         try await subscribe(count: 3)
         let tui = try openTUI(width: 100, height: 16)
@@ -57,7 +30,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let closed = await tui.waitFor { !$0.contains("Tom & Jerry") && $0.contains("Episode 3") }
         XCTAssertTrue(closed.ok, "Esc closes the pane:\n\(closed.screen)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     func testMarkedEpisodesAreQueuedTogetherAndMarkedDownloadsPausedTogether() async throws {
@@ -106,7 +79,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let done = await tui.waitFor(timeout: 30) { $0.contains("1 done") }
         XCTAssertTrue(done.ok, done.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// Keys typed in bursts (no pause between them, as a fast typist or a held key sends them): the
@@ -152,7 +125,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let back = await tui.waitFor { $0.contains("row 12/12") && $0.contains("went round to the bottom") }
         XCTAssertTrue(back.ok, back.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// `/` in the Episodes view finds words of the show notes too (SQLite FTS5, in the background):
@@ -177,7 +150,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let none = await tui.waitFor { $0.contains("Nothing matches “href”.") }
         XCTAssertTrue(none.ok, none.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// Accents written as a letter and a combining mark, and flags, reach the terminal whole (ncurses
@@ -202,7 +175,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         // A ZWJ sequence takes its 2 cells as its first emoji (a curses cell holds one spacing character): the text after it stays in place.
         XCTAssertTrue(shown.screen.contains("Coder 👩 here"), shown.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// `]` raises the per-host cap live (the server sees a second transfer), the status line shows
@@ -222,9 +195,9 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let config = (try? String(contentsOfFile: cli.home + "/config", encoding: .utf8)) ?? ""
         XCTAssertTrue(config.contains("per-host-downloads = 2"), config)
         tui.send("P")
-        _ = await waitUntil { self.server.log.currentInFlight == 0 }
+        await expect { self.server.log.currentInFlight == 0 }
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// `u` says which feeds brought new episodes.
@@ -242,7 +215,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(new.ok, new.screen)
         XCTAssertTrue(new.screen.contains("2 Episodes (4)"), "the library shows them:\n\(new.screen)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// Feed work of another process (`podq add`, `podq refresh` from cron) shows up in an open TUI
@@ -269,7 +242,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let both = await tui.waitFor(timeout: 20) { $0.contains("3 Podcasts (2)") && $0.contains("2 Episodes (6)") }
         XCTAssertTrue(both.ok, "a feed added by another process:\n\(both.screen)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// From the Podcasts view, `Q` queues the latest N or every new episode; `C` then clears the
@@ -304,7 +277,7 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let files = (try? FileManager.default.subpathsOfDirectory(atPath: cli.home + "/downloads"))?.filter { $0.hasSuffix(".mp3") } ?? []
         XCTAssertEqual(files.count, 4, "the files stay: \(files)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// A bulk action runs beside the keys' work, not in front of it, and says so: `C` on completed rows
@@ -338,76 +311,6 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let left = try await other.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM download") }
         XCTAssertEqual(left, 0)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
-    }
-
-    /// `m` marks an episode played: the state column and the Podcasts view's NEW count follow at
-    /// once, it lasts (a refresh, a restart), and `podq episodes --new` leaves it out.
-    func testMMarksPlayedAndItLasts() async throws {
-        try await subscribe(count: 3)
-        var tui = try openTUI(width: 120, height: 12)
-        tui.send("3")
-        let counts = await tui.waitFor { self.line($0, containing: "Notes Show").hasPrefix("3        3") }
-        XCTAssertTrue(counts.ok, "EPISODES 3, NEW 3:\n\(counts.screen)")
-        tui.send("2")
-        tui.send("m")
-        let played = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("played") }
-        XCTAssertTrue(played.ok, played.screen)
-        tui.send("3")
-        let fewer = await tui.waitFor { self.line($0, containing: "Notes Show").hasPrefix("3        2") }
-        XCTAssertTrue(fewer.ok, "NEW 2:\n\(fewer.screen)")
-        tui.send("u")
-        _ = await tui.waitFor { $0.contains("refreshed 1 feed") }
-        tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
-        tui.stop()
-
-        let (listed, out, err) = try await cli.run(["episodes", "--new", "--json"])
-        XCTAssertEqual(listed.code, 0, err)
-        XCTAssertFalse(out.contains("Episode 3"), out)
-        XCTAssertTrue(out.contains("Episode 2") && out.contains("\"played\":false"), out)
-        let all = try await cli.run(["episodes", "--json"]).out
-        XCTAssertTrue(all.contains("\"played\":true"), "kept through the refresh: \(all)")
-
-        tui = try openTUI(width: 120, height: 12)
-        tui.send("2")
-        let again = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("played") }
-        XCTAssertTrue(again.ok, "after a restart:\n\(again.screen)")
-        tui.send("m")
-        let unplayed = await tui.waitFor { self.line($0, containing: "Episode 3").hasPrefix("new") }
-        XCTAssertTrue(unplayed.ok, "m again: not played:\n\(unplayed.screen)")
-        tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
-    }
-
-    /// A click (as the terminal reports it, X10 encoding) selects a row and opens a view; with
-    /// `mouse = false` the TUI leaves the mouse alone.
-    func testAClickSelectsARowAndATab() async throws {
-        _ = try await queue(6, size: 1_000_000, rate: 100_000)
-        // A press then a release, as xterm reports them without SGR: ESC [ M, 32 + button (3: released),
-        // 33 + column, 33 + line.
-        func click(x: Int, y: Int) -> String {
-            let at = String(UnicodeScalar(UInt8(33 + x))) + String(UnicodeScalar(UInt8(33 + y)))
-            return "\u{1B}[M " + at + "\u{1B}[M#" + at
-        }
-        var tui = try openTUI(["--jobs", "1"], width: 120, height: 14)
-        let listed = await tui.waitFor { $0.contains("row 1/6") }
-        XCTAssertTrue(listed.ok, listed.screen)
-        tui.send("-l", click(x: 10, y: 5))
-        let row = await tui.waitFor { $0.contains("row 4/6") }
-        XCTAssertTrue(row.ok, "the fourth row (line 5):\n\(row.screen)")
-        tui.send("-l", click(x: 40, y: 0))
-        let podcasts = await tui.waitFor { $0.contains("No subscriptions") }
-        XCTAssertTrue(podcasts.ok, "the Podcasts tab:\n\(podcasts.screen)")
-        tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
-        tui.stop()
-
-        try "mouse = false\n".write(toFile: cli.home + "/config", atomically: true, encoding: .utf8)
-        tui = try openTUI(["--jobs", "1"], width: 120, height: 14)
-        _ = await tui.waitFor { $0.contains("row 1/6") }
-        XCTAssertEqual(tui.display("#{mouse_any_flag}"), "0", "the TUI did not ask for the mouse")
-        tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 }

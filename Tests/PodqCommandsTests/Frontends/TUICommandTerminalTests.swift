@@ -80,7 +80,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertNotNil(server.log.requests.last?.header("Range"), "resumed with a Range request")
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep1.mp3")), expectedHash(1, 3_000_000))
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit 0]") }
+        await expect(tui) { $0.contains("[exit 0]") }
     }
 
     /// `P` with the per-host cap holding rows back: every row says paused and nothing runs, now or a
@@ -101,7 +101,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let again = await waitUntil { self.server.log.currentInFlight == 2 }
         XCTAssertTrue(again, "P resumes them under the cap, saw \(server.log.currentInFlight)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     func testPlusAndMinusChangeTheNumberInFlight() async throws {
@@ -140,7 +140,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         }
         XCTAssertTrue(doubled.ok, "> doubles it:\n\(doubled.screen)")
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     func testAResizeReLaysOutAndNarrowColumnsDropOut() async throws {
@@ -159,7 +159,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let back = await tui.waitFor { $0.contains("SPEED") }
         XCTAssertTrue(back.ok, back.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// A large file from a server that takes ranges: its row says how many connections fetch it and
@@ -177,7 +177,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertTrue(done.ok, done.screen)
         XCTAssertEqual(FileHash.sha256(path: dir.file("out/big1.mp3")), expectedHash(1, 16 << 20))
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit 0]") }
+        await expect(tui) { $0.contains("[exit 0]") }
     }
 
     func testQRestoresTheTerminalAndTheNextStartResumesToCorrectFiles() async throws {
@@ -203,7 +203,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertEqual(ranges.count, 2, "both resumed with Range: \(ranges)")
         for i in 1...2 { XCTAssertEqual(FileHash.sha256(path: dir.file("out/ep\(i).mp3")), expectedHash(i, 4_000_000)) }
         again.send("q")
-        _ = await again.waitFor { $0.contains("[exit ") }
+        await expect(again) { $0.contains("[exit ") }
     }
 
     func testAQueueAddFromAnotherTerminalAppears() async throws {
@@ -214,7 +214,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let shown = await tui.waitFor(timeout: 10) { self.line($0, containing: "late1.mp3").hasPrefix("completed") }
         XCTAssertTrue(shown.ok, shown.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
     }
 
     /// `podq demo` in tmux, its home and downloads in the test's folder, each episode sent at `rate`.
@@ -239,7 +239,11 @@ final class TUICommandTerminalTests: TerminalTestCase {
         tmux = tui
         let live = await tui.waitFor { $0.contains("downloading") && $0.contains("B/s") }
         XCTAssertTrue(live.ok, live.screen)
-        try await Task.sleep(for: .milliseconds(800))
+        // Quit once a partial file has bytes: quitting must remove it with the demo's folder.
+        await expect(timeout: 20) {
+            let found = FileManager.default.enumerator(atPath: tmp)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".part") } ?? []
+            return found.contains { ((try? FileManager.default.attributesOfItem(atPath: tmp + "/" + $0)[.size] as? Int) ?? 0) > 0 }
+        }
         tui.send("q")
         let exited = await tui.waitFor { $0.contains("[exit 0]") }
         XCTAssertTrue(exited.ok, exited.screen)
@@ -276,7 +280,7 @@ final class TUICommandTerminalTests: TerminalTestCase {
         let done = await tui.waitFor(timeout: 60) { $0.contains("6 done") }
         XCTAssertTrue(done.ok, done.screen)
         tui.send("q")
-        _ = await tui.waitFor { $0.contains("[exit ") }
+        await expect(tui) { $0.contains("[exit ") }
         let log = try String(contentsOfFile: cli.home + "/podq.log", encoding: .utf8)
         XCTAssertTrue(log.contains("download resumed"), "the paused episode went on with a range request: \(log.suffix(2000))")
     }

@@ -50,7 +50,7 @@ final class ListeningTests: CLITestCase {
     /// A connection to the mpv that podq started, once its socket answers.
     private func remote() async -> MPVRemote? {
         var found: MPVRemote?
-        _ = await waitUntil(timeout: 15, every: 50) {
+        await expect(timeout: 15, every: 50) {
             found = self.socket().flatMap(MPVRemote.init(socket:))
             return found != nil
         }
@@ -66,7 +66,7 @@ final class ListeningTests: CLITestCase {
             let child = try cli.start(["play", id])
             let found = await remote()
             let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
-            _ = await waitUntil(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
+            await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
             mpv.send(["seek", seconds, "absolute"])
             let moved = await waitUntil(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= Double(seconds) }
             XCTAssertTrue(moved)
@@ -130,9 +130,9 @@ final class ListeningTests: CLITestCase {
         let first = await remote()
         var mpv = try XCTUnwrap(first, "mpv's socket: " + child.standardError)
         // A second of playback first: podq's own connection to mpv is made by then (a person does not quit sooner).
-        _ = await waitUntil(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 1 }
+        await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 1 }
         mpv.send(["seek", 25, "absolute"])
-        _ = await waitUntil(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 25 }
+        await expect(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 25 }
         mpv.send(["quit"])
         var exit = await child.finish()
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
@@ -146,7 +146,7 @@ final class ListeningTests: CLITestCase {
         let second = await remote()
         mpv = try XCTUnwrap(second, "mpv's socket: " + child.standardError)
         var at: Double?
-        _ = await waitUntil(timeout: 10) {
+        await expect(timeout: 10) {
             at = mpv.send(["get_property", "time-pos"]) as? Double  // none until the file is open
             return at != nil
         }

@@ -57,7 +57,7 @@ final class ExitCodeTests: CLITestCase {
 
     func testTheLockIs3() async throws {
         let runner = try cli.start(["download", server.dataURL(size: 2_000_000, name: "slow.mp3", ["rate": "500000"]).absoluteString])
-        _ = await waitUntil(timeout: 3, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
+        await expect(timeout: 3, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
         let (code, text) = try await exitCode(["download"])
         XCTAssertEqual(code, 3, text)
         runner.send(SIGKILL)
@@ -83,7 +83,7 @@ final class ExitCodeTests: CLITestCase {
     func testAnInterruptIs130() async throws {
         let runner = try cli.start(["download", server.dataURL(size: 5_000_000, name: "big.mp3", ["rate": "500000"]).absoluteString])
         let part = dir.file("home/downloads/big.mp3.part")
-        _ = await waitUntil(timeout: 5, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 50_000 }
+        await expect(timeout: 5, every: 10) { ((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int) ?? 0) > 50_000 }
         runner.send(SIGINT)
         let exit = await runner.finish()
         XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)

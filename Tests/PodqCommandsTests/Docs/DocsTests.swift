@@ -10,7 +10,7 @@ import XCTest
 /// checked against, and every type the living docs name must exist. (docs/DECISIONS.md,
 /// PERFORMANCE.md and CHANGELOG.md are history: they keep the names things had.)
 final class DocsTests: XCTestCase {
-    private static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let repo = Repository.root
 
     private func read(_ path: String) throws -> String {
         try String(contentsOf: Self.repo.appendingPathComponent(path), encoding: .utf8)
@@ -36,9 +36,10 @@ final class DocsTests: XCTestCase {
     /// Every generated section is what the code generates now: a config key, a key, an exit code or a
     /// limit changed without `make docs` fails here, naming the file.
     func testEveryGeneratedSectionIsCurrent() throws {
+        let performance = try read("docs/PERFORMANCE.md")
         for file in GeneratedDocs.files {
             let text = try read(file)
-            let fresh = try GeneratedDocs.render(text, file: file)
+            let fresh = try GeneratedDocs.render(text, file: file, performance: performance)
             if fresh != text {
                 let line =
                     Array(zip(text.split(separator: "\n", omittingEmptySubsequences: false), fresh.split(separator: "\n", omittingEmptySubsequences: false)))
@@ -53,8 +54,15 @@ final class DocsTests: XCTestCase {
         let readme = try read("README.md")
         let changed = readme.replacingOccurrences(of: "| PgUp PgDn | a page up / down |", with: "| PgUp PgDn | a page |")
         XCTAssertNotEqual(changed, readme)
-        XCTAssertEqual(try GeneratedDocs.render(changed, file: "README.md"), readme)
-        XCTAssertThrowsError(try GeneratedDocs.render("# no markers\n", file: "docs/COMMANDS.md"))
+        let performance = try read("docs/PERFORMANCE.md")
+        XCTAssertEqual(try GeneratedDocs.render(changed, file: "README.md", performance: performance), readme)
+        XCTAssertThrowsError(try GeneratedDocs.render("# no markers\n", file: "docs/COMMANDS.md", performance: performance))
+        // The "Why podq" table follows the bench's: a figure changed in PERFORMANCE.md makes README stale.
+        let row = try XCTUnwrap(BenchSummary.table("### a.", in: performance)["podq"])
+        let (wall, speed) = (try XCTUnwrap(row["wall s"]), try XCTUnwrap(row["mb/s"]))
+        let faster = performance.replacingOccurrences(of: "| podq | \(wall) | \(speed) |", with: "| podq | \(wall) | 9999 |")
+        XCTAssertNotEqual(faster, performance, "row a's podq line is found")
+        XCTAssertTrue(try GeneratedDocs.render(readme, file: "README.md", performance: faster).contains("**9999**"))
     }
 
     /// The config reader knows every key the table documents, and no other.
@@ -130,7 +138,8 @@ final class DocsTests: XCTestCase {
         let words = Set(corpus.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
         let living = [
             "README.md", "docs/ARCHITECTURE.md", "docs/FILES.md", "docs/FEEDS.md", "docs/STORE.md", "docs/CONFIG.md",
-            "docs/COMMANDS.md", "docs/TROUBLESHOOTING.md", "docs/SYNC.md",
+            "docs/COMMANDS.md", "docs/TROUBLESHOOTING.md", "docs/SYNC.md", "Sources/PodqCore/README.md", "Sources/PodqSession/README.md",
+            "Sources/PodqCommands/README.md", "Tests/README.md",
         ]
         let pattern = try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)(?:[.(][^`]*)?`")
         for doc in living {

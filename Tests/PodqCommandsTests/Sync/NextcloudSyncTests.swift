@@ -110,7 +110,7 @@ final class NextcloudSyncTests: CLITestCase {
             environment: ["PODQ_HOME": cli.home].merging(environment) { $1 },
             directory: dir.path)
         var page: String?
-        _ = await waitUntil(timeout: 20) {
+        await expect(timeout: 20) {
             page = child.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.contains("/login/v2/flow/") }
             return page != nil
         }

@@ -2,8 +2,7 @@ import PodqTestSupport
 import XCTest
 
 final class ParseCommandTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("PodqCoreTests/Fixtures/feeds")
+    static let fixtures = Repository.root.appendingPathComponent("Tests/PodqCoreTests/Fixtures/feeds")
 
     func testParseAURLPrintsTheDocumentedJSON() async throws {
         let server = try await TestServer.start()
@@ -51,7 +50,7 @@ final class ParseCommandTests: XCTestCase {
         ])
         XCTAssertEqual(exit.code, 2)
         XCTAssertTrue(err.contains("larger than 50 MB"), err)
-        _ = await waitUntil(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
+        await expect(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
         XCTAssertGreaterThan(server.log.totalBytesSent, 50_000_000)
         XCTAssertLessThan(server.log.totalBytesSent, 200_000_000, "the fetch stopped soon after the cap, not at the end")
         await server.stop()

@@ -40,7 +40,7 @@ final class QueueCommandTests: CLITestCase {
     func testASecondRunnerExitsWith3AndNamesTheHolderWhileQueueAddIsPickedUp() async throws {
         let slow = server.dataURL(size: 1_000_000, seed: 1, name: "slow.mp3", ["rate": "500000"])
         let runner = try podq(["download", slow.absoluteString])
-        _ = await waitUntil(timeout: 2, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
+        await expect(timeout: 2, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
         let (second, _, err) = try await runPodq(["download"])
         XCTAssertEqual(second.code, 3)
         XCTAssertTrue(err.contains("process \(runner.pid)"), err)
@@ -60,7 +60,7 @@ final class QueueCommandTests: CLITestCase {
     func testCancelFromAnotherProcessStopsTheRunningDownload() async throws {
         let slow = server.dataURL(size: 3_000_000, seed: 1, name: "slow.mp3", ["rate": "500000"])
         let runner = try podq(["download", slow.absoluteString])
-        _ = await waitUntil(timeout: 2, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
+        await expect(timeout: 2, every: 10) { FileManager.default.fileExists(atPath: dir.file("home/downloads/slow.mp3.part")) }
         try await runPodq(["queue", "cancel", "1"])
         let exit = await runner.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0)
@@ -76,7 +76,7 @@ final class QueueCommandTests: CLITestCase {
         let urls = (1...4).map { server.dataURL(size: 20_000_000, seed: UInt64($0), name: "c\($0).mp3", ["rate": "300000"]) }
         // One connection each: the server's count of connections is the count of downloads.
         let runner = try podq(["download", "--jobs", "4", "--per-host", "2", "--connections", "1"] + urls.map(\.absoluteString))
-        _ = await waitUntil(timeout: 5, every: 10) { server.log.currentInFlight >= 2 }
+        await expect(timeout: 5, every: 10) { server.log.currentInFlight >= 2 }
         XCTAssertEqual(server.log.currentInFlight, 2, "the cap lets 2 run")
         let (paused, out, err) = try await runPodq(["queue", "pause"])
         XCTAssertEqual(paused.code, 0, err)
@@ -84,7 +84,7 @@ final class QueueCommandTests: CLITestCase {
         let exit = await runner.finish(timeout: 30)
         XCTAssertEqual(exit.code, 0, runner.standardOutput + runner.standardError)
         // The server notices a closed connection at its next throttled write.
-        _ = await waitUntil(timeout: 3, every: 10) { server.log.currentInFlight == 0 }
+        await expect(timeout: 3, every: 10) { server.log.currentInFlight == 0 }
         XCTAssertEqual(server.log.currentInFlight, 0)
         XCTAssertEqual(server.log.requests.count, 2, "the rows the cap held back never started")
         let rows = try await queueJSON()
@@ -98,9 +98,17 @@ final class QueueCommandTests: CLITestCase {
         let urls = (1...5).map { server.dataURL(size: size, seed: UInt64(100 + $0), name: "ep\($0).mp3", ["rate": "600000"]) }
         try await runPodq(["queue", "add"] + urls.map(\.absoluteString))
         var resumesChecked = 0
-        for delay in [400, 900, 700] {
+        // The bytes on disk, partial and whole: each kill comes after the run wrote `more` of them.
+        func onDisk() -> Int64 {
+            (1...5).reduce(0) { sum, i in
+                let name = dir.file("home/downloads/ep\(i).mp3")
+                return sum + ([name, name + ".part"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int64 }.max() ?? 0)
+            }
+        }
+        for more: Int64 in [300_000, 900_000, 600_000] {
+            let before = onDisk()
             let runner = try podq(["download", "--jobs", "3", "--per-host", "3"])
-            try await Task.sleep(for: .milliseconds(delay))
+            await expect(timeout: 20, every: 5) { onDisk() >= before + more }
             runner.send(SIGKILL)
             let exit = await runner.finish(timeout: 10)
             XCTAssertEqual(exit.signal, SIGKILL)
@@ -114,7 +122,7 @@ final class QueueCommandTests: CLITestCase {
             let next = try podq(["download", "--jobs", "3", "--per-host", "3"])
             // Wait (under any load) until the restarted runner has asked for the partials it resumes first.
             let wanted = min(3, partials.count)
-            _ = await waitUntil(timeout: 10, every: 20) { server.log.requests.filter({ partials[$0.path] != nil }).count >= wanted }
+            await expect(timeout: 10, every: 20) { server.log.requests.filter({ partials[$0.path] != nil }).count >= wanted }
             for request in server.log.requests where partials[request.path] != nil {
                 XCTAssertEqual(request.header("Range"), "bytes=\(partials[request.path]!)-", "resumed \(request.path) exactly where it stopped")
                 XCTAssertNotNil(request.header("If-Range"))

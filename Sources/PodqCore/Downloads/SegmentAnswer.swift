@@ -1,10 +1,10 @@
 import NIOHTTP1
 
 /// What makes a segment's answer of another version than the first answer's (docs/FILES.md,
-/// "Segmented downloads"): its `Content-Range`, its validator, its whole-file digest.
-extension DownloadOperation {
+/// "Segmented downloads"): its `Content-Range`, its validator, its whole-file digest. Pure.
+enum SegmentAnswer {
     /// What makes a 206 to a segment's request not of the first answer's file, or nil when nothing does.
-    static func rangeProblem(_ range: ContentRange?, from: Int64, total: Int64, headers: HTTPHeaders, validators: ResourceValidators) -> String? {
+    static func problem(_ range: ContentRange?, from: Int64, total: Int64, headers: HTTPHeaders, validators: ResourceValidators) -> String? {
         guard let range, let sent = range.range else { return "a part came without a usable Content-Range" }
         if sent.lowerBound != from { return "a part asked from byte \(from) started at \(sent.lowerBound)" }
         if range.total != total { return "a part said the file has \(range.total.map(String.init) ?? "an unknown number of") bytes, not \(total)" }

@@ -251,7 +251,7 @@ final class SubscriptionCommandTests: CLITestCase {
         let (audio, out, err) = try await cli.run(["add", server.dataURL(size: size, seed: 1, name: "ep.mp3", ["rate": "4000000"]).absoluteString])
         XCTAssertEqual(audio.code, 2, out + err)
         XCTAssertTrue(err.contains("This is not a feed: it looks like an audio file (it is sent as audio/mpeg)"), err)
-        _ = await waitUntil(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
+        await expect(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
         XCTAssertEqual(server.log.outcomes.values.filter(\.completed).count, 0, "the file was not fetched to its end")
         server.log.reset()
         let mp3 = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0x55, count: 3_000_000)
@@ -259,7 +259,7 @@ final class SubscriptionCommandTests: CLITestCase {
         let (vague, vout, verr) = try await cli.run(["add", server.url("/static/vague.bin").absoluteString + "?rate=300000"])
         XCTAssertEqual(vague.code, 2, vout + verr)
         XCTAssertTrue(verr.contains("an audio file (MP3)"), verr)
-        _ = await waitUntil(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
+        await expect(timeout: 2, every: 10) { !server.log.outcomes.isEmpty }
         XCTAssertEqual(server.log.outcomes.values.filter(\.completed).count, 0, "only its first bytes were read, not the file")
     }
 }

@@ -8,8 +8,7 @@ import XCTest
 /// What `make install` lays out, and that the man page, the completions and each command's help cover
 /// every command and option the binary has (read from its own `--experimental-dump-help`).
 final class InstallTests: CLITestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let repo = Repository.root.path
 
     /// Every command path (`["queue", "pause"]`) with its long option names, from the binary itself.
     private func commands() async throws -> [(path: [String], options: [String])] {

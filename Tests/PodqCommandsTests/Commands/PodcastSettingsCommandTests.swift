@@ -125,12 +125,12 @@ final class PodcastSettingsCommandTests: CLITestCase {
         // Downloaded oldest first, one run each, so that the completion times are in order; all played
         // (cleanup deletes played episodes only).
         let episodes = try await json(["episodes", "--json"]).sorted { ($0["published"] as? Int ?? 0) < ($1["published"] as? Int ?? 0) }
-        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: episodes.compactMap { ($0["id"] as? Int).map(Int64.init) }, played: true)
+        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(
+            episodeIds: episodes.compactMap { ($0["id"] as? Int).map(Int64.init) }, played: true)
         for e in episodes {
             _ = try await cli.run(["queue", "add", String(e["id"] as? Int ?? 0)])
             let (run, out, err) = try await cli.run(["download"])
             XCTAssertEqual(run.code, 0, out + err)
-            try await Task.sleep(for: .milliseconds(20))
         }
         XCTAssertEqual(files(dir.file("home/downloads/Keeper")), ["2026-11-03 Ep 3.mp3", "2026-11-04 Ep 4.mp3"], "keep=2: the newest two")
         XCTAssertEqual(
@@ -147,7 +147,6 @@ final class PodcastSettingsCommandTests: CLITestCase {
             _ = try await cli.run(["queue", "add", String(e["id"] as? Int ?? 0)])
             let (run, out, err) = try await cli.run(["download"])
             XCTAssertEqual(run.code, 0, out + err)
-            try await Task.sleep(for: .milliseconds(20))
         }
         let (set, said, serr) = try await cli.run(["set", "Unheard", "keep=1"])
         XCTAssertEqual(set.code, 0, serr)
