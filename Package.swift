@@ -173,6 +173,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Test support that fails a test (XCTest): a wait whose condition never held. Test targets only.
+        .target(name: "PodqTestAssertions", dependencies: ["PodqTestSupport"], swiftSettings: strict),
+
         // Benchmarks that are not tests (memory, cancel latency, throughput). `make bench`.
         .executableTarget(
             name: "podq-bench",
@@ -188,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "PodqCoreTests",
             dependencies: [
-                "PodqCore", "PodqTestSupport", "PodqServer", .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqServer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
@@ -198,13 +201,14 @@ let package = Package(
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
-        .testTarget(name: "PodqServerTests", dependencies: ["PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqServerTests", dependencies: ["PodqTestAssertions", "PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "PodqSessionTests", dependencies: ["PodqSession", "PodqCore", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "PodqSessionTests",
+            dependencies: ["PodqSession", "PodqCore", "PodqTestSupport", "PodqTestAssertions", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
-            dependencies: ["PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
     ]

@@ -1,5 +1,6 @@
 import PodqCore
 import PodqServer
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

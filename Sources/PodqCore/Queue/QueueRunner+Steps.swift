@@ -15,6 +15,7 @@ extension QueueRunner {
     /// Reads the store, stops what the rows say must stop, starts what the plan allows, and saves the
     /// running downloads' progress at most once a second.
     func replan() async throws(StoreError) {
+        defer { shared.withLock { $0.plans += 1 } }
         let now = Date().timeIntervalSince1970
         // Nothing runs and nothing changed since the last plan (the store, the limit, the hold, and no
         // retry came due): the plan would be the same, so the rows are not read again.

@@ -74,6 +74,9 @@ public actor QueueRunner {
         public var perHost = 2
         /// Queued rows, due or not (as of the last plan).
         public var queued = 0
+        /// Steps that looked at the queue (a tick, a wake, a command's change), whether or not the store
+        /// had changed: what a test waits on instead of a clock.
+        public var plans = 0
     }
 
     /// A running download.
@@ -103,7 +106,7 @@ public actor QueueRunner {
     let pacing: RateLimiter?
     /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).
     let access: @Sendable (DownloadRecord) async -> PodcastAccess?
-    private nonisolated let shared: Mutex<Status>
+    nonisolated let shared: Mutex<Status>
     nonisolated let inputs: AsyncStream<Input>
     nonisolated let mailbox: AsyncStream<Input>.Continuation
 
@@ -245,10 +248,11 @@ public actor QueueRunner {
     }
 
     func updateStatus() {
-        let status = Status(
-            limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
-            queued: lastPlan.queued)
-        shared.withLock { $0 = status }
+        shared.withLock {
+            $0 = Status(
+                limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
+                queued: lastPlan.queued, plans: $0.plans)
+        }
     }
 
     // MARK: - One step at a time

@@ -198,22 +198,9 @@ package final class QueueSession: Sendable {
                     if let cleaned = try? await session.cleanup(quiet: true) { report(cleaned) }
                 }
             }
-            let result: T
-            do {
-                result = try await body(session)
-            } catch {
-                await session.close()
-                throw error
-            }
-            await session.close()
-            return result
+            return try await session.closing(body)
         }
-        let result: T
-        if let given = overrides.transport {
-            result = try await running(given)
-        } else {
-            result = try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
-        }
+        let result = try await onClient(overrides.transport, settings: settings, context: context) { try await running($0) }
         frontEnd.closed?()
         if case .afterRun = frontEnd.cleanup, !interrupt.fired, let session = current.withLock({ $0 }) {
             _ = try await session.cleanup(say: frontEnd.note)
@@ -231,20 +218,32 @@ package final class QueueSession: Sendable {
         isolation: isolated (any Actor)? = #isolation, _ body: (QueueSession) async throws -> T
     ) async throws -> T {
         let settings = context.settings
-        func running(_ transport: any HTTPTransport) async throws -> T {
+        return try await onClient(given, settings: settings, context: context) { transport in
             let session = QueueSession(context: context, settings: settings, transport: transport, rateLimiter: nil, frontEnd: FrontEnd(note: note))
-            let result: T
-            do {
-                result = try await body(session)
-            } catch {
-                await session.close()
-                throw error
-            }
-            await session.close()
-            return result
+            return try await session.closing(body)
         }
-        if let given { return try await running(given) }
-        return try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await running($0) }
+    }
+
+    /// `body` on the given HTTP client, or on the session's own, made and shut down around it.
+    private static func onClient<T>(
+        _ given: (any HTTPTransport)?, settings: Settings, context: QueueContext, isolation: isolated (any Actor)? = #isolation,
+        _ body: (any HTTPTransport) async throws -> T
+    ) async throws -> T {
+        if let given { return try await body(given) }
+        return try await HTTPSession.with(settings: settings, logger: context.log, isolation: isolation) { try await body($0) }
+    }
+
+    /// Runs `body` with this session, then closes it, whether `body` returned or threw.
+    private func closing<T>(isolation: isolated (any Actor)? = #isolation, _ body: (QueueSession) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+        return result
     }
 
     /// The config's cleanup (`keep`, `size-budget`): the files deleted by the rules, their rows removed

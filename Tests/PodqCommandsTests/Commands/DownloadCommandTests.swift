@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

@@ -1,4 +1,5 @@
 import GRDB
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

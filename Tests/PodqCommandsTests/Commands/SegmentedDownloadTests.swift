@@ -3,6 +3,7 @@ import GRDB
 import PodqCore
 import PodqServer
 import PodqSession
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

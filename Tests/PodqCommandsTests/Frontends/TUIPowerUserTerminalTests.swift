@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 
@@ -310,6 +311,8 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         XCTAssertTrue(cleared.ok, cleared.screen)
         let left = try await other.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM download") }
         XCTAssertEqual(left, 0)
+        tui.send("q")  // closes the detail pane
+        await expect(tui) { !$0.contains("Download:  d2") }
         tui.send("q")
         await expect(tui) { $0.contains("[exit ") }
     }

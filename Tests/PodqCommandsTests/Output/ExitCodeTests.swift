@@ -1,5 +1,6 @@
 import GRDB
 import PodqSession
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

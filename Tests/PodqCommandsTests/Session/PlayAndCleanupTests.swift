@@ -1,6 +1,7 @@
 import Foundation
 import PodqCore
 import PodqSession
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

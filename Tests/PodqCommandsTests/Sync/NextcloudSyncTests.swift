@@ -1,4 +1,5 @@
 import Foundation
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import PodqServer
+import PodqTestAssertions
 import PodqTestSupport
 import Synchronization
 import XCTest

@@ -1,3 +1,4 @@
+import PodqTestAssertions
 import PodqTestSupport
 import Synchronization
 import XCTest

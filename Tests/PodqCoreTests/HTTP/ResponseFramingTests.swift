@@ -1,5 +1,6 @@
 import NIOCore
 import PodqServer
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

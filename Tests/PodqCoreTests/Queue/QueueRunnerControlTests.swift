@@ -1,3 +1,4 @@
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 
@@ -194,7 +195,9 @@ final class QueueRunnerControlTests: XCTestCase {
             let two = await waitUntil { self.server.log.currentInFlight == 2 }
             XCTAssertTrue(two, "round \(round): \(server.log.currentInFlight) in flight")
             try await runner.setAllPaused(true)
-            try await Task.sleep(for: .milliseconds(1500))
+            await expect(timeout: 10) { self.server.log.currentInFlight == 0 }  // the server saw every transfer stop
+            let stopped = runner.status.plans
+            await expect(timeout: 20) { runner.status.plans > stopped }  // and a later look at the queue started none
             XCTAssertEqual(server.log.currentInFlight, 0, "round \(round): paused all, yet downloads run")
             XCTAssertEqual(try ids.map(state), Array(repeating: StoredState.paused, count: 6), "round \(round)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("f1.bin.part")), "pause keeps the partials")
@@ -231,7 +234,7 @@ final class QueueRunnerControlTests: XCTestCase {
             store: store, settings: settings, transport: transport,
             observers: .init(onSync: { reads.append($0.count) }))
         let task = Task { try await runner.run(untilStopped: true) }
-        try await Task.sleep(for: .milliseconds(700))
+        await expect(timeout: 20) { runner.status.plans >= 2 }  // the first look and a tick
         XCTAssertEqual(reads.values.last, 0, "an empty queue keeps it waiting")
         let id = try add(1, size: 100_000, rate: 10_000_000)[0]
         let done = try await waitUntil { try self.state(id) == .completed }

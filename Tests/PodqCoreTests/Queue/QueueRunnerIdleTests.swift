@@ -1,4 +1,5 @@
 import PodqCore
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 
@@ -18,7 +19,7 @@ final class QueueRunnerIdleTests: XCTestCase {
             store: store, settings: Settings(), transport: transport,
             observers: .init(onSync: { syncs.append($0.count) }))
         let running = Task { try await runner.run(untilStopped: true) }
-        try await Task.sleep(for: .milliseconds(1_600))  // three ticks or more
+        await expect(timeout: 20) { runner.status.plans >= 4 }  // the first look, then three ticks
         XCTAssertEqual(syncs.values, [1], "read once, then not again while nothing changed")
 
         // Another process adds a download: the next tick reads the queue and starts it.

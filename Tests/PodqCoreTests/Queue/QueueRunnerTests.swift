@@ -1,4 +1,5 @@
 import PodqCore
+import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqTestAssertions
 import PodqTestSupport
 import Synchronization
 import XCTest
