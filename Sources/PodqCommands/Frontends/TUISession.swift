@@ -116,7 +116,7 @@ final class TUISession {
         // The queue now, so the first frame shows it; the library is read in the background and
         // appears when it is ready (a big one takes a moment; the loop does not wait for it).
         do {
-            model.update(records: try reader.downloads())
+            model.update(records: try await reader.downloads())
         } catch {
             throw CommandError(error)
         }
@@ -159,7 +159,7 @@ final class TUISession {
         for case .quit(bySignal: true) in events.drain() { state.quitBySignal = true }
         session.log.info("tui quit", metadata: ["signal": "\(state.quitBySignal)"])
         if let failure { throw CommandError(failure) }
-        let stopped = ((try? reader.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
+        let stopped = ((try? await reader.downloads()) ?? []).filter { $0.state == .queued && $0.bytesReceived > 0 }.count
         if stopped > 0, keepsPartials {
             Console.out(
                 "podq: \(stopped) unfinished download\(stopped == 1 ? "" : "s") kept with \(stopped == 1 ? "its partial file" : "their partial files"); they resume on the next start."

@@ -20,6 +20,11 @@ extension DownloadStore {
         try read { db in try DownloadRecord.fetchOne(db, key: id) }
     }
 
+    /// One download, or nil, without blocking a thread.
+    public func downloadAsync(id: Int64) async throws(StoreError) -> DownloadRecord? {
+        try await readAsync { db in try DownloadRecord.fetchOne(db, key: id) }
+    }
+
     /// The destinations in use (to keep new names unique).
     public func destinations() throws(StoreError) -> Set<String> {
         try read { db in Set(try String.fetchAll(db, sql: "SELECT destination FROM download")) }

@@ -72,7 +72,7 @@ package final class CompletionHooks: Sendable {
     }
 
     private func run(id: Int64, path: String) async {
-        let row = try? context.store.queue.download(id: id)
+        let row = try? await context.store.queue.downloadAsync(id: id)
         let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
         let values = [
             ("PODQ_FILE", path),

@@ -50,7 +50,8 @@ extension QueueSession {
             self.configAutoQueue = configAutoQueue
         }
 
-        package func downloads() throws(StoreError) -> [DownloadRecord] { try store.queue.downloads() }
+        /// Every row, in queue order, without blocking the caller's thread (the TUI reads them on its main actor).
+        package func downloads() async throws(StoreError) -> [DownloadRecord] { try await store.queue.loadDownloads() }
         package func download(id: Int64) throws(StoreError) -> DownloadRecord? { try store.queue.download(id: id) }
         package func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try store.library.episode(id: id) }
         package func podcast(id: Int64) throws(StoreError) -> PodcastRecord { try store.library.podcast(matching: String(id)) }

@@ -29,7 +29,7 @@ package enum QueueWriter: Sendable {
     package func add(_ items: [NewDownload]) async throws -> [DownloadRecord] {
         guard !items.isEmpty else { return [] }
         switch self {
-        case .store(let store): return try store.queue.add(items)
+        case .store(let store): return try await store.queue.addAsync(items)
         case .runner(let runner): return try await runner.add(items)
         }
     }

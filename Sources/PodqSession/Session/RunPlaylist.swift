@@ -39,7 +39,7 @@ package final class RunPlaylist: Sendable {
         let root = context.paths.downloadFolder
         var text = "#EXTM3U\n"
         for (id, path) in entries {
-            let row = try? context.store.queue.download(id: id)
+            let row = try? await context.store.queue.downloadAsync(id: id)
             let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
             let seconds = episode?.episode.duration ?? -1
             let title = episode.map { "\($0.podcast.title) - \($0.episode.title)" } ?? row?.title ?? (path as NSString).lastPathComponent

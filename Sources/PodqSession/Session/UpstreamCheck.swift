@@ -22,7 +22,7 @@ package struct UpstreamCheck {
         let access = try? await PodcastLogin.access(for: podcast, settings: context.settings)
         var checked = 0, changed = 0
         for listing in listings where listing.downloadState == StoredState.completed.rawValue && listing.episode.upstreamChange == nil {
-            guard let downloadId = listing.episode.downloadId, let row = try? context.store.queue.download(id: downloadId),
+            guard let downloadId = listing.episode.downloadId, let row = try? await context.store.queue.downloadAsync(id: downloadId),
                 let url = URL(string: row.url)
             else { continue }
             checked += 1
