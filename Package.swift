@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Already AsyncHTTPClient's: its decompressor, for feeds sent through a proxy by podq itself.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Already AsyncHTTPClient's: RFC 9651 structured fields, for `Repr-Digest` and `Content-Digest`.
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         // Child processes: a private feed's password-command.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         // Tests only: certificates made in-process for the TLS server (a private CA, expired, wrong name).
@@ -74,6 +76,7 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ],
             exclude: ["README.md"],
             swiftSettings: strict

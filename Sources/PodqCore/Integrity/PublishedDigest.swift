@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import RawStructuredFieldValues
 
 /// A hash of a file given by someone other than podq: the publisher in the feed, or the server in a
 /// header. Which one it is decides how much it proves (``rank``) and what podq records as having
@@ -113,18 +114,17 @@ public struct PublishedDigest: Sendable, Hashable {
         return found
     }
 
-    /// The members of an RFC 9530 dictionary (`sha-256=:<base64>:, sha-512=:…:`) podq can check.
+    /// The members of an RFC 9530 dictionary (`sha-256=:<base64>:, sha-512=:…:`) podq can check, read
+    /// by swift-http-structured-headers' RFC 9651 parser: a field that is not a valid dictionary is
+    /// ignored whole, as RFC 9651 says; a member that is not a byte sequence of its algorithm's length
+    /// is skipped.
     static func structuredDigests(_ value: String, source: Source) -> [PublishedDigest] {
-        value.split(separator: ",").compactMap { member in
-            let pair = String(member).trimmingASCIIWhitespace
-            guard let equals = pair.firstIndex(of: "=") else { return nil }
-            let key = String(pair[..<equals]).trimmingASCIIWhitespace
-            var item = String(pair[pair.index(after: equals)...]).trimmingASCIIWhitespace
-            // Parameters (`;a=b`) follow the byte sequence.
-            if let semicolon = item.firstIndex(of: ";") { item = String(item[..<semicolon]).trimmingASCIIWhitespace }
-            guard item.count >= 2, item.hasPrefix(":"), item.hasSuffix(":"),
+        var parser = StructuredFieldValueParser(Array(value.utf8))
+        guard let members = try? parser.parseDictionaryFieldValue() else { return [] }
+        return members.compactMap { key, member in
+            guard case .item(let item) = member, case .undecodedByteSequence(let encoded) = item.rfc9651BareItem,
                 let algorithm = DigestAlgorithm(name: key), algorithm == .sha256 || algorithm == .sha512,
-                let bytes = base64(item.dropFirst().dropLast()), bytes.count == algorithm.length
+                let bytes = base64(encoded), bytes.count == algorithm.length
             else { return nil }
             return PublishedDigest(source: source, algorithm: algorithm, bytes: bytes)
         }

@@ -62,6 +62,24 @@ final class PublishedDigestTests: XCTestCase {
         XCTAssertEqual(PublishedDigest.fromHeaders(bad, status: 200), [], "no colons, empty, or the wrong length")
     }
 
+    /// `Repr-Digest` as RFC 9651 reads it (swift-http-structured-headers): optional whitespace, parameters
+    /// on a member, unknown algorithms skipped; a field that is not a valid dictionary gives nothing at all.
+    func testReprDigestIsReadAsAStructuredDictionary() {
+        let b64 = Data(Self.abc256).base64EncodedString()
+        func digests(_ value: String) -> [[UInt8]] {
+            var headers = HTTPHeaders()
+            headers.add(name: "Repr-Digest", value: value)
+            return PublishedDigest.fromHeaders(headers, status: 206).map(\.bytes)
+        }
+        XCTAssertEqual(digests("sha-256=:\(b64):"), [Self.abc256])
+        XCTAssertEqual(digests("crc32=:AAAAAA==:,sha-256=:\(b64):;note=1"), [Self.abc256], "no space, a parameter, an unknown algorithm")
+        XCTAssertEqual(digests("sha-256=:\(b64):,   md5=:AAAA:"), [Self.abc256])
+        XCTAssertEqual(digests("sha-256=:\(b64):, sha-256"), [], "a key given twice: the last wins (here a boolean), as RFC 9651 says")
+        XCTAssertEqual(digests("sha-256=:\(b64):, =oops"), [], "not a dictionary: the whole field is ignored")
+        XCTAssertEqual(digests("sha-256=:\(b64)"), [], "an unterminated byte sequence")
+        XCTAssertEqual(digests("sha-256=\"\(b64)\""), [], "a string, not a byte sequence")
+    }
+
     func testTheFeedsHashWinsAndTheStoredFormRoundTrips() {
         let sri = PublishedDigest(source: .sri, algorithm: .sha256, bytes: Self.abc256)
         let sri384 = PublishedDigest(source: .sri, algorithm: .sha384, bytes: Self.abc384)
