@@ -4,12 +4,14 @@ import Synchronization
 /// The observer registry of one object, with coalesced delivery.
 ///
 /// Writers call ``valueDidChange()`` as often as they like (once per received chunk): it costs a lock
-/// and a clock read. Deliveries happen at most once per ``interval`` (a leading one at once, then a
-/// trailing one when the interval is over), so an observer sees ~20 changes a second at most, and
-/// ``flush()`` delivers at once: owners call it on a final state so the last value always arrives.
+/// and a clock read. Deliveries happen at most once per ``interval`` (a leading one at the scheduler's
+/// next turn, then a trailing one when the interval is over), so an observer sees ~20 changes a second
+/// at most, and ``flush()`` delivers at once: owners call it on a final state so the last value always
+/// arrives.
 ///
 /// Each observer is only called when its own value differs from the one it was last given. Handlers
-/// run on the thread that delivers, never two at a time for one center; they may cancel tokens.
+/// run on the scheduler's thread (or the one that flushes), never on the writer's, and never two at a
+/// time for one center; they may cancel tokens.
 public final class ObservationCenter: Sendable {
     /// The shortest time between two coalesced deliveries.
     public let interval: UInt64
@@ -62,22 +64,19 @@ public final class ObservationCenter: Sendable {
     /// The number of live observations.
     public var count: Int { registry.withLock { $0.entries.count } }
 
-    /// Notes that an observed value may have changed; delivers now or soon, coalesced.
+    /// Notes that an observed value may have changed; delivers soon, coalesced, always through the
+    /// scheduler: never on the caller's thread (a chunk's write on an event loop runs no observer).
     public func valueDidChange() {
         let now = scheduler.now()
         let interval = self.interval
-        let action: (deliverNow: Bool, scheduleIn: UInt64?) = registry.withLock { registry in
-            if let last = registry.lastDelivery, now &- last < interval {
-                if registry.trailingScheduled { return (false, nil) }
-                registry.trailingScheduled = true
-                return (false, interval - (now &- last))
-            }
-            registry.lastDelivery = now
-            return (true, nil)
+        let delay: UInt64? = registry.withLock { registry in
+            if registry.trailingScheduled { return nil }  // a delivery is on its way: it reads the value then
+            registry.trailingScheduled = true
+            // Quiet for an interval: at once (the scheduler's next turn); else when the interval is over.
+            guard let last = registry.lastDelivery, now &- last < interval else { return 0 }
+            return interval - (now &- last)
         }
-        if action.deliverNow {
-            deliver()
-        } else if let delay = action.scheduleIn {
+        if let delay {
             scheduler.schedule(afterNanoseconds: delay) { [weak self] in
                 guard let self else { return }
                 let now = self.scheduler.now()

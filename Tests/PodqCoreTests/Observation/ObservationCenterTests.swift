@@ -24,9 +24,13 @@ final class ObservationCenterTests: XCTestCase {
         let seen = Recorder<Int>()
         let token = counter.observe(\.value, options: [.initial, .new]) { _, change in seen.append(change.newValue!) }
         XCTAssertEqual(seen.values, [5])
+        clock.advance(byMilliseconds: 0)  // the delivery set(5) asked for: nothing new to say
         clock.advance(byMilliseconds: 100)
+        XCTAssertEqual(seen.values, [5])
         counter.set(6)
-        XCTAssertEqual(seen.values, [5, 6], "a change after a quiet interval is delivered at once")
+        XCTAssertEqual(seen.values, [5], "never on the writer's thread (a chunk's write on an event loop)")
+        clock.advance(byMilliseconds: 0)
+        XCTAssertEqual(seen.values, [5, 6], "a change after a quiet interval is delivered at the scheduler's next turn")
         token.cancel()
     }
 
@@ -35,12 +39,19 @@ final class ObservationCenterTests: XCTestCase {
         let counter = Counter(center: ObservationCenter(interval: .milliseconds(50), scheduler: clock))
         let seen = Recorder<Int>()
         let token = counter.observe(\.value, options: [.new]) { _, change in seen.append(change.newValue!) }
-        // 1,000 changes inside one interval: the first goes out at once, the rest wait for the timer.
+        // 1,000 changes before the scheduler's turn: one delivery, of the last value.
         for i in 1...1000 { counter.set(i) }
-        XCTAssertEqual(seen.values, [1])
-        XCTAssertEqual(clock.scheduledCount, 1, "one trailing delivery, not one per change")
-        clock.advance(byMilliseconds: 50)
-        XCTAssertEqual(seen.values, [1, 1000])
+        XCTAssertEqual(seen.values, [])
+        XCTAssertEqual(clock.scheduledCount, 1, "one delivery, not one per change")
+        clock.advance(byMilliseconds: 0)
+        XCTAssertEqual(seen.values, [1000])
+        // Changes within the interval after it wait for one trailing delivery.
+        counter.set(1001)
+        counter.set(1002)
+        clock.advance(byMilliseconds: 49)
+        XCTAssertEqual(seen.values, [1000])
+        clock.advance(byMilliseconds: 1)
+        XCTAssertEqual(seen.values, [1000, 1002])
         // Over one simulated second of changes every millisecond: at most ~20 deliveries.
         for step in 0..<1000 {
             counter.set(2000 + step)
@@ -62,25 +73,30 @@ final class ObservationCenterTests: XCTestCase {
         counter.set(1)
         counter.set(2)
         counter.observationCenter.flush()
-        XCTAssertEqual(seen.values, [100, 201])
+        XCTAssertEqual(seen.values, [200], "the value now, at once, without waiting for the scheduler")
         counter.observationCenter.flush()
-        XCTAssertEqual(seen.values.count, 2, "an unchanged value is not delivered again")
+        clock.advance(byMilliseconds: 10_000)
+        XCTAssertEqual(seen.values.count, 1, "an unchanged value is not delivered again")
         token.cancel()
     }
 
     func testCancellingOrReleasingTheTokenEndsTheObservation() {
-        let counter = Counter(center: ObservationCenter())
+        let clock = ManualScheduler()
+        let counter = Counter(center: ObservationCenter(interval: .zero, scheduler: clock))
         let seen = Recorder<Int>()
         var token: ObservationToken? = counter.observe(\.value) { _, change in seen.append(change.newValue!) }
         XCTAssertEqual(counter.observationCenter.count, 1)
         counter.set(1)
+        clock.advance(byMilliseconds: 0)
         token = nil
         XCTAssertEqual(counter.observationCenter.count, 0)
         counter.set(2)
+        clock.advance(byMilliseconds: 0)
         let second = counter.observe(\.value) { _, change in seen.append(change.newValue! * 10) }
         second.cancel()
         second.cancel()
         counter.set(3)
+        clock.advance(byMilliseconds: 0)
         XCTAssertEqual(seen.values, [1])
         _ = token
     }
@@ -125,7 +141,8 @@ final class ObservationCenterTests: XCTestCase {
     /// A handler that cancels another observer's token during a delivery: that observer is not called
     /// in the same delivery.
     func testAHandlerCancellingAnotherObserverStopsItAtOnce() {
-        let counter = Counter(center: ObservationCenter(interval: .zero))
+        let clock = ManualScheduler()
+        let counter = Counter(center: ObservationCenter(interval: .zero, scheduler: clock))
         let seen = Recorder<String>()
         let second = Recorder<ObservationToken>()
         let first = counter.observe(\.value) { _, change in
@@ -133,9 +150,10 @@ final class ObservationCenterTests: XCTestCase {
             if change.newValue == 2 { second.values.first?.cancel() }
         }
         second.append(counter.observe(\.value) { _, change in seen.append("second \(change.newValue!)") })
-        counter.set(1)
-        counter.set(2)
-        counter.set(3)
+        for value in 1...3 {
+            counter.set(value)
+            clock.advance(byMilliseconds: 0)
+        }
         XCTAssertEqual(seen.values, ["first 1", "second 1", "first 2", "first 3"])
         first.cancel()
     }
