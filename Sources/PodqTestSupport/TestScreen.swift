@@ -39,10 +39,16 @@ public final class TestScreen: TerminalScreen {
     private let patience: Double
     private var waitingSince = Date()
 
-    public init(width: Int = 100, height: Int = 20, script: [Step], patience: Double = 20) {
+    /// The loop's clock when the test gives it (`TUISession.run(clock:)`): each wait for a key that
+    /// finds none moves it on by the whole wait, so the loop's timers (frames, the sync interval) run
+    /// in its time, not the machine's.
+    public let time: ManualTime?
+
+    public init(width: Int = 100, height: Int = 20, script: [Step], patience: Double = 20, time: ManualTime? = nil) {
         size = (width, height)
         self.script = script
         self.patience = patience
+        self.time = time
     }
 
     /// The last frame's text.
@@ -63,8 +69,10 @@ public final class TestScreen: TerminalScreen {
                 return .character("q")
             }
         }
-        // A real terminal would wait for a key: wait a little (never the whole idle wait).
+        // A real terminal would wait for a key: wait a little (never the whole idle wait); the loop's
+        // own clock, when the test gave one, moves on by all of it.
         usleep(UInt32(min(max(milliseconds, 0), 10)) * 1000)
+        time?.advance(by: Double(max(milliseconds, 0)) / 1000)
         return nil
     }
 

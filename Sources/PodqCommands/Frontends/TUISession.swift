@@ -51,7 +51,7 @@ final class TUISession {
     ///   - screen: the terminal; ncurses' (``CursesScreen``) unless a test gives its own (`TestScreen`).
     static func run(
         context: QueueContext, jobs: Int? = nil, perHost: Int? = nil, connections: Int? = nil, keepsPartials: Bool = true,
-        screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil
+        screen: (@MainActor (Settings) throws -> any TerminalScreen)? = nil, clock: (@Sendable () -> Double)? = nil
     ) async throws -> Int32 {
         let model = DownloadsViewModel()
         let events = TUIEvents()
@@ -87,13 +87,14 @@ final class TUISession {
             }))
         let overrides = QueueSession.Overrides(jobs: jobs, perHost: perHost, connections: connections)
         let code = try await QueueSession.with(context: context, overrides: overrides, frontEnd: frontEnd) { session in
-            try await TUISession(session: session, model: model, library: library, events: events)
+            try await TUISession(session: session, model: model, library: library, events: events, clock: clock ?? Self.uptime)
                 .run(keepsPartials: keepsPartials, screen: screen) { screenClosed.withLock { $0 = true } }
         }
         return code ?? ExitCodes.locked
     }
 
-    private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, events: TUIEvents) {
+    private init(session: QueueSession, model: DownloadsViewModel, library: TUILibrary, events: TUIEvents, clock: @escaping @Sendable () -> Double) {
+        self.clock = clock
         self.session = session
         self.reader = session.reader
         self.settings = session.settings
@@ -168,7 +169,11 @@ final class TUISession {
         return state.quitBySignal ? ExitCodes.interrupted : ExitCodes.success
     }
 
-    private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    /// The loop's clock, in seconds: the frames' cadence, the library's watch, the sync interval. The
+    /// system's uptime, or a test's (`TestScreen` with a `ManualTime` advances it by each wait).
+    private let clock: @Sendable () -> Double
+    private var now: Double { clock() }
+    private static let uptime: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// The event loop: keys, actions, frames. When to draw and how long to wait for a key is the
     /// ``FramePacer``'s: while downloads run, frames come on a steady cadence and the loop wakes for a

@@ -2,6 +2,7 @@ import Foundation
 import PodqCore
 import PodqTestSupport
 import PodqUI
+import Synchronization
 import XCTest
 
 @testable import PodqCommands
@@ -128,6 +129,45 @@ final class TUISessionTests: XCTestCase {
         await nextcloud.stop()
         XCTAssertEqual(code, ExitCodes.success)
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        XCTAssertEqual(nextcloud.subscriptions(of: "bob").count, 2)
+    }
+
+    /// `sync = auto` syncs again every `sync-interval` of the loop's clock: here a manual one, moved by
+    /// the loop's own waits, so a minute passes in about a second and the test waits for no real minute.
+    func testTheTUISyncsAgainEverySyncIntervalOfItsClock() async throws {
+        let nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-tui"])
+        let context = try context()
+        try "sync-interval = 1\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let configured = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
+        try "pw-tui".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
+        try context.store.sync.saveSyncAccount(
+            .init(server: nextcloud.base, flavour: .nextcloud, user: "bob", device: nil, passwordCommand: "cat '\(dir.file("pw"))'", keyring: false))
+        server.serve(
+            Array(
+                ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>From The Phone</title><item><title>P1</title><guid>p1</guid>"
+                    + "<enclosure url=\"\(server.url("/data/p1.mp3").absoluteString)?size=2000\" type=\"audio/mpeg\" length=\"2000\"/></item></channel></rss>")
+                    .utf8), as: "phone.xml")
+        let time = ManualTime()
+        let started = Mutex<Double?>(nil)
+        let screen = TestScreen(
+            width: 130, height: 16,
+            script: [
+                TestScreen.Step(.character("3")) { screen in
+                    // Once the first sync is done, the phone subscribes; no key asks for the next sync.
+                    guard screen.contains("sync: sent 1 subscription change") else { return false }
+                    nextcloud.phone(user: "bob", subscribe: [self.server.url("/static/phone.xml").absoluteString])
+                    started.withLock { $0 = time.now }
+                    return true
+                },
+                .type("q", after: "From The Phone"),
+            ],
+            time: time)
+        let code = try await TUISession.run(context: configured, screen: { _ in screen }, clock: { time.now })
+        await nextcloud.stop()
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        let waited = time.now - (started.withLock { $0 } ?? time.now)
+        XCTAssertGreaterThanOrEqual(waited, 55, "the second sync came with the interval, not before (\(waited) s of the loop's clock)")
         XCTAssertEqual(nextcloud.subscriptions(of: "bob").count, 2)
     }
 }
