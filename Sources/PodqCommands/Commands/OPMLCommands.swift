@@ -54,7 +54,7 @@ struct ImportCommand: AsyncParsableCommand {
 }
 
 extension ImportCommand {
-    /// The OPML at `address`, fetched (20 MB at most) into a temporary file in the home and read.
+    /// The OPML at `address`, fetched (20 MB at most) into a temporary file in `$TMPDIR` and read.
     static func fetch(_ address: String, context: QueueContext) async throws -> OPML.Contents {
         guard let url = URL(string: address) else { throw CommandError("'\(SafeText.clean(address))' is not a URL.", code: ExitCodes.usage) }
         let bytes = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
@@ -66,11 +66,22 @@ extension ImportCommand {
                 throw CommandError(FeedError.fetch(error as? DownloadError ?? .network(String(describing: error)), url: address))
             }
         }
-        let temporary = context.paths.home + "/.import-\(getpid()).opml"
+        // A new file of our own in $TMPDIR, as a fetched feed's (O_EXCL, no link followed), read, then gone.
+        let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-opml-\(UUID().uuidString).opml")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CommandError("cannot write \(temporary) to read the OPML: \(String(cString: strerror(errno)))", code: ExitCodes.failure) }
         defer { unlink(temporary) }
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw CommandError("cannot write \(temporary) to read the OPML", code: ExitCodes.failure)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                close(fd)
+                throw CommandError("cannot write \(temporary) to read the OPML: \(String(cString: strerror(errno)))", code: ExitCodes.failure)
+            }
+            written += n
         }
+        close(fd)
         do { return try OPML.read(file: temporary) } catch { throw CommandError(error) }
     }
 }
