@@ -102,10 +102,8 @@ final class TUISessionTests: XCTestCase {
         XCTAssertGreaterThan(slow.bytesReceived, 0)
     }
 
-    /// Logged in, the TUI syncs once it runs (in the background: the frames go on) and again on `y`.
-    func testTheTUISyncsWhenItStartsAndOnY() async throws {
-        let nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-tui"])
-        let context = try context()
+    /// Logs `context` in to `nextcloud` as bob, and serves the feed the phone will subscribe to.
+    private func logIn(_ context: QueueContext, to nextcloud: NextcloudTestServer) throws {
         try "pw-tui".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
         try context.store.sync.saveSyncAccount(
             .init(server: nextcloud.base, flavour: .nextcloud, user: "bob", device: nil, passwordCommand: "cat '\(dir.file("pw"))'", keyring: false))
@@ -114,6 +112,13 @@ final class TUISessionTests: XCTestCase {
                 ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>From The Phone</title><item><title>P1</title><guid>p1</guid>"
                     + "<enclosure url=\"\(server.url("/data/p1.mp3").absoluteString)?size=2000\" type=\"audio/mpeg\" length=\"2000\"/></item></channel></rss>")
                     .utf8), as: "phone.xml")
+    }
+
+    /// Logged in, the TUI syncs once it runs (in the background: the frames go on) and again on `y`.
+    func testTheTUISyncsWhenItStartsAndOnY() async throws {
+        let nextcloud = try await NextcloudTestServer.start(users: ["bob": "pw-tui"])
+        let context = try context()
+        try logIn(context, to: nextcloud)
         let screen = TestScreen(
             width: 130, height: 16,
             script: [
@@ -139,14 +144,7 @@ final class TUISessionTests: XCTestCase {
         let context = try context()
         try "sync-interval = 1\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         let configured = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
-        try "pw-tui".write(toFile: dir.file("pw"), atomically: true, encoding: .utf8)
-        try context.store.sync.saveSyncAccount(
-            .init(server: nextcloud.base, flavour: .nextcloud, user: "bob", device: nil, passwordCommand: "cat '\(dir.file("pw"))'", keyring: false))
-        server.serve(
-            Array(
-                ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>From The Phone</title><item><title>P1</title><guid>p1</guid>"
-                    + "<enclosure url=\"\(server.url("/data/p1.mp3").absoluteString)?size=2000\" type=\"audio/mpeg\" length=\"2000\"/></item></channel></rss>")
-                    .utf8), as: "phone.xml")
+        try logIn(context, to: nextcloud)
         let time = ManualTime()
         let started = Mutex<Double?>(nil)
         let screen = TestScreen(
