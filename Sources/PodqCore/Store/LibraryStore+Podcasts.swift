@@ -241,6 +241,17 @@ extension LibraryStore {
         }
     }
 
+    /// Stores where a player is while it plays (mpv's follower, every ten seconds of audio and at a
+    /// seek), so a crash or `kill -9` of podq keeps the place.
+    /// No sync change is queued (the player's end queues the one play); a played episode is left alone.
+    public func savePosition(episode id: Int64, position: Int) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE episode SET position = ?, positionAt = ? WHERE id = ? AND playedAt IS NULL",
+                arguments: [position, Date().timeIntervalSince1970, id])
+        }
+    }
+
     /// The play action that says `episode` was heard to the end, with its feed and media URL as the
     /// server knows them; nil when the episode is gone. With `heard` (started, position, total), a play
     /// that stopped there instead.

@@ -55,6 +55,7 @@ package struct Listening: Sendable {
     /// and the socket.
     package func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: MPVSocket?, started: Int) {
         guard Self.isMPV(argv) else { return (argv, nil, 0) }
+        MPVSocket.removeLeftovers(in: home)
         unlink(logFile)
         guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0) }
         guard let socket = MPVSocket(home: home) else {
@@ -75,7 +76,12 @@ package struct Listening: Sendable {
     /// heard is recorded and mpv's socket is removed.
     package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> (exit: Player.Exit, line: String?) {
         let (command, socket, started) = prepared(argv, episode: episode)
-        let follower = socket.map { MPVFollower(socket: $0.path, started: started) }
+        let store = self.store
+        let follower = socket.map { socket in
+            MPVFollower(socket: socket.path, started: started) { position in
+                if let episode { try? store.library.savePosition(episode: episode.id, position: position) }
+            }
+        }
         follower?.start()
         let log = Self.isMPV(argv) ? logFile : nil
         defer {
@@ -142,8 +148,14 @@ package struct Listening: Sendable {
 /// Follows mpv's playback through its JSON IPC socket on a thread of its own: it connects (retrying
 /// for up to 10 s while mpv starts), asks mpv to report `time-pos` and `duration` as they change, and
 /// reads until mpv closes the socket (it quit). An `end-file` with reason `eof` means the end was reached.
+/// While it plays, the place is handed to `onPlace` every ``placeStep`` seconds of audio and at a seek.
 package final class MPVFollower: Sendable {
+    /// How far the position moves (played on or sought) before it is handed on again.
+    package static let placeStep = 10
     private let socket: String
+    private let onPlace: @Sendable (Int) -> Void
+    /// The last whole second handed to `onPlace`.
+    private let handedOn: Mutex<Int>
     private let state: Mutex<Listening.Heard>
     private let stopped = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
@@ -153,8 +165,10 @@ package final class MPVFollower: Sendable {
     /// True once podq connected to mpv's socket.
     package var connected: Bool { madeConnection.withLock { $0 } }
 
-    package init(socket: String, started: Int) {
+    package init(socket: String, started: Int, onPlace: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.socket = socket
+        self.onPlace = onPlace
+        self.handedOn = Mutex(started)
         self.state = Mutex(Listening.Heard(started: started, position: started > 0 ? Double(started) : nil))
     }
 
@@ -222,6 +236,15 @@ package final class MPVFollower: Sendable {
             state.withLock { heard in
                 if name == "time-pos" { heard.position = value }
                 if name == "duration" { heard.duration = value }
+            }
+            if name == "time-pos" {
+                let second = Int(value)
+                let moved = handedOn.withLock { last in
+                    guard abs(second - last) >= Self.placeStep else { return false }
+                    last = second
+                    return true
+                }
+                if moved { onPlace(second) }
             }
         } else if event == "end-file", (object["reason"] as? String) == "eof" {
             state.withLock { $0.reachedEnd = true }

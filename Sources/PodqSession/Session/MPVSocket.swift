@@ -49,6 +49,17 @@ package struct MPVSocket {
         if let madeFolder { rmdir(madeFolder) }
     }
 
+    /// Removes what a `podq play` killed with `kill -9` (or a crash) left in the home: `mpv-<pid>.sock`
+    /// and `mpv-<pid>.log` of a process that is gone. Those of a podq still running are kept.
+    package static func removeLeftovers(in home: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: home) else { return }
+        for name in names where name.hasPrefix("mpv-") && (name.hasSuffix(".sock") || name.hasSuffix(".log")) {
+            let digits = name.dropFirst(4).prefix { $0.isASCII && $0.isNumber }
+            guard let pid = Int32(digits), pid > 0, pid != getpid(), name.dropFirst(4 + digits.count).first == "." else { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH { unlink((home as NSString).appendingPathComponent(name)) }
+        }
+    }
+
     /// A folder (not a link) of this user's that no one else may write in.
     private static func isOwnFolder(_ path: String) -> Bool {
         var info = stat()

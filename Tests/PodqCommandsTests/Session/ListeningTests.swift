@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
@@ -42,6 +43,16 @@ final class ListeningTests: CLITestCase {
         return String(try XCTUnwrap(rows.first { ($0["title"] as? String)?.hasSuffix(title) == true }?["id"] as? Int))
     }
 
+    /// The position the store holds for episode `guid`, read as another program reads it (podq may
+    /// be writing).
+    private func storedPosition(of guid: String) -> Int? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        let store = try? DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
+        return try? store?.read { db in try Int.fetchOne(db, sql: "SELECT position FROM episode WHERE guid = ?", arguments: [guid]) }
+    }
+
     /// mpv's IPC socket in the home, while one is there.
     private func socket() -> String? {
         (try? FileManager.default.contentsOfDirectory(atPath: dir.file("home")))?.first { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
@@ -71,7 +82,8 @@ final class ListeningTests: CLITestCase {
             mpv.send(["seek", seconds, "absolute"])
             let moved = await waitUntil(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= Double(seconds) }
             XCTAssertTrue(moved)
-            try await Task.sleep(for: .milliseconds(300))  // podq's follower hears the new position
+            // podq's follower heard the new place: it stores it as mpv plays (at a seek, and every 10 s).
+            await expect(timeout: 10, every: 50) { (self.storedPosition(of: "long") ?? 0) >= seconds }
             child.send(signal)
             let exit = await child.finish(timeout: 15)
             XCTAssertEqual(exit.code, 130, "signal \(signal): " + child.standardOutput + child.standardError)
@@ -158,18 +170,53 @@ final class ListeningTests: CLITestCase {
         XCTAssertEqual(exit.code, 0)
     }
 
+    /// `kill -9` of podq while mpv plays: the place stored as it played (at the seek) survives, and the
+    /// next play starts there.
+    func testAPlayKilledWithSIGKILLKeepsThePlaceStoredWhileItPlayed() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        var child = try cli.start(["play", id])
+        let found = await remote()
+        var mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
+        let stale = try XCTUnwrap(socket())
+        await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
+        XCTAssertNil(storedPosition(of: "long"), "nothing stored before the first ten seconds")
+        mpv.send(["seek", 30, "absolute"])
+        await expect(timeout: 10, every: 50) { (self.storedPosition(of: "long") ?? 0) >= 30 }
+        child.send(SIGKILL)
+        _ = await child.finish(timeout: 10)
+        mpv.send(["quit"])  // mpv outlives a podq killed this way
+        await expect(timeout: 10) { MPVRemote(socket: stale) == nil }  // and has quit
+        let kept = try XCTUnwrap(storedPosition(of: "long"))
+        XCTAssertTrue((30...34).contains(kept), "\(kept)")
+
+        child = try cli.start(["play", id])
+        let again = await remote()
+        mpv = try XCTUnwrap(again, "mpv's socket: " + child.standardError)
+        var at: Double?
+        await expect(timeout: 10) {
+            at = mpv.send(["get_property", "time-pos"]) as? Double
+            return at != nil
+        }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(at), Double(kept) - 1, "mpv started where podq was killed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "the killed play's socket is removed by the next")
+        mpv.send(["quit"])
+        let exit = await child.finish()
+        XCTAssertEqual(exit.code, 0)
+    }
+
     // MARK: - A player that misbehaves (issue 43, points 6 and 7)
 
     /// A stand-in for mpv in `<dir>/bin/mpv`: it writes the socket path it was given to `seen`, then
     /// (unless `events` is `nosocket`) listens there, takes podq's connection and sends each line of
-    /// `events` to it, and quits.
+    /// `events` to it, and quits once podq has read them.
     private func fakeMPV(_ events: [String]) throws -> String {
         let bin = dir.file("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let python = ProcessInfo.processInfo.environment["PODQ_TEST_PYTHON"] ?? "/usr/bin/python3"
         let script = """
             #!\(python)
-            import os, socket, sys, time
+            import os, socket, sys
             here = os.path.dirname(os.path.abspath(__file__))
             path = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--input-ipc-server=")), "")
             open(os.path.join(here, "seen"), "w").write(path)
@@ -187,7 +234,14 @@ final class ListeningTests: CLITestCase {
                     pass
                 for line in events:
                     c.sendall((line + "\\n").encode())
-                time.sleep(0.3)
+                # Ends its side, then waits for podq to read to the end and close (a close with podq's
+                # bytes unread would reset the connection).
+                c.shutdown(socket.SHUT_WR)
+                try:
+                    while c.recv(4096):
+                        pass
+                except OSError:
+                    pass
                 c.close()
                 s.close()
 
