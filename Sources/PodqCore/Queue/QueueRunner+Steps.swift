@@ -16,12 +16,15 @@ extension QueueRunner {
     /// running downloads' progress at most once a second.
     func replan() async throws(StoreError) {
         defer { shared.withLock { $0.plans += 1 } }
-        let now = Date().timeIntervalSince1970
+        let now = clock.now
         // Nothing runs and nothing changed since the last plan (the store, the limit, the hold, and no
         // retry came due): the plan would be the same, so the rows are not read again.
         let stamp = try await store.changeStamp()
         let basis = PlanBasis(stamp: stamp, limit: limit, perHost: perHost, hold: hold)
-        if running.isEmpty, let planned, planned.basis == basis, now < planned.due { return }
+        if running.isEmpty, let planned, planned.basis == basis, now < planned.due {
+            setDueWake(planned.due.isFinite ? planned.due : nil)  // rung a little early: set again
+            return
+        }
         let rows = try await store.queue.loadDownloads()
         observers.onSync(rows)
         let plan = QueuePlanner.plan(
@@ -41,17 +44,29 @@ extension QueueRunner {
             if let row = byID[id] { try await start(row, now: now) }
         }
         updateStatus()
-        if let due = plan.nextDue, due < 0.5 {
-            let mailbox = self.mailbox
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int(max(0.01, due) * 1000)))
-                mailbox.yield(.wake)
-            }
-        }
+        setDueWake(plan.nextDue.map { now + max(0.01, $0) })
         if now - lastCheckpoint >= 1 {
             lastCheckpoint = now
             try await checkpoint()
         }
+    }
+
+    /// The plan's timer: one wake at `time` (the earliest waiting retry's), replacing the one set for
+    /// another time; none when nothing waits.
+    func setDueWake(_ time: Double?) {
+        guard dueWake?.at != time else { return }
+        dueWake?.task.cancel()
+        dueWake = nil
+        guard let time else { return }
+        let mailbox = self.mailbox, clock = self.clock
+        let seconds = time - clock.now
+        dueWake = (
+            time,
+            Task {
+                do { try await clock.sleep(seconds: seconds) } catch { return }
+                mailbox.yield(.due)
+            }
+        )
     }
 
     /// Marks the row `downloading` (only if it is still queued and due: another process may have
@@ -185,7 +200,7 @@ extension QueueRunner {
         let ended = op.state, error = op.error, progress = op.progress, validators = op.validators, path = op.finalPath
         let settings = self.settings
         let holding = self.hold
-        let now = Date().timeIntervalSince1970
+        let now = clock.now
         let policy = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
         let jitter = Double.random(in: 0.5...1.5)
         let decided = try await store.queue.modify(id: id) { row in

@@ -93,6 +93,8 @@ public actor QueueRunner {
         case wake
         /// An operation stopped.
         case finished(Int64)
+        /// The plan's timer rang: the earliest waiting retry is due.
+        case due
     }
 
     let store: QueueStore
@@ -106,6 +108,8 @@ public actor QueueRunner {
     let pacing: RateLimiter?
     /// The login and `User-Agent` of a row's podcast (for an episode of a podcast that has them).
     let access: @Sendable (DownloadRecord) async -> PodcastAccess?
+    /// The time the runner plans by and waits on (the machine's unless a test gives its own).
+    nonisolated let clock: any QueueClock
     nonisolated let shared: Mutex<Status>
     nonisolated let inputs: AsyncStream<Input>
     nonisolated let mailbox: AsyncStream<Input>.Continuation
@@ -121,6 +125,8 @@ public actor QueueRunner {
     var lastPlan = QueuePlanner.Plan()
     /// What the last plan was made from, to skip reading an unchanged queue (``replan()``).
     var planned: (basis: PlanBasis, due: Double)?
+    /// The wake set for the earliest queued row's retry time (the plan's timer), and when it rings.
+    var dueWake: (at: Double, task: Task<Void, Never>)?
     private var gateHeld = false
     private var gateWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -131,11 +137,14 @@ public actor QueueRunner {
     ///     commands' layer reads the podcast and runs its password command); none by default.
     /// - Parameter pacing: the speed limit the downloads share (nil: none); each download reads under
     ///   it (``DownloadConfiguration/pacing``), the feeds and sidecars of the same client do not.
+    /// - Parameter clock: the time retries come due in, and the tick's; the machine's by default.
     public init(
         store: QueueStore, settings: Settings, transport: any HTTPTransport, logger: Logger = .disabled,
         observers: Observers = Observers(), pacing: RateLimiter? = nil,
-        access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil }
+        access: @escaping @Sendable (DownloadRecord) async -> PodcastAccess? = { _ in nil },
+        clock: any QueueClock = SystemQueueClock()
     ) {
+        self.clock = clock
         self.pacing = pacing
         self.access = access
         self.store = store
@@ -167,19 +176,24 @@ public actor QueueRunner {
     /// or, with `untilStopped` (the TUI), until ``stop()``. Call it once.
     public func run(untilStopped: Bool = false) async throws(StoreError) -> Summary {
         let mailbox = self.mailbox
+        let clock = self.clock
         let ticker = Task {
             // Every 500 ms while anything runs or waits; every 2 s when the queue is quiet (all done
-            // or paused): a key or a command wakes the loop at once, and only another process's
-            // change waits for the tick. Each tick reads the store's change stamp.
-            var interval = 500
+            // or paused): a key or a command wakes the loop at once, a retry's time wakes it (the
+            // plan's timer), and only another process's change waits for the tick. Each tick reads
+            // the store's change stamp.
+            var interval = 0.5
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(interval))
+                do { try await clock.sleep(seconds: interval) } catch { break }
                 mailbox.yield(.wake)
                 let now = self.status
-                interval = now.running == 0 && now.queued == 0 ? 2000 : 500
+                interval = now.running == 0 && now.queued == 0 ? 2 : 0.5
             }
         }
-        defer { ticker.cancel() }
+        defer {
+            ticker.cancel()
+            dueWake?.task.cancel()
+        }
         mailbox.yield(.wake)
         // A step the store refused (another program held its lock past LockWait.patience, the disk
         // failed): the run stops as on a signal, every transfer paused and its end saved if the store
@@ -240,6 +254,9 @@ public actor QueueRunner {
     private func handle(_ input: Input) async throws(StoreError) {
         switch input {
         case .wake:
+            try await replan()
+        case .due:
+            dueWake = nil
             try await replan()
         case .finished(let id):
             try await finish(id)

@@ -96,13 +96,54 @@ final class QueueRunnerTests: XCTestCase {
         XCTAssertEqual(events.filter { if case .retrying = $0 { true } else { false } }.count, 2)
     }
 
-    func testRetryAfterIsHonoured() async throws {
-        _ = try add(server.url("/status/503?retryAfter=1"), "later.mp3")
-        let started = Date()
-        _ = try await run(settings(attempts: 2))
-        let requests = server.log.requests
-        XCTAssertEqual(requests.count, 2)
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.9, "the second attempt waited for Retry-After")
+    /// `Retry-After` on the runner's clock: the second attempt waits the hour the server asked for, not
+    /// a second less (the ticks in between look and start nothing), and comes once it has passed (the
+    /// plan's own timer). No test waits an hour: the clock is moved by hand.
+    func testRetryAfterIsHonouredOnTheRunnersClock() async throws {
+        let id = try add(server.url("/status/503?retryAfter=3600"), "later.mp3")
+        let time = ManualTime(at: Date().timeIntervalSince1970)
+        let runner = QueueRunner(store: store, settings: settings(attempts: 2), transport: transport, clock: time)
+        let task = Task { try await runner.run() }
+        await expect { (try? self.store.queue.download(id: id)?.retryAt) != nil }
+        let row = try XCTUnwrap(store.queue.download(id: id))
+        XCTAssertEqual(row.state, .queued)
+        XCTAssertEqual(try XCTUnwrap(row.retryAt) - time.now, 3600, accuracy: 1)
+        XCTAssertEqual(server.log.requests.count, 1)
+        for step in 1...3 {
+            // The tick and the plan's timer asleep on the clock, then 20 minutes less a second of it.
+            await expect { time.sleepers == 2 }
+            let looked = runner.status.plans
+            time.advance(by: step < 3 ? 1200 : 1199)
+            await expect { runner.status.plans > looked }
+            XCTAssertEqual(server.log.requests.count, 1, "not a second sooner (\(step))")
+        }
+        await expect { time.sleepers == 2 }
+        time.advance(by: 1)
+        if !(await expect { self.server.log.requests.count == 2 }) { await runner.stop() }
+        let summary = try await task.value  // the second attempt is refused as well: the last one
+        XCTAssertEqual(summary.failed, 1)
+        XCTAssertEqual(server.log.requests.count, 2)
+        XCTAssertEqual(try store.queue.download(id: id)?.attempts, 2)
+    }
+
+    /// Without a `Retry-After`, the backoff's wait is on the runner's clock too: the retry starts as
+    /// soon as it is due, however long the tick.
+    func testABackoffRetryStartsWhenItsTimeComes() async throws {
+        let id = try add(server.url("/status/500"), "busy.mp3")
+        var slow = settings(attempts: 2)
+        slow.retryDelay = 600
+        slow.retryMaxDelay = 600
+        let time = ManualTime(at: Date().timeIntervalSince1970)
+        let runner = QueueRunner(store: store, settings: slow, transport: transport, clock: time)
+        let task = Task { try await runner.run() }
+        await expect { (try? self.store.queue.download(id: id)?.retryAt) != nil }
+        let wait = try XCTUnwrap(store.queue.download(id: id)?.retryAt) - time.now
+        XCTAssertTrue((300...900).contains(wait), "600 s with its jitter: \(wait)")
+        await expect { time.sleepers == 2 }
+        time.advance(by: wait + 0.5)
+        if !(await expect { self.server.log.requests.count == 2 }) { await runner.stop() }
+        _ = try await task.value
+        XCTAssertEqual(server.log.requests.count, 2)
     }
 
     func testAStallIsRetriedAndTheFileCompletes() async throws {
