@@ -39,6 +39,9 @@ public final class DownloadsViewModel: Sendable {
         var estimates: [Int64: Int64] = [:]
         var episodeStates: [Int64: EpisodeState] = [:]
         var episodeStatesVersion = 0
+        /// The download that speaks for each episode (``episodeSpeakers(_:)``' choice), by download id:
+        /// its operation's state changes the episode's at once, in the same frame as its row.
+        var speaksFor: [Int: Int64] = [:]
         var dirty = true
         /// The downloads the overall gauge covers: each seen unfinished since the gauge last emptied. A
         /// row that completes stays in it (so the gauge never goes back), until nothing is unfinished.
@@ -83,6 +86,10 @@ public final class DownloadsViewModel: Sendable {
             self.rows.withLock {
                 $0.tracked[id]?.state = value
                 $0.dirty = true
+                if let episode = $0.speaksFor[id], $0.episodeStates[episode] != EpisodeState(StoredState(value)) {
+                    $0.episodeStates[episode] = EpisodeState(StoredState(value))
+                    $0.episodeStatesVersion += 1
+                }
             }
         }
         let segments = operation.observe(\.segments, options: [.initial, .new]) { [weak self] _, change in
@@ -133,7 +140,12 @@ public final class DownloadsViewModel: Sendable {
             rows.estimates = estimates
             if previous?.map(\.record) != records {
                 rows.dirty = true
-                let states = Self.episodeStates(records)
+                let speakers = Self.episodeSpeakers(records)
+                rows.speaksFor = Dictionary(uniqueKeysWithValues: speakers.map { (Int($0.value.id), $0.key) })
+                // A running operation's state is newer than its stored row's.
+                let states = speakers.mapValues { speaker in
+                    EpisodeState(rows.tracked[Int(speaker.id)].map { StoredState($0.state) } ?? speaker.state)
+                }
                 if states != rows.episodeStates {
                     rows.episodeStates = states
                     rows.episodeStatesVersion += 1
@@ -165,14 +177,14 @@ public final class DownloadsViewModel: Sendable {
     public var episodeStatesVersion: Int { rows.withLock { $0.episodeStatesVersion } }
 
     /// An episode queued again has several rows: the newest one that was not cancelled speaks for it.
-    private static func episodeStates(_ records: [DownloadRecord]) -> [Int64: EpisodeState] {
+    private static func episodeSpeakers(_ records: [DownloadRecord]) -> [Int64: (id: Int64, state: StoredState)] {
         var states: [Int64: (id: Int64, state: StoredState)] = [:]
         for r in records {
             guard let episode = r.episodeId, let id = r.id else { continue }
             if let known = states[episode], known.state != .cancelled, r.state == .cancelled || known.id > id { continue }
             states[episode] = (id, r.state)
         }
-        return states.mapValues { EpisodeState($0.state) }
+        return states
     }
 
     /// True when something changed since the last ``snapshot()``.

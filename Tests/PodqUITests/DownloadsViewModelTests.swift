@@ -145,6 +145,33 @@ final class EpisodeStatesTests: XCTestCase {
         XCTAssertEqual(model.episodeStates, [10: .completed], "a removed row's episode is new again")
     }
 
+    /// A running download's state reaches its episode with its row, in the same snapshot: the Episodes
+    /// view never says `downloading` of an episode the Downloads view shows completed or cancelled
+    /// (it did, until the runner's next read of the store).
+    func testAnOperationsStateReachesItsEpisodeWithItsRow() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let transport = AsyncHTTPTransport()
+        var stored = DownloadRecord(position: 1, url: "http://h/1", title: "t", destination: dir.file("e.mp3"))
+        stored.id = 1
+        stored.episodeId = 20
+        stored.state = .queued
+        let model = DownloadsViewModel()
+        model.update(records: [stored])
+        XCTAssertEqual(model.episodeStates, [20: .queued])
+        let operation = DownloadOperation(
+            id: 1, request: DownloadRequest(url: URL(string: "http://127.0.0.1:9/e.mp3")!, destination: dir.file("e.mp3"), title: "t"),
+            transport: transport)
+        model.track(operation)
+        operation.cancel()
+        let both = await waitUntil { model.snapshot().first?.state == .cancelled }
+        XCTAssertTrue(both)
+        XCTAssertEqual(model.episodeStates, [20: .cancelled], "with its row, before the store says so")
+        model.update(records: [stored])  // a read of the store made before the cancel was saved
+        XCTAssertEqual(model.episodeStates, [20: .cancelled], "the live state is newer than a stale read")
+        await transport.shutdown()
+    }
+
     /// The observers are the one path from an operation to the rows: between two coalesced deliveries
     /// a frame shows the figure last delivered, not the operation's property of the moment; the
     /// trailing delivery brings it up to date, and the final state is flushed.

@@ -29,9 +29,10 @@ final class TUISessionTests: XCTestCase {
     private func context() throws -> QueueContext {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
+        // Published at noon UTC: the same date in every time zone.
         let episodes = (1...3).map { i in
             FeedEpisode(
-                guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_790_000_000 + Double(i) * 86_400),
+                guid: "g\(i)", title: "Episode \(i)", published: Date(timeIntervalSince1970: 1_789_992_000 + Double(i) * 86_400),
                 enclosures: [Enclosure(url: server.dataURL(size: 120_000, seed: UInt64(i), name: "e\(i).mp3").absoluteString)])
         }
         let (podcast, added) = try context.store.library.addPodcast(
@@ -167,5 +168,58 @@ final class TUISessionTests: XCTestCase {
         let waited = time.now - (started.withLock { $0 } ?? time.now)
         XCTAssertGreaterThanOrEqual(waited, 55, "the second sync came with the interval, not before (\(waited) s of the loop's clock)")
         XCTAssertEqual(nextcloud.subscriptions(of: "bob").count, 2)
+    }
+}
+
+extension TUISessionTests {
+    /// The loop driven key by key on its own clock, each key's frame compared whole (trailing blanks
+    /// aside): what a person sees, not a few words of it. Once the downloads are done the frames hold
+    /// nothing that moves.
+    func testEachKeysFrameIsTheWholeScreen() async throws {
+        let context = try context()
+        let time = ManualTime()
+        let seen = Mutex<[String]>([])
+        func step(_ key: Character, after text: String) -> TestScreen.Step {
+            TestScreen.Step(.character(key)) { screen in
+                guard screen.contains(text) else { return false }
+                seen.withLock { $0.append(screen) }
+                return true
+            }
+        }
+        let screen = TestScreen(
+            width: 100, height: 12, script: [step("j", after: "2 done"), step("2", after: "row 2/2"), step("q", after: "Episode 3")], time: time)
+        let code = try await TUISession.run(context: context, screen: { _ in screen }, clock: { time.now })
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        let frames = seen.withLock { $0 }.map { frame in
+            frame.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.reversed().drop { $0 == " " }.reversed()) }
+        }
+        let downloads = [
+            " 1 Downloads (2)   2 Episodes (3)   3 Podcasts (1)",
+            "STATE       TITLE                        PROGRESS            % RECEIVED / TOTAL    SPEED      ETA",
+            "completed   Loop Show — Episode 1        ████████████████ 100% 120.0 KB / 120.0 KB -          -",
+            "completed   Loop Show — Episode 2        ████████████████ 100% 120.0 KB / 120.0 KB -          -",
+            "", "", "", "", "",
+            " 0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 2 done · row 1/2",
+            "",
+            "↑↓ select  Tab view  a add  p pause  c cancel  r retry  Enter next  K/J move  ? help  q quit",
+        ]
+        XCTAssertEqual(frames.first, downloads)
+        var second = downloads
+        second[9] = " 0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 2 done · row 2/2"
+        XCTAssertEqual(frames.dropFirst().first, second, "j moves the selection")
+        let episodes = [
+            " 1 Downloads (2)   2 Episodes (3)   3 Podcasts (1)",
+            "STATE       DATE       LENGTH   SIZE      PODCAST              EPISODE",
+            "new         2026-09-24                    Loop Show            Episode 3",
+            "completed   2026-09-23                    Loop Show            Episode 2",
+            "completed   2026-09-22                    Loop Show            Episode 1",
+            "", "", "", "",
+            " 0/3 active, 2 a host · 0 B/s · 0 queued · 0 failed · 2 done · row 1/3",
+            "",
+            "↑↓ select  Tab view  Enter queue  / search  f filter  Esc all  a add  u refresh  ? help  q quit",
+        ]
+        XCTAssertEqual(frames.last, episodes, "2 shows the Episodes view")
+        XCTAssertEqual(frames.count, 3)
     }
 }
