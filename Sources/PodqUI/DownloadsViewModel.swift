@@ -153,13 +153,14 @@ public final class DownloadsViewModel: Sendable {
             }
             var ended: [Tracked] = []
             for r in records {
-                guard let id = r.id.map(Int.init), let t = rows.tracked[id], r.state != .downloading else { continue }
+                let id = Int(r.id)
+                guard let t = rows.tracked[id], r.state != .downloading else { continue }
                 if t.state != .downloading && t.state != .queued {
                     ended.append(t)
                     rows.tracked[id] = nil
                 }
             }
-            let known = Set(records.compactMap { $0.id.map(Int.init) })
+            let known = Set(records.map { Int($0.id) })
             for (id, t) in rows.tracked where !known.contains(id) {
                 ended.append(t)
                 rows.tracked[id] = nil
@@ -180,7 +181,8 @@ public final class DownloadsViewModel: Sendable {
     private static func episodeSpeakers(_ records: [DownloadRecord]) -> [Int64: (id: Int64, state: StoredState)] {
         var states: [Int64: (id: Int64, state: StoredState)] = [:]
         for r in records {
-            guard let episode = r.episodeId, let id = r.id else { continue }
+            let id = r.id
+            guard let episode = r.episodeId else { continue }
             if let known = states[episode], known.state != .cancelled, r.state == .cancelled || known.id > id { continue }
             states[episode] = (id, r.state)
         }
@@ -198,7 +200,7 @@ public final class DownloadsViewModel: Sendable {
             var made: [DownloadRow]
             if let stored = rows.stored {
                 made = stored.map { s in
-                    let id = Int(s.record.id ?? 0)
+                    let id = Int(s.record.id)
                     if let t = rows.tracked[id] { return Self.liveRow(t, id: id, now: now, stored: s, in: rows) }
                     return Self.storedRow(s, id: id, in: rows)
                 }

@@ -271,7 +271,7 @@ enum LibraryBench {
             let (podcast, episodes) = try store.library.addPodcast(url: feedURL.absoluteString, feed: feed, etag: nil, lastModified: nil, autoQueue: false)
             try? FileManager.default.removeItem(atPath: file)
             for e in episodes.prefix(perQueue) {
-                guard let id = e.id else { continue }
+                let id = e.id
                 let url = e.url
                 downloads.append(
                     NewDownload(

@@ -15,9 +15,8 @@ enum TUIBench {
         let states: [StoredState] = [.downloading, .queued, .paused, .failed, .completed, .cancelled]
         let records: [DownloadRecord] = (1...count).map { i in
             var r = DownloadRecord(
-                position: Int64(i), url: "http://h/\(i).mp3", title: "Podcast \(i % 17) — Episode \(i) ポッドキャスト 🎧",
+                id: Int64(i), position: Int64(i), url: "http://h/\(i).mp3", title: "Podcast \(i % 17) — Episode \(i) ポッドキャスト 🎧",
                 destination: "/d/\(i).mp3")
-            r.id = Int64(i)
             r.state = states[i % states.count]
             r.bytesReceived = Int64(i) * 10_000
             r.bytesExpected = i % 5 == 0 ? nil : 50_000_000

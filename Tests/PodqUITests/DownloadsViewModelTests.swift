@@ -55,8 +55,7 @@ final class DownloadsViewModelTests: XCTestCase {
             _ id: Int64, _ state: StoredState, received: Int64 = 0, expected: Int64? = nil, error: String? = nil,
             retryAt: Double? = nil
         ) -> DownloadRecord {
-            var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)\u{1B}[2J", destination: "/d/\(id)")
-            r.id = id
+            var r = DownloadRecord(id: id, position: id, url: "http://h/\(id)", title: "T\(id)\u{1B}[2J", destination: "/d/\(id)")
             r.state = state
             r.bytesReceived = received
             r.bytesExpected = expected
@@ -86,8 +85,7 @@ final class DownloadsViewModelTests: XCTestCase {
 
 final class OverallGaugeTests: XCTestCase {
     private func record(_ id: Int64, _ state: StoredState, received: Int64, expected: Int64) -> DownloadRecord {
-        var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "T\(id)", destination: "/d/\(id)")
-        r.id = id
+        var r = DownloadRecord(id: id, position: id, url: "http://h/\(id)", title: "T\(id)", destination: "/d/\(id)")
         r.state = state
         r.bytesReceived = received
         r.bytesExpected = expected
@@ -128,8 +126,7 @@ final class EpisodeStatesTests: XCTestCase {
     /// for its episode; rows without an episode are ignored.
     func testEpisodeStatesFollowTheQueue() {
         func row(_ id: Int64, episode: Int64?, _ state: StoredState) -> DownloadRecord {
-            var r = DownloadRecord(position: id, url: "http://h/\(id)", title: "t", destination: "/d/\(id)")
-            r.id = id
+            var r = DownloadRecord(id: id, position: id, url: "http://h/\(id)", title: "t", destination: "/d/\(id)")
             r.episodeId = episode
             r.state = state
             return r
@@ -152,8 +149,7 @@ final class EpisodeStatesTests: XCTestCase {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let transport = AsyncHTTPTransport()
-        var stored = DownloadRecord(position: 1, url: "http://h/1", title: "t", destination: dir.file("e.mp3"))
-        stored.id = 1
+        var stored = DownloadRecord(id: 1, position: 1, url: "http://h/1", title: "t", destination: dir.file("e.mp3"))
         stored.episodeId = 20
         stored.state = .queued
         let model = DownloadsViewModel()

@@ -79,12 +79,12 @@ enum IdArguments {
         var ids: [Int64] = []
         for item in items {
             guard let reference = ItemReference(item) else {
-                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
+                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id)
                 continue
             }
             switch reference.kind(or: .episode) {
             case .podcast:
-                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id ?? -1)
+                ids += try store.library.episodeIds(podcastId: podcast(item, in: store).id)
             case .episode where reference.kind == nil:
                 // A bare number is an episode; said so when it is not one but a podcast's id.
                 do {

@@ -42,12 +42,12 @@ struct QueueListCommand: ParsableCommand {
             Console.out("The queue is empty. Add downloads with `podq queue add <url>`.")
             return
         }
-        let idWidth = String(rows.map { $0.id ?? 0 }.max() ?? 0).count + 1
+        let idWidth = String(rows.map { $0.id }.max() ?? 0).count + 1
         for row in rows {
             let amount = Format.amount(received: row.bytesReceived, expected: row.bytesExpected)
             let interrupted = row.state == .downloading && !running
             let state = interrupted ? "interrupted" : row.state.rawValue
-            var line = "\(EpisodesCommand.number(.download, row.id ?? 0, width: idWidth))  \(DisplayWidth.pad(state, to: 11)) \(row.title)  \(amount)"
+            var line = "\(EpisodesCommand.number(.download, row.id, width: idWidth))  \(DisplayWidth.pad(state, to: 11)) \(row.title)  \(amount)"
             if interrupted { line += "  (podq stopped under it; it resumes on the next podq download or in the TUI)" }
             if let error = row.lastError, row.state != .completed {
                 line += row.state == .queued ? "  (retrying: \(error))" : "  (\(error))"
@@ -68,7 +68,7 @@ enum QueueJSON {
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(row.id ?? 0, forKey: .id)
+            try c.encode(row.id, forKey: .id)
             try c.encode(row.url, forKey: .url)
             try c.encode(row.title, forKey: .title)
             try c.encode(row.podcast, forKey: .podcast)
@@ -144,8 +144,8 @@ struct QueueAddCommand: ParsableCommand {
     /// The line for an item not added again: where it already is.
     static func alreadyThere(_ row: DownloadRecord) -> String {
         row.state == .completed
-            ? "\(Self.subject(row))already downloaded as \(ItemKind.download.label(row.id ?? 0)): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
-            : "\(Self.subject(row))already queued as \(ItemKind.download.label(row.id ?? 0)) (\(row.state.rawValue)): \(row.title)"
+            ? "\(Self.subject(row))already downloaded as \(ItemKind.download.label(row.id)): \(row.title) -> \(row.destination) (--again or --replace fetches it anew)"
+            : "\(Self.subject(row))already queued as \(ItemKind.download.label(row.id)) (\(row.state.rawValue)): \(row.title)"
     }
 
     /// "e3: " for a feed episode's row (episodes and downloads are numbered apart: `e3`, `d1`).
@@ -153,7 +153,7 @@ struct QueueAddCommand: ParsableCommand {
 
     /// The line for a row just added: `e3 → d1: Title -> path` (a URL's: `added d4: …`).
     static func added(_ row: DownloadRecord) -> String {
-        (row.episodeId.map { "\(ItemKind.episode.label($0)) → " } ?? "added ") + "\(ItemKind.download.label(row.id ?? 0)): \(row.title) -> \(row.destination)"
+        (row.episodeId.map { "\(ItemKind.episode.label($0)) → " } ?? "added ") + "\(ItemKind.download.label(row.id)): \(row.title) -> \(row.destination)"
     }
 
     func run() throws {
@@ -181,7 +181,7 @@ struct QueueAddCommand: ParsableCommand {
             }
             if let latest {
                 let podcast = try IdArguments.podcast(items[0], in: context.store)
-                episodeIds = try context.store.library.episodeIds(podcastId: podcast.id ?? -1, latest: latest)
+                episodeIds = try context.store.library.episodeIds(podcastId: podcast.id, latest: latest)
             }
             let planning = QueuePlanning(context: context)
             let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)

@@ -59,7 +59,7 @@ enum QueueStateCommand {
                 changed = try ids.map { id throws(StoreError) in try context.store.queue.apply(event, to: id).before }
             }
             for row in changed {
-                guard let id = row.id else { continue }
+                let id = row.id
                 // A running download's partial is its runner's to delete (it holds it, and stops the
                 // transfer first); any other goes now.
                 if event == .cancel { _ = try? DownloadFolder(path: row.folderPath).removePartial(of: row.destination) }

@@ -24,7 +24,8 @@ struct RefreshCommand: AsyncParsableCommand {
             await SyncFirst.run(session)
             var failed = 0
             for p in podcasts {
-                guard let id = p.id, case .refreshed(let outcomes) = try await session.perform(.refresh(podcasts: [id])) else { continue }
+                let id = p.id
+                guard case .refreshed(let outcomes) = try await session.perform(.refresh(podcasts: [id])) else { continue }
                 for outcome in outcomes {
                     if outcome.failed {
                         failed += 1

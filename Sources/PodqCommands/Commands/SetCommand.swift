@@ -33,7 +33,7 @@ struct SetCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         let found: PodcastRecord
         do { found = try IdArguments.podcast(podcast, in: context.store) } catch { throw CommandError(error) }
-        guard let id = found.id else { return }
+        let id = found.id
         var record = found
         var rules = found.rules
         var keys: Set<String> = []

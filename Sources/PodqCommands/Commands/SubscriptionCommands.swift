@@ -69,7 +69,7 @@ struct LoginCommand: AsyncParsableCommand {
             let found = try IdArguments.podcast(podcast, in: context.store)
             var password: String?
             if let user, passwordCommand == nil, context.settings.passwordCommand == nil { password = try PasswordPrompt.ask(for: user) }
-            try context.store.library.updatePodcast(id: found.id!) { p in
+            try context.store.library.updatePodcast(id: found.id) { p in
                 p.loginUser = remove ? nil : user
                 p.loginPassword = remove ? nil : password
                 p.passwordCommand = remove ? nil : passwordCommand
@@ -78,8 +78,8 @@ struct LoginCommand: AsyncParsableCommand {
             }
             Console.out(
                 remove
-                    ? "\(ItemKind.podcast.label(found.id!)) \(found.title): login removed"
-                    : "\(ItemKind.podcast.label(found.id!)) \(found.title): login set for \(SafeText.clean(user ?? ""))")
+                    ? "\(ItemKind.podcast.label(found.id)) \(found.title): login removed"
+                    : "\(ItemKind.podcast.label(found.id)) \(found.title): login set for \(SafeText.clean(user ?? ""))")
         } catch let error as CommandError {
             throw error
         } catch {
@@ -103,7 +103,7 @@ struct FeedsCommand: ParsableCommand {
                 JSONValue.array(
                     podcasts.map { p in
                         .object([
-                            "id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id ?? 0] ?? 0)),
+                            "id": .optional(p.id), "title": .string(p.title), "url": .string(p.url), "episodes": .int(Int64(counts[p.id] ?? 0)),
                             "lastRefresh": .optional(p.lastRefresh.map { Int64($0) }), "error": .optional(p.error),
                             "repairs": .optional(p.repairs),
                             "autoQueue": .bool(p.autoQueues(config: context.settings.autoQueue)),
@@ -116,18 +116,18 @@ struct FeedsCommand: ParsableCommand {
         }
         if podcasts.isEmpty { Console.out("No subscriptions. Add one with `podq add <feed-url>`, or find one: podq search <words>") }
         // Columns: the id, the title, the count, the URL, each as wide as its widest (a title at most 40).
-        let idWidth = String(podcasts.map { $0.id ?? 0 }.max() ?? 0).count + 1
+        let idWidth = String(podcasts.map { $0.id }.max() ?? 0).count + 1
         let titleWidth = min(40, podcasts.map { DisplayWidth.of($0.title) }.max() ?? 0)
-        let numberWidth = String(podcasts.map { counts[$0.id ?? 0] ?? 0 }.max() ?? 0).count
+        let numberWidth = String(podcasts.map { counts[$0.id] ?? 0 }.max() ?? 0).count
         let tallies = podcasts.map { p in
-            let n = counts[p.id ?? 0] ?? 0
+            let n = counts[p.id] ?? 0
             let number = String(repeating: " ", count: numberWidth - String(n).count) + String(n)
             return "\(number) episode\(n == 1 ? "" : "s")\(p.autoQueues(config: false) ? ", auto" : "")"
         }
         let countWidth = tallies.map { DisplayWidth.of($0) }.max() ?? 0
         for (p, count) in zip(podcasts, tallies) {
             let title = DisplayWidth.pad(DisplayWidth.truncate(p.title, to: titleWidth), to: titleWidth)
-            var line = "\(EpisodesCommand.number(.podcast, p.id ?? 0, width: idWidth))  \(title)  \(DisplayWidth.pad(count, to: countWidth))  \(p.url)"
+            var line = "\(EpisodesCommand.number(.podcast, p.id, width: idWidth))  \(title)  \(DisplayWidth.pad(count, to: countWidth))  \(p.url)"
             let own = p.settingPairs
             if !own.isEmpty { line += "\n      " + own.map { "\($0.key)=\($0.value)" }.joined(separator: "  ") }
             if let error = p.error { line += "\n      last refresh failed: \(error)" }
@@ -235,7 +235,7 @@ struct EpisodesCommand: ParsableCommand {
         let begun = state == "new" ? r.episode.position.flatMap { $0 > 0 ? "▸ " + Format.duration($0) : nil } : nil
         let shown = r.episode.upstreamChange != nil ? "updated" : begun ?? state
         var line =
-            "\(Self.number(.episode, r.episode.id ?? 0, width: idWidth))  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
+            "\(Self.number(.episode, r.episode.id, width: idWidth))  \(date)  \(DisplayWidth.pad(shown, to: 11)) \(r.podcastTitle) — \(r.episode.title)"
         if updated, let change = r.episode.upstreamChange { line += "\n      " + change }
         return line
     }
@@ -251,8 +251,8 @@ struct RemoveCommand: ParsableCommand {
         let context = try QueueContext.open(global)
         do {
             let p = try IdArguments.podcast(podcast, in: context.store)
-            try context.store.library.removePodcast(id: p.id!)
-            Console.out("removed podcast \(ItemKind.podcast.label(p.id!)) \(p.title)")
+            try context.store.library.removePodcast(id: p.id)
+            Console.out("removed podcast \(ItemKind.podcast.label(p.id)) \(p.title)")
         } catch { throw CommandError(error) }
     }
 }

@@ -56,7 +56,7 @@ struct VerifyCommand: ParsableCommand {
             results.append((row, check))
             if !json { Console.out(Self.line(row, check)) }
             if check.isProblem {
-                context.log.warning("verify: \(check.word)", metadata: ["id": "\(row.id ?? 0)", "file": "\(row.destination)"])
+                context.log.warning("verify: \(check.word)", metadata: ["id": "\(row.id)", "file": "\(row.destination)"])
             }
         }
         progress.end()
@@ -87,16 +87,16 @@ struct VerifyCommand: ParsableCommand {
                 wanted.insert(id)
             } else {
                 let podcast = try IdArguments.podcast(item, in: store)
-                try store.library.forEachEpisode(podcastId: podcast.id ?? -1) { listing in
+                try store.library.forEachEpisode(podcastId: podcast.id) { listing in
                     if let id = listing.episode.downloadId { wanted.insert(id) }
                 }
             }
         }
-        return completed.filter { wanted.contains($0.id ?? -1) }
+        return completed.filter { wanted.contains($0.id) }
     }
 
     static func line(_ row: DownloadRecord, _ check: FileCheck) -> String {
-        let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) \(ItemKind.download.label(row.id ?? 0)) \(row.title)"
+        let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) \(ItemKind.download.label(row.id)) \(row.title)"
         switch check {
         case .ok, .notRecorded: return head
         case .changed: return head + ": \(row.destination) differs from the file podq downloaded. \(Self.again(row))"
@@ -108,7 +108,7 @@ struct VerifyCommand: ParsableCommand {
     /// The next step for a file that changed or went: fetch it again in its place (a feed episode by its
     /// episode's id, a URL's download by its own).
     static func again(_ row: DownloadRecord) -> String {
-        let id = row.episodeId.map { ItemKind.episode.label($0) } ?? ItemKind.download.label(row.id ?? 0)
+        let id = row.episodeId.map { ItemKind.episode.label($0) } ?? ItemKind.download.label(row.id)
         return "To fetch the publisher's file again in its place: podq queue add --replace \(id) && podq download"
     }
 
@@ -135,7 +135,7 @@ struct VerifyCommand: ParsableCommand {
             case .unreadable(let why): reason = SafeText.clean(why)
             default: break
             }
-            return Item(id: row.id ?? 0, title: row.title, path: row.destination, result: check.word, expected: row.checksum, found: found, reason: reason)
+            return Item(id: row.id, title: row.title, path: row.destination, result: check.word, expected: row.checksum, found: found, reason: reason)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -144,7 +144,7 @@ final class TUILibrary: Sendable {
             }
             let rows = podcasts.map { p in
                 PodcastRow(
-                    id: p.id ?? 0, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id ?? 0] ?? 0,
+                    id: p.id, title: SafeText.clean(p.title), url: SafeText.clean(p.url), episodes: counts[p.id] ?? 0,
                     lastRefresh: p.lastRefresh, error: p.error.map(SafeText.clean), autoQueue: p.autoQueue,
                     repairs: p.repairs.map(SafeText.clean))
             }

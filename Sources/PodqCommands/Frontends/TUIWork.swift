@@ -82,14 +82,14 @@ enum TUIWork: Sendable {
                         words: words, shows: answer.shows, answered: answer.answered.map(\.name).joined(separator: ", "), note: outcome.line,
                         failed: answer.answered.isEmpty)))
         case .subscribed(let feed):
-            if let podcast = feed.podcast, let id = podcast.id {
-                events.post(.showPodcast(id: id, title: podcast.title))
+            if let podcast = feed.podcast {
+                events.post(.showPodcast(id: podcast.id, title: podcast.title))
                 events.post((outcome.line ?? "") + " · Enter on an episode queues it")
             } else if let line = outcome.line {
                 events.post(line)
             }
         case .alreadySubscribed(let podcast):
-            if let id = podcast.id { events.post(.showPodcast(id: id, title: podcast.title)) }
+            events.post(.showPodcast(id: podcast.id, title: podcast.title))
             if let line = outcome.line { events.post(line) }
         case .rate(let value, true, _):
             var line = outcome.line ?? ""

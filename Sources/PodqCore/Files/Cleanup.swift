@@ -60,29 +60,29 @@ public enum Cleanup {
         var chosen: [Int64: CleanupCandidate] = [:]
         if let days = policy.olderThanDays {
             let cutoff = now - Double(days) * 86_400
-            for c in candidates where c.date < cutoff { chosen[c.download.id ?? 0] = c }
+            for c in candidates where c.date < cutoff { chosen[c.download.id] = c }
         }
         for (podcast, group) in Dictionary(grouping: candidates, by: \.podcastId) {
             let own = rules[podcast] ?? PodcastSettings()
-            let newestFirst = group.sorted { ($0.date, $0.download.id ?? 0) > ($1.date, $1.download.id ?? 0) }
+            let newestFirst = group.sorted { ($0.date, $0.download.id) > ($1.date, $1.download.id) }
             if let keep = own.keep ?? policy.keepNewest {
-                for c in newestFirst.dropFirst(keep) { chosen[c.download.id ?? 0] = c }
+                for c in newestFirst.dropFirst(keep) { chosen[c.download.id] = c }
             }
             if let budget = own.sizeBudget {
                 var total: Int64 = 0
                 for c in newestFirst {
                     total += c.size
-                    if total > budget { chosen[c.download.id ?? 0] = c }
+                    if total > budget { chosen[c.download.id] = c }
                 }
             }
             if own.serial != nil {
-                for c in group where c.played { chosen[c.download.id ?? 0] = c }
+                for c in group where c.played { chosen[c.download.id] = c }
             }
         }
         // Only played episodes, unless the podcast or the config opts in: an episode never heard stays,
         // whatever the rules say (it still counts toward keep and the size budget).
         return chosen.values.filter { c in c.played || (rules[c.podcastId]?.cleanupUnplayed ?? policy.unplayedToo) }
-            .sorted { ($0.download.id ?? 0) < ($1.download.id ?? 0) }
+            .sorted { $0.download.id < $1.download.id }
     }
 
     /// The rules as one line: the config's and every podcast's own that bear on cleanup. The automatic
@@ -169,7 +169,7 @@ public enum Cleanup {
                     report.keptNotPodqs.append(path)
                     continue
                 }
-                if removingRows, let id = c.download.id { try store.queue.remove(id: id) }
+                if removingRows { try store.queue.remove(id: c.download.id) }
                 if let episode = c.download.episodeId { store.sync.announceDeletedNow(episodeIds: [episode]) }
             }
             report.removed.append(c.download)

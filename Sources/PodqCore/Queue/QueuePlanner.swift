@@ -67,7 +67,7 @@ public enum QueuePlanner {
         // Running rows beyond the limit, from the last in queue order.
         var keep = input.limit
         for row in input.rows {
-            guard let id = row.id else { continue }
+            let id = row.id
             seen.insert(id)
             if input.running[id] != nil {
                 switch row.state {

@@ -40,7 +40,8 @@ extension QueueRunner {
             var stopping: [Task<Void, Never>] = []
             if paused {
                 for row in changed {
-                    guard let id = row.id, let run = running[id] else { continue }
+                    let id = row.id
+                    guard let run = running[id] else { continue }
                     run.operation.pause()
                     stopping.append(run.task)
                 }
@@ -128,7 +129,8 @@ extension QueueRunner {
             var stopping: [Task<Void, Never>] = []
             var deleted: [Int64] = []
             for row in rows {
-                if let id = row.id, let run = running[id] {
+                let id = row.id
+                if let run = running[id] {
                     run.operation.cancel()
                     stopping.append(run.task)
                 } else {

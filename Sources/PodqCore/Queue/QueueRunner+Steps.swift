@@ -39,7 +39,7 @@ extension QueueRunner {
             case .pause: running[id]?.operation.pause()
             }
         }
-        let byID = Dictionary(rows.compactMap { row in row.id.map { ($0, row) } }, uniquingKeysWith: { a, _ in a })
+        let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in plan.start {
             if let row = byID[id] { try await start(row, now: now) }
         }
@@ -72,7 +72,7 @@ extension QueueRunner {
     /// Marks the row `downloading` (only if it is still queued and due: another process may have
     /// paused it since the read) and starts its operation.
     private func start(_ row: DownloadRecord, now: Double) async throws(StoreError) {
-        guard let id = row.id else { return }
+        let id = row.id
         guard let url = URL(string: row.url) else {
             let reason = DownloadError.invalidURL(row.url).localizedDescription
             try await store.queue.modify(id: id) { row in

@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 
 /// One row of the queue, as stored: a download with its state, progress, validators and retries.
-/// The columns are documented in docs/STORE.md.
-public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+/// The columns are documented in docs/STORE.md. Read from the store, it has its row's id; one being
+/// added gets it as it is stored (``DownloadStore``'s adding).
+public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "download"
 
-    public var id: Int64?
+    public var id: Int64
     /// Queue order: smaller runs first.
     public var position: Int64
     public var url: String
@@ -61,9 +62,10 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var replaces: Int64?
 
     public init(
-        position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
+        id: Int64, position: Int64, url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil,
         now: Date = Date()
     ) {
+        self.id = id
         self.position = position
         self.url = url
         self.title = title
@@ -81,7 +83,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public init(row: Row) throws {
         id = row["id"]
         let stateName: String = row["state"]
-        guard let state = StoredState(rawValue: stateName) else { throw StoreError.unknownState(id: row["id"] ?? 0, value: stateName) }
+        guard let state = StoredState(rawValue: stateName) else { throw StoreError.unknownState(id: row["id"], value: stateName) }
         self.state = state
         position = row["position"]
         url = row["url"]
@@ -116,10 +118,6 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         verifiedBy = row["verifiedBy"]
         integrityProblem = row["integrityProblem"]
         replaces = row["replaces"]
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 
     /// The validators to check a resume against, when any were stored.

@@ -64,14 +64,14 @@ extension DownloadStore {
             }
             last += 1
             var record = DownloadRecord(
-                position: last, url: item.url, title: item.title, podcast: item.podcast,
+                id: 0, position: last, url: item.url, title: item.title, podcast: item.podcast,
                 destination: item.destination, folder: item.folder)
             record.episodeId = item.episodeId
             record.bytesExpected = item.bytesExpected
             record.replaces = item.replaces
             // The publisher's hashes are of the episode's own file.
             if let episode, episode.url == item.url { record.publishedDigests = episode.digests }
-            try record.insert(db)
+            record.id = try Unsaved(record).add(to: db)
             if var episode {
                 episode.downloadId = record.id
                 episode.upstreamChange = nil

@@ -22,7 +22,7 @@ extension LibraryStore {
         try read { db in
             var rules: [Int64: PodcastSettings] = [:]
             for p in try PodcastRecord.filter(Column("settings") != nil).fetchAll(db) {
-                if let id = p.id { rules[id] = p.rules }
+                rules[p.id] = p.rules
             }
             return rules
         }

@@ -125,7 +125,8 @@ extension LibraryStore {
                 guard admits(episode) else { continue }
                 kept += 1
                 let state: String? = row["serialState"]
-                if state == nil || state == StoredState.cancelled.rawValue, let id = episode.id { taken.append(id) }
+                let id = episode.id
+                if state == nil || state == StoredState.cancelled.rawValue { taken.append(id) }
             }
             return taken
         }

@@ -10,15 +10,15 @@ extension LibraryStore {
     {
         try write { db in
             if let existing = try PodcastRecord.filter(Column("url") == url).fetchOne(db) {
-                throw StoreError.podcastExists(id: existing.id ?? 0, title: existing.title)
+                throw StoreError.podcastExists(id: existing.id, title: existing.title)
             }
             var podcast = PodcastRecord(title: feed.title.isEmpty ? url : feed.title, url: url, autoQueue: autoQueue)
             Self.apply(feed, to: &podcast)
             podcast.etag = etag
             podcast.lastModified = lastModified
             podcast.lastRefresh = Date().timeIntervalSince1970
-            try podcast.insert(db)
-            let added = try Self.merge(feed, podcastId: podcast.id!, db: db)
+            podcast.id = try Unsaved(podcast).add(to: db)
+            let added = try Self.merge(feed, podcastId: podcast.id, db: db)
             if announce { try SyncStore.queueSubscription(db, url: url, subscribe: true) }
             return (podcast, added)
         }
@@ -185,7 +185,7 @@ extension LibraryStore {
 
         /// The stamp of `podcast` as read.
         public init(_ podcast: PodcastRecord) {
-            self.init(id: podcast.id ?? 0, title: podcast.title, lastRefresh: podcast.lastRefresh, error: podcast.error)
+            self.init(id: podcast.id, title: podcast.title, lastRefresh: podcast.lastRefresh, error: podcast.error)
         }
 
         public init(id: Int64, title: String, lastRefresh: Double?, error: String?) {
@@ -359,18 +359,18 @@ extension LibraryStore {
             record.imageURL = item.imageURL
             record.season = item.season
             record.episodeNumber = item.episodeNumber
-            if record.id == nil {
+            if record.id == 0 {  // not stored yet
                 record.description = item.description
-                try record.insert(db)
+                record.id = try Unsaved(record).add(to: db)
                 added.append(record)
-                if record.description?.isEmpty == false { try indexNotes(episodeId: record.id!, description: record.description, db: db) }
+                if record.description?.isEmpty == false { try indexNotes(episodeId: record.id, description: record.description, db: db) }
                 record.description = nil  // as the known rows: the notes are the store's to compare
             } else {
                 try record.updateChanges(db, from: before)
                 try db.execute(
                     sql: "UPDATE episode SET description = ? WHERE id = ? AND description IS NOT ?",
                     arguments: [item.description, record.id, item.description])
-                if db.changesCount > 0 { try indexNotes(episodeId: record.id!, description: item.description, db: db) }
+                if db.changesCount > 0 { try indexNotes(episodeId: record.id, description: item.description, db: db) }
             }
             if let guid = record.guid { byGUID[guid] = record } else { byKey[key] = record }  // the same file twice in one feed
         }
@@ -379,9 +379,10 @@ extension LibraryStore {
 }
 
 extension EpisodeRecord {
+    /// An episode not stored yet (id 0).
     init(podcastId: Int64, guid: String?, enclosureKey: String, title: String, url: String, firstSeenAt: Double) {
         self.init(
-            id: nil, podcastId: podcastId, guid: guid, enclosureKey: enclosureKey, title: title, link: nil, description: nil,
+            id: 0, podcastId: podcastId, guid: guid, enclosureKey: enclosureKey, title: title, link: nil, description: nil,
             published: nil, duration: nil, url: url, type: nil, length: nil, season: nil, episodeNumber: nil,
             firstSeenAt: firstSeenAt, downloadId: nil)
     }

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 
-/// A subscription, as stored (docs/STORE.md).
-public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+/// A subscription, as stored (docs/STORE.md). Read from the store, it has its row's id; one not stored
+/// yet has 0 until ``LibraryStore`` adds it.
+public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "podcast"
-    public var id: Int64?
+    public var id: Int64
     public var title: String
     /// The feed's URL (updated when the feed moves permanently), or a file path for a local feed.
     public var url: String
@@ -40,14 +41,13 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// The feed's URL as the sync server writes it, when it rewrote podq's (`update_urls`).
     public var syncURL: String? = nil
 
-    public init(title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
+    public init(id: Int64 = 0, title: String, url: String, autoQueue: Bool = false, now: Date = Date()) {
+        self.id = id
         self.title = title
         self.url = url
         self.autoQueue = autoQueue
         self.createdAt = now.timeIntervalSince1970
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// ``settings`` read (a column that cannot be read counts as no rules) and written.
     public var rules: PodcastSettings {
@@ -71,10 +71,11 @@ public struct PodcastRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     }
 }
 
-/// An episode of a subscription, as stored.
-public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+/// An episode of a subscription, as stored. Read from the store, it has its row's id; one not stored
+/// yet has 0 until a feed's merge adds it.
+public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "episode"
-    public var id: Int64?
+    public var id: Int64
     public var podcastId: Int64
     public var guid: String?
     /// The enclosure URL as ``key(for:)`` makes it: the second key for deduplication.
@@ -117,8 +118,6 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var allTranscripts: [Transcript] {
         transcripts.flatMap { try? JSONDecoder().decode([Transcript].self, from: Data($0.utf8)) } ?? []
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// ``enclosures`` read back: every file of the item, or only ``url`` when it has one.
     public var allEnclosures: [Enclosure] {

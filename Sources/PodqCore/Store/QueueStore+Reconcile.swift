@@ -24,7 +24,8 @@ extension QueueStore {
         var report = Reconciliation()
         var folders: [String: DownloadFolder?] = [:]
         for row in try queue.downloads() {
-            guard let id = row.id, row.state != .completed else { continue }
+            let id = row.id
+            guard row.state != .completed else { continue }
             if folders[row.folderPath] == nil { folders[row.folderPath] = try? DownloadFolder(path: row.folderPath) }
             guard let folder = folders[row.folderPath] ?? nil, let relative = try? folder.relativePath(of: row.destination) else {
                 continue  // a folder that cannot be opened: the download says why when it runs

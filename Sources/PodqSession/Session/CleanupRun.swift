@@ -55,12 +55,12 @@ package struct CleanupRun {
         }
         if !dryRun {
             for row in report.removed {
-                context.log.info("cleanup deleted", metadata: ["id": "\(row.id ?? 0)", "file": "\(row.destination)"])
+                context.log.info("cleanup deleted", metadata: ["id": "\(row.id)", "file": "\(row.destination)"])
             }
         }
         if quiet { return report }
         if listing {
-            for row in report.removed { say("\(dryRun ? "would delete" : "deleted") \(ItemKind.download.label(row.id ?? 0)) \(row.destination)") }
+            for row in report.removed { say("\(dryRun ? "would delete" : "deleted") \(ItemKind.download.label(row.id)) \(row.destination)") }
         }
         for path in report.keptNotPodqs {
             Console.error(

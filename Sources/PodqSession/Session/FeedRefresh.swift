@@ -73,7 +73,7 @@ package struct FeedRefresh {
                 let (podcast, _) = try context.store.library.addPodcast(
                     url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
                     autoQueue: autoQueue, announce: announce)
-                try context.store.library.updatePodcast(id: podcast.id!) {
+                try context.store.library.updatePodcast(id: podcast.id) {
                     $0.error = message; login.save(in: &$0)
                 }
             } catch {
@@ -85,14 +85,14 @@ package struct FeedRefresh {
             var (podcast, episodes) = try context.store.library.addPodcast(
                 url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                 lastModified: loaded.lastModified, autoQueue: autoQueue, announce: announce)
-            if !login.isEmpty { podcast = try context.store.library.updatePodcast(id: podcast.id!) { login.save(in: &$0) } }
-            var metadata: Logger.Metadata = ["podcast": "\(podcast.id ?? 0)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
+            if !login.isEmpty { podcast = try context.store.library.updatePodcast(id: podcast.id) { login.save(in: &$0) } }
+            var metadata: Logger.Metadata = ["podcast": "\(podcast.id)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("subscribed", metadata: metadata)
-            var line = "added podcast \(ItemKind.podcast.label(podcast.id ?? 0)) \(podcast.title): \(Counted.of(episodes.count, "episode"))"
+            var line = "added podcast \(ItemKind.podcast.label(podcast.id)) \(podcast.title): \(Counted.of(episodes.count, "episode"))"
             if loaded.feed.itemsWithoutEnclosure > 0 { line += " (\(Counted.of(loaded.feed.itemsWithoutEnclosure, "item")) without media skipped)" }
-            line += logRepairs(loaded.feed, podcast: podcast.id ?? 0, url: loaded.location)
-            line += logNotes(loaded.notes, podcast: podcast.id ?? 0)
+            line += logRepairs(loaded.feed, podcast: podcast.id, url: loaded.location)
+            line += logNotes(loaded.notes, podcast: podcast.id)
             return Outcome(line: line + (autoQueue ? "; new episodes will be queued on refresh" : ""), failed: false, podcast: podcast)
         } catch {
             throw CommandError(error)
@@ -102,7 +102,7 @@ package struct FeedRefresh {
     /// Re-fetches one feed with conditional GET, stores its new episodes, and queues them when the
     /// podcast (or the config) says so. A failure is saved on the podcast and returned, not thrown.
     package func refresh(_ p: PodcastRecord) async -> Outcome {
-        guard let id = p.id else { return Outcome(line: p.title, failed: false) }
+        let id = p.id
         let chain = URLChain()
         do {
             let access = try await PodcastLogin.access(for: p, settings: context.settings)
@@ -167,7 +167,7 @@ package struct FeedRefresh {
                     "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
                     + " podq queue add --again or --replace <id>)"
                 for e in updated {
-                    context.log.notice("episode updated upstream", metadata: ["episode": "\(e.id ?? 0)", "reason": "\(e.upstreamChange ?? "")"])
+                    context.log.notice("episode updated upstream", metadata: ["episode": "\(e.id)", "reason": "\(e.upstreamChange ?? "")"])
                 }
             }
             var metadata: Logger.Metadata = ["podcast": "\(id)", "url": "\(p.url)", "new": "\(new.count)"]
@@ -204,7 +204,8 @@ package struct FeedRefresh {
     /// the oldest episodes not yet played; never one the ledger has (downloaded before, or marked so),
     /// whatever became of its file. Returns the words for the user's line ("" when it queues nothing).
     private func autoQueue(_ p: PodcastRecord, new: [EpisodeRecord]) async throws -> String {
-        guard let id = p.id, p.autoQueues(config: context.settings.autoQueue) else { return "" }
+        let id = p.id
+        guard p.autoQueues(config: context.settings.autoQueue) else { return "" }
         let rules = p.rules
         let filter = TitleFilter(rules)
         let admittedNew = new.filter { filter.check(title: $0.title, duration: $0.duration) == .admitted }

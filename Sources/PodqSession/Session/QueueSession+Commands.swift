@@ -112,7 +112,7 @@ extension QueueSession {
             return .markedPlayed(ids, played)
         case .subscribe(let url):
             // Already followed (by this URL): its episodes, nothing fetched.
-            if let known = try? context.store.library.podcast(matching: url), known.id != nil { return .alreadySubscribed(known) }
+            if let known = try? context.store.library.podcast(matching: url) { return .alreadySubscribed(known) }
             let outcome = try await feeds.subscribe(url, autoQueue: false)
             afterFeeds()
             return .subscribed(outcome)

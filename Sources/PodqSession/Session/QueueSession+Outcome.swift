@@ -71,11 +71,11 @@ extension QueueSession {
             case .queued(let made, let skipped, let asked):
                 if asked == 0 { return "nothing new to queue" }
                 if asked == 1 {
-                    if let row = made.first { return "queued \(row.title) as \(ItemKind.download.label(row.id ?? 0))" }
+                    if let row = made.first { return "queued \(row.title) as \(ItemKind.download.label(row.id))" }
                     guard let existing = skipped.first else { return "that episode is already in the queue (Downloads view: 1)" }
                     return existing.state == .completed
-                        ? "already downloaded as \(ItemKind.download.label(existing.id ?? 0)): \(existing.destination)"
-                        : "already in the queue as \(ItemKind.download.label(existing.id ?? 0)) (\(existing.state.rawValue))"
+                        ? "already downloaded as \(ItemKind.download.label(existing.id)): \(existing.destination)"
+                        : "already in the queue as \(ItemKind.download.label(existing.id)) (\(existing.state.rawValue))"
                 }
                 return "queued \(Counted.of(made.count, "episode"))" + (skipped.isEmpty ? "" : "; \(skipped.count) already in the queue")
             case .markedPlayed(let ids, let played):
@@ -83,7 +83,7 @@ extension QueueSession {
             case .subscribed(let outcome):
                 return outcome.line
             case .alreadySubscribed(let podcast):
-                return "already subscribed to \(SafeText.clean(podcast.title)) (\(ItemKind.podcast.label(podcast.id ?? 0)))"
+                return "already subscribed to \(SafeText.clean(podcast.title)) (\(ItemKind.podcast.label(podcast.id)))"
             case .unsubscribed:
                 return "unsubscribed; downloaded files are kept"
             case .refreshed(let outcomes):

@@ -87,7 +87,7 @@ package struct QueuePlanning {
     package func again(_ row: DownloadRecord, replace: Bool) throws -> NewDownload {
         guard row.state == .completed, let url = URL(string: row.url) else {
             throw CommandError(
-                "\(ItemKind.download.label(row.id ?? 0)) is \(row.state.rawValue): --again and --replace fetch a completed download anew", code: ExitCodes.usage
+                "\(ItemKind.download.label(row.id)) is \(row.state.rawValue): --again and --replace fetch a completed download anew", code: ExitCodes.usage
             )
         }
         do {

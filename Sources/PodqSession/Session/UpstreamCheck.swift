@@ -18,7 +18,8 @@ package struct UpstreamCheck {
     /// Checks the completed downloads of `podcast`'s episodes; returns how many were checked and how
     /// many were found changed.
     package func check(_ podcast: PodcastRecord) async -> (checked: Int, changed: Int) {
-        guard let id = podcast.id, let listings = try? context.store.library.episodes(podcastId: id) else { return (0, 0) }
+        let id = podcast.id
+        guard let listings = try? context.store.library.episodes(podcastId: id) else { return (0, 0) }
         let access = try? await PodcastLogin.access(for: podcast, settings: context.settings)
         var checked = 0, changed = 0
         for listing in listings where listing.downloadState == StoredState.completed.rawValue && listing.episode.upstreamChange == nil {
@@ -27,9 +28,9 @@ package struct UpstreamCheck {
             else { continue }
             checked += 1
             guard let reason = await probe(url, row: row, access: access) else { continue }
-            if (try? context.store.library.markUpdatedUpstream(episodeId: listing.episode.id ?? 0, reason: reason)) != nil {
+            if (try? context.store.library.markUpdatedUpstream(episodeId: listing.episode.id, reason: reason)) != nil {
                 changed += 1
-                context.log.notice("episode updated upstream", metadata: ["episode": "\(listing.episode.id ?? 0)", "reason": "\(reason)"])
+                context.log.notice("episode updated upstream", metadata: ["episode": "\(listing.episode.id)", "reason": "\(reason)"])
             }
         }
         return (checked, changed)

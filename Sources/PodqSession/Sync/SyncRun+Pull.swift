@@ -60,7 +60,7 @@ extension SyncRun {
                 }
                 if var podcast = subscribed {
                     if SyncURL.key(podcast.url) != SyncURL.key(url) {
-                        try store.sync.setSyncURL(podcast: podcast.id!, url: url)
+                        try store.sync.setSyncURL(podcast: podcast.id, url: url)
                         podcast.syncURL = url
                     }
                     known[SyncURL.key(podcast.url)] = podcast
@@ -79,7 +79,7 @@ extension SyncRun {
         }
         for key in Set(removes.map(SyncURL.key)) {
             guard let podcast = known[key] else { continue }
-            try store.library.removePodcast(id: podcast.id!, announce: false)
+            try store.library.removePodcast(id: podcast.id, announce: false)
             known = known.filter { $0.value.id != podcast.id }
             report.unsubscribed.append(SafeText.clean(podcast.title))
         }

@@ -29,10 +29,10 @@ final class CleanupTests: XCTestCase {
         return try zip(added, ages).map { episode, age in
             let path = dir.file("downloads/\(name)/\(episode.title).mp3")
             try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: path))
-            let row = try store.queue.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id!)])[0]
+            let row = try store.queue.add([NewDownload(url: episode.url, title: episode.title, podcast: name, destination: path, episodeId: episode.id)])[0]
             var info = stat()
             XCTAssertEqual(stat(path, &info), 0)
-            return try store.queue.update(id: row.id!) {
+            return try store.queue.update(id: row.id) {
                 $0.state = .completed
                 $0.completedAt = now - age * day
                 $0.committedFile = (path, FileIdentity(info))  // as podq's commit records it
@@ -79,22 +79,22 @@ final class CleanupTests: XCTestCase {
         let manualPath = dir.file("downloads/manual.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: manualPath))
         let manual = try store.queue.add(url: "http://h/manual.mp3", title: "manual", podcast: nil, destination: manualPath)
-        _ = try store.queue.update(id: manual.id!) {
+        _ = try store.queue.update(id: manual.id) {
             $0.state = .completed; $0.completedAt = 0
         }
         // Unfinished: paused with a partial.
-        _ = try store.queue.update(id: rows[0].id!) { $0.state = .paused }
+        _ = try store.queue.update(id: rows[0].id) { $0.state = .paused }
         try Data([1]).write(to: URL(fileURLWithPath: rows[0].partialPath))
         // Outside: the row points into another folder.
         let outside = dir.file("elsewhere/kept.mp3")
         try FileManager.default.createDirectory(atPath: dir.file("elsewhere"), withIntermediateDirectories: true)
         try Data([1]).write(to: URL(fileURLWithPath: outside))
-        _ = try store.queue.update(id: rows[1].id!) { $0.destination = outside }
+        _ = try store.queue.update(id: rows[1].id) { $0.destination = outside }
         // Through a symlink: downloads/b -> elsewhere.
         try FileManager.default.createSymbolicLink(atPath: dir.file("downloads/b"), withDestinationPath: dir.file("elsewhere"))
         let linked = dir.file("elsewhere/linked.mp3")
         try Data([1]).write(to: URL(fileURLWithPath: linked))
-        _ = try store.queue.update(id: rows[2].id!) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
+        _ = try store.queue.update(id: rows[2].id) { $0.destination = self.dir.file("downloads/b/linked.mp3") }
 
         XCTAssertEqual(try Cleanup.run(store: store, downloadFolder: dir.file("downloads"), policy: CleanupPolicy(), now: now).removed, [])
         let report = try Cleanup.run(
@@ -119,7 +119,7 @@ final class CleanupTests: XCTestCase {
         XCTAssertEqual(report.keptNotPodqs, [rows[0].destination], "said as not podq's file, not as outside the folder")
         XCTAssertEqual(report.keptOutside, [])
         XCTAssertFalse(exists(rows[1]))
-        XCTAssertNotNil(try store.queue.download(id: rows[0].id!))
+        XCTAssertNotNil(try store.queue.download(id: rows[0].id))
     }
 
     /// By default the rules delete played episodes only: an episode never heard stays, however old.

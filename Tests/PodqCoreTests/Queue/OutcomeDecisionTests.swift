@@ -6,8 +6,7 @@ final class OutcomeDecisionTests: XCTestCase {
     private let now = 1_000.0
 
     private func row(_ state: StoredState = .downloading, attempts: Int = 1) -> DownloadRecord {
-        var r = DownloadRecord(position: 1, url: "http://h/a.mp3", title: "a", destination: "/d/a")
-        r.id = 1
+        var r = DownloadRecord(id: 1, position: 1, url: "http://h/a.mp3", title: "a", destination: "/d/a")
         r.state = state
         r.attempts = attempts
         return r

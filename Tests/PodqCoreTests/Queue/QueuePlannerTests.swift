@@ -5,8 +5,7 @@ import XCTest
 final class QueuePlannerTests: XCTestCase {
     /// A row: `id`, its state, its host, and a retry time.
     private func row(_ id: Int64, _ state: StoredState = .queued, host: String = "a", retryAt: Double? = nil) -> DownloadRecord {
-        var r = DownloadRecord(position: id, url: "http://\(host)/\(id).mp3", title: "\(id)", destination: "/d/\(id).mp3")
-        r.id = id
+        var r = DownloadRecord(id: id, position: id, url: "http://\(host)/\(id).mp3", title: "\(id)", destination: "/d/\(id).mp3")
         r.state = state
         r.retryAt = retryAt
         return r

@@ -37,7 +37,7 @@ final class QueueRunnerControlTests: XCTestCase {
             try store.queue.add(
                 url: server.dataURL(size: size, seed: UInt64(i), name: "f\(i).bin", ["rate": String(rate)]).absoluteString,
                 title: "f\(i)", destination: dir.file("f\(i).bin")
-            ).id!
+            ).id
         }
     }
 

@@ -13,7 +13,7 @@ final class QueueRunnerIdleTests: XCTestCase {
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let paused = try store.queue.add(url: server.dataURL(size: 1000, seed: 1, name: "a.bin").absoluteString, title: "a", destination: dir.file("a.bin"))
-        try store.queue.update(id: paused.id!) { $0.state = .paused }
+        try store.queue.update(id: paused.id) { $0.state = .paused }
         let syncs = Recorder<Int>()
         let runner = QueueRunner(
             store: store, settings: Settings(), transport: transport,
@@ -25,7 +25,7 @@ final class QueueRunnerIdleTests: XCTestCase {
         // Another process adds a download: the next tick reads the queue and starts it.
         let other = try QueueStore(path: dir.file("q.sqlite"))
         let late = try other.queue.add(url: server.dataURL(size: 1000, seed: 2, name: "b.bin").absoluteString, title: "b", destination: dir.file("b.bin"))
-        let done = try await waitUntil(timeout: 5, every: 50) { try store.queue.download(id: late.id!)?.state == .completed }
+        let done = try await waitUntil(timeout: 5, every: 50) { try store.queue.download(id: late.id)?.state == .completed }
         XCTAssertTrue(done, "another process's row was seen and downloaded")
         XCTAssertEqual(syncs.values.first, 1)
         XCTAssertEqual(syncs.values.last, 2)
@@ -49,7 +49,7 @@ final class QueueRunnerIdleTests: XCTestCase {
         let afterOwn = try await store.changeStamp()
         XCTAssertNotEqual(afterOwn, first, "this store's write")
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        try other.queue.update(id: row.id!) { $0.title = "b" }
+        try other.queue.update(id: row.id) { $0.title = "b" }
         let afterOther = try await store.changeStamp()
         XCTAssertNotEqual(afterOther, afterOwn, "another connection's write")
     }

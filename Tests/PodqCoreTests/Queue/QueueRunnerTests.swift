@@ -34,7 +34,7 @@ final class QueueRunnerTests: XCTestCase {
     }
 
     private func add(_ url: URL, _ name: String) throws -> Int64 {
-        try store.queue.add(url: url.absoluteString, title: name, destination: dir.file(name)).id!
+        try store.queue.add(url: url.absoluteString, title: name, destination: dir.file(name)).id
     }
 
     private func run(_ settings: Settings, watch: (@Sendable (QueueRunner) -> Void)? = nil) async throws
@@ -192,7 +192,7 @@ final class QueueRunnerTests: XCTestCase {
         try other.queue.update(id: slow) { $0.state = .cancelled }
         let summary = try await running.value
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.queue.download(id: late.id!)?.state, .completed)
+        XCTAssertEqual(try store.queue.download(id: late.id)?.state, .completed)
         XCTAssertEqual(try store.queue.download(id: slow)?.state, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin.part")), "the cancelled partial is deleted")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin")))

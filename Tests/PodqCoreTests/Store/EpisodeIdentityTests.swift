@@ -28,13 +28,13 @@ final class EpisodeIdentityTests: XCTestCase {
             etag: nil, lastModified: nil, autoQueue: false)
         XCTAssertEqual(first.count, 1)
         let feed = Feed(title: "P", episodes: (1...4).reversed().map { episode("g\($0)", "https://h/get.php?id=\($0)", "Episode \($0)") })
-        let new = try store.library.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil)
+        let new = try store.library.refreshPodcast(id: podcast.id, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil)
         XCTAssertEqual(new.map(\.guid), ["g4", "g3", "g2"], "the three lost episodes come back as new")
-        let rows = try store.library.episodes(podcastId: podcast.id!)
+        let rows = try store.library.episodes(podcastId: podcast.id)
         XCTAssertEqual(
             Dictionary(uniqueKeysWithValues: rows.map { ($0.episode.guid ?? "", $0.episode.url) }),
             ["g1": "https://h/get.php?id=1", "g2": "https://h/get.php?id=2", "g3": "https://h/get.php?id=3", "g4": "https://h/get.php?id=4"])
-        XCTAssertEqual(try store.library.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil).count, 0)
+        XCTAssertEqual(try store.library.refreshPodcast(id: podcast.id, url: "https://h/feed", feed: feed, etag: nil, lastModified: nil).count, 0)
     }
 
     func testWithoutGUIDsTheWholeURLDecidesAndAGUIDAddedLaterAdoptsTheRow() throws {
@@ -48,8 +48,8 @@ final class EpisodeIdentityTests: XCTestCase {
         let (podcast, added) = try store.library.addPodcast(url: "https://h/feed", feed: plain, etag: nil, lastModified: nil, autoQueue: false)
         XCTAssertEqual(added.count, 2)
         let withGUIDs = Feed(title: "P", episodes: [episode("a", "https://h/e.mp3?id=1", "One"), episode("b", "https://h/e.mp3?id=2", "Two")])
-        XCTAssertEqual(try store.library.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: withGUIDs, etag: nil, lastModified: nil).count, 0)
-        XCTAssertEqual(Set(try store.library.episodes(podcastId: podcast.id!).compactMap(\.episode.guid)), ["a", "b"])
+        XCTAssertEqual(try store.library.refreshPodcast(id: podcast.id, url: "https://h/feed", feed: withGUIDs, etag: nil, lastModified: nil).count, 0)
+        XCTAssertEqual(Set(try store.library.episodes(podcastId: podcast.id).compactMap(\.episode.guid)), ["a", "b"])
     }
 }
 
@@ -72,8 +72,8 @@ final class PlayedEpisodesStoreTests: XCTestCase {
         XCTAssertEqual(try store.library.setPlayed(episodeIds: [ids[0]], played: true), 1)
         XCTAssertEqual(try store.library.setPlayed(episodeIds: ids, played: true), 1, "only what changed")
         _ = try store.library.setPlayed(episodeIds: [ids[1]], played: false)
-        _ = try store.library.refreshPodcast(id: podcast.id!, url: "https://h/feed", feed: feed("One, renamed"), etag: nil, lastModified: nil)
-        let listed = try store.library.episodes(podcastId: podcast.id!)
+        _ = try store.library.refreshPodcast(id: podcast.id, url: "https://h/feed", feed: feed("One, renamed"), etag: nil, lastModified: nil)
+        let listed = try store.library.episodes(podcastId: podcast.id)
         XCTAssertEqual(listed.first { $0.episode.id == ids[0] }?.episode.title, "One, renamed")
         XCTAssertNotNil(listed.first { $0.episode.id == ids[0] }?.episode.playedAt, "kept through the refresh")
         XCTAssertNil(listed.first { $0.episode.id == ids[1] }?.episode.playedAt)

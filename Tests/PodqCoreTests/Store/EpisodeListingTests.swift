@@ -29,7 +29,7 @@ final class EpisodeListingTests: XCTestCase {
             let (_, added) = try store.library.addPodcast(
                 url: "https://h/\(p).xml", feed: Feed(title: "Show \(p)", episodes: episodes), etag: nil,
                 lastModified: nil, autoQueue: false)
-            ids += added.map { $0.id! }
+            ids += added.map { $0.id }
         }
         _ = try store.queue.add([NewDownload(url: "https://h/0/1.mp3", title: "t", destination: dir.file("1.mp3"), episodeId: ids[1])])
         _ = try store.library.markDownloaded(episodeIds: [ids[2]])
@@ -55,7 +55,7 @@ final class EpisodeListingTests: XCTestCase {
             }
         }
         let ledger = try store.library.episodeIdsInLedger()
-        try store.library.forEachEpisode { XCTAssertEqual($0.inLedger, ledger.contains($0.episode.id!), "\($0.episode.title)") }
+        try store.library.forEachEpisode { XCTAssertEqual($0.inLedger, ledger.contains($0.episode.id), "\($0.episode.title)") }
         XCTAssertEqual(ledger, [ids[2]])
     }
 
@@ -64,7 +64,7 @@ final class EpisodeListingTests: XCTestCase {
         let matching = Set(try store.library.episodesMatchingNotesNow("garden").ids)
         XCTAssertEqual(matching.count, 20)
         var flagged: Set<Int64> = []
-        try store.library.forEachEpisode(notesMatching: "GARD") { if $0.notesMatch { flagged.insert($0.episode.id!) } }
+        try store.library.forEachEpisode(notesMatching: "GARD") { if $0.notesMatch { flagged.insert($0.episode.id) } }
         XCTAssertEqual(flagged, matching)
         try store.library.forEachEpisode(notesMatching: "b") { XCTAssertFalse($0.notesMatch, "markup is not a word") }
         try store.library.forEachEpisode(notesMatching: "\"(") { XCTAssertFalse($0.notesMatch, "no word: nothing matches") }
@@ -72,7 +72,7 @@ final class EpisodeListingTests: XCTestCase {
 
     func testAPodcastsIdsNewestFirstTheLatestAndTheNeverQueued() throws {
         let (store, ids) = try store()
-        let all = try store.library.episodes(podcastId: 1).map { $0.episode.id! }
+        let all = try store.library.episodes(podcastId: 1).map { $0.episode.id }
         XCTAssertEqual(try store.library.episodeIds(podcastId: 1), all)
         XCTAssertEqual(try store.library.episodeIds(podcastId: 1, latest: 5), Array(all.prefix(5)))
         XCTAssertEqual(try store.library.episodeIds(podcastId: 1, onlyNeverQueued: true), all.filter { $0 != ids[1] })
@@ -85,9 +85,9 @@ final class EpisodeListingTests: XCTestCase {
         var all: [LibraryStore.EpisodeListing] = []
         try store.library.forEachEpisode { all.append($0) }
         var new: [Int64] = [], updated: [Int64] = []
-        try store.library.forEachEpisode(onlyNew: true) { new.append($0.episode.id!) }
-        try store.library.forEachEpisode(onlyUpdated: true) { updated.append($0.episode.id!) }
-        let expectedNew = all.filter { $0.downloadState == nil && !$0.inLedger && $0.episode.playedAt == nil }.map { $0.episode.id! }
+        try store.library.forEachEpisode(onlyNew: true) { new.append($0.episode.id) }
+        try store.library.forEachEpisode(onlyUpdated: true) { updated.append($0.episode.id) }
+        let expectedNew = all.filter { $0.downloadState == nil && !$0.inLedger && $0.episode.playedAt == nil }.map { $0.episode.id }
         XCTAssertEqual(new, expectedNew)
         XCTAssertEqual(new.count, 60 - 3, "one queued, one in the ledger, one played")
         XCTAssertEqual(updated, [ids[5]])

@@ -68,8 +68,7 @@ final class PodcastSettingsTests: XCTestCase {
 
     func testCleanupSelectsByEachPodcastsOwnRule() throws {
         func candidate(_ id: Int64, podcast: Int64, day: Double, size: Int64 = 1000, played: Bool = false) -> CleanupCandidate {
-            var row = DownloadRecord(position: id, url: "http://h/\(id)", title: "\(id)", destination: "/d/\(id).mp3")
-            row.id = id
+            var row = DownloadRecord(id: id, position: id, url: "http://h/\(id)", title: "\(id)", destination: "/d/\(id).mp3")
             row.completedAt = day * 86_400
             row.commitSize = size
             return CleanupCandidate(download: row, podcastId: podcast, played: played)

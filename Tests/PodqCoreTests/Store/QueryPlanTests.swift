@@ -24,8 +24,8 @@ final class QueryPlanTests: XCTestCase {
             _ = try store.queue.add(
                 added.prefix(20).map {
                     NewDownload(
-                        url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id!).mp3"),
-                        episodeId: $0.id!)
+                        url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id).mp3"),
+                        episodeId: $0.id)
                 })
         }
     }

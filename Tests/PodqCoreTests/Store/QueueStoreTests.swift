@@ -13,15 +13,15 @@ final class QueueStoreTests: XCTestCase {
         let a = try store.queue.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3")
         let b = try store.queue.add(url: "http://h/b.mp3", title: "b", podcast: "Show", destination: "/d/b.mp3")
         XCTAssertEqual(try store.queue.downloads().map(\.title), ["a", "b"])
-        try store.queue.moveToFront(id: b.id!)
+        try store.queue.moveToFront(id: b.id)
         XCTAssertEqual(try store.queue.downloads().map(\.title), ["b", "a"])
-        let saved = try store.queue.update(id: a.id!) {
+        let saved = try store.queue.update(id: a.id) {
             $0.state = .downloading
             $0.validators = ResourceValidators(strongETag: "\"x\"", lastModified: "d", totalLength: 10, finalURL: "http://h/final")
         }
         XCTAssertEqual(saved.validators?.strongETag, "\"x\"")
-        XCTAssertEqual(try store.queue.download(id: a.id!)?.state, .downloading)
-        try store.queue.remove(id: a.id!)
+        XCTAssertEqual(try store.queue.download(id: a.id)?.state, .downloading)
+        try store.queue.remove(id: a.id)
         XCTAssertEqual(try store.queue.downloads().map(\.title), ["b"])
         XCTAssertThrowsError(try store.queue.remove(id: 999)) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(999)) }
         XCTAssertEqual(try store.queue.destinations(), ["/d/b.mp3"])
@@ -70,23 +70,23 @@ final class QueueStoreTests: XCTestCase {
         let renamed = try store.queue.add(url: "http://h/2", title: "2", destination: dir.file("2.mp3"))
         let cancelled = try store.queue.add(url: "http://h/3", title: "3", destination: dir.file("3.mp3"))
         let done = try store.queue.add(url: "http://h/4", title: "4", destination: dir.file("4.mp3"))
-        try store.queue.update(id: running.id!) {
+        try store.queue.update(id: running.id) {
             $0.state = .downloading; $0.bytesReceived = 10
         }
         _ = FileManager.default.createFile(atPath: dir.file("1.mp3.part"), contents: Data(count: 1234))
         _ = FileManager.default.createFile(atPath: dir.file("2.mp3"), contents: Data(count: 50))
         // The runner recorded the file before renaming it, then died before saving the row.
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "2.mp3"))
-        try store.queue.update(id: renamed.id!) {
+        try store.queue.update(id: renamed.id) {
             $0.state = .downloading; $0.committedFile = (self.dir.file("2.mp3"), identity)
         }
-        try store.queue.update(id: cancelled.id!) { $0.state = .cancelled }
+        try store.queue.update(id: cancelled.id) { $0.state = .cancelled }
         _ = FileManager.default.createFile(atPath: dir.file("3.mp3.part"), contents: Data(count: 5))
-        try store.queue.update(id: done.id!) { $0.state = .completed }
+        try store.queue.update(id: done.id) { $0.state = .completed }
 
         let report = try store.reconcile()
-        XCTAssertEqual(report.requeued, [running.id!])
-        XCTAssertEqual(report.completed, [renamed.id!])
+        XCTAssertEqual(report.requeued, [running.id])
+        XCTAssertEqual(report.completed, [renamed.id])
         XCTAssertEqual(report.deletedPartials, [dir.file("3.mp3.part")])
         let rows = try store.queue.downloads()
         XCTAssertEqual(rows.map(\.state), [.queued, .completed, .cancelled, .completed])
@@ -105,11 +105,11 @@ extension QueueStoreTests {
         let row = try store.queue.add(url: "http://h/download?id=3", title: "d", destination: dir.file("download"))
         _ = FileManager.default.createFile(atPath: dir.file("download.mp3"), contents: Data(count: 99))
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "download.mp3"))
-        try store.queue.update(id: row.id!) {
+        try store.queue.update(id: row.id) {
             $0.state = .downloading; $0.committedFile = (dir.file("download.mp3"), identity)
         }
-        XCTAssertEqual(try store.reconcile().completed, [row.id!])
-        let saved = try XCTUnwrap(store.queue.download(id: row.id!))
+        XCTAssertEqual(try store.reconcile().completed, [row.id])
+        let saved = try XCTUnwrap(store.queue.download(id: row.id))
         XCTAssertEqual(saved.destination, dir.file("download.mp3"))
         XCTAssertEqual(saved.bytesReceived, 99)
     }
@@ -125,7 +125,7 @@ extension QueueStoreTests {
         let replaced = try store.queue.add(url: "http://h/b.mp3", title: "b", destination: dir.file("b.mp3"))
         _ = FileManager.default.createFile(atPath: dir.file("b.mp3"), contents: Data(count: 20))
         let identity = try XCTUnwrap(DownloadFolder(path: dir.path).identity(of: "b.mp3"))
-        try store.queue.update(id: replaced.id!) {
+        try store.queue.update(id: replaced.id) {
             $0.state = .downloading; $0.committedFile = (dir.file("b.mp3"), identity)
         }
         unlink(dir.file("b.mp3"))
@@ -133,10 +133,10 @@ extension QueueStoreTests {
 
         let report = try store.reconcile()
         XCTAssertEqual(report.completed, [])
-        XCTAssertEqual(report.requeued, [replaced.id!])
+        XCTAssertEqual(report.requeued, [replaced.id])
         XCTAssertEqual(try store.queue.downloads().map(\.state), [.queued, .queued])
-        XCTAssertNil(try store.queue.download(id: replaced.id!)?.committedFile, "the stale record goes")
-        XCTAssertEqual(try store.queue.download(id: appeared.id!)?.bytesReceived, 0)
+        XCTAssertNil(try store.queue.download(id: replaced.id)?.committedFile, "the stale record goes")
+        XCTAssertEqual(try store.queue.download(id: appeared.id)?.bytesReceived, 0)
     }
 
     /// A state this podq does not know is an error that says so, not a silent "failed".
@@ -145,9 +145,9 @@ extension QueueStoreTests {
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let row = try store.queue.add(url: "http://h/a.mp3", title: "a", destination: dir.file("a.mp3"))
-        try DatabaseQueue(path: dir.file("q.sqlite")).write { try $0.execute(sql: "UPDATE download SET state = 'frozen' WHERE id = ?", arguments: [row.id!]) }
+        try DatabaseQueue(path: dir.file("q.sqlite")).write { try $0.execute(sql: "UPDATE download SET state = 'frozen' WHERE id = ?", arguments: [row.id]) }
         XCTAssertThrowsError(try store.queue.downloads()) { error in
-            XCTAssertEqual(error as? StoreError, .unknownState(id: row.id!, value: "frozen"))
+            XCTAssertEqual(error as? StoreError, .unknownState(id: row.id, value: "frozen"))
             XCTAssertTrue(error.localizedDescription.contains("'frozen'"), error.localizedDescription)
         }
     }
@@ -161,7 +161,7 @@ final class QueueStoreChangeTests: XCTestCase {
 
     func testApplyFollowsTheStateMachine() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        let id = try store.queue.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3").id!
+        let id = try store.queue.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3").id
         try store.queue.update(id: id) {
             $0.state = .failed; $0.attempts = 5; $0.lastError = "503"; $0.retryAt = 99
         }
@@ -183,7 +183,7 @@ final class QueueStoreChangeTests: XCTestCase {
 
     func testMoveSwapsWithTheNeighbour() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        let ids = try ["a", "b", "c"].map { try store.queue.add(url: "http://h/\($0)", title: $0, destination: "/d/\($0)").id! }
+        let ids = try ["a", "b", "c"].map { try store.queue.add(url: "http://h/\($0)", title: $0, destination: "/d/\($0)").id }
         XCTAssertTrue(try store.queue.move(id: ids[2], by: -1))
         XCTAssertEqual(try store.queue.downloads().map(\.title), ["a", "c", "b"])
         XCTAssertTrue(try store.queue.move(id: ids[0], by: 1))

@@ -19,7 +19,7 @@ final class ShowNotesSearchTests: XCTestCase {
 
     private func subscribe(_ store: QueueStore, _ notes: [String?]) throws -> (podcast: Int64, episodes: [Int64]) {
         let (podcast, added) = try store.library.addPodcast(url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil, autoQueue: false)
-        return (podcast.id!, added.map { $0.id! })
+        return (podcast.id, added.map { $0.id })
     }
 
     func testWordsOfTheNotesMatchByTheirBeginningWithoutCaseOrAccentsAndMarkupNeverMatches() async throws {

@@ -33,7 +33,7 @@ final class SyncStoreTests: XCTestCase {
 
     func testNothingIsQueuedWithoutAnAccountAndTheFirstPushSendsEverySubscription() throws {
         let episodes = try subscribe()
-        _ = try store.library.setPlayed(episodeIds: [episodes[0].id!], played: true)
+        _ = try store.library.setPlayed(episodeIds: [episodes[0].id], played: true)
         try store.sync.queueSubscriptionChange(url: "https://other.example/f", subscribe: true)
         try login()
         let pending = try store.sync.pendingSyncChanges()
@@ -56,8 +56,8 @@ final class SyncStoreTests: XCTestCase {
     func testMarksQueuePlaysToTheEnd() throws {
         let episodes = try subscribe()
         try login()
-        _ = try store.library.setPlayed(episodeIds: [episodes[1].id!], played: true)
-        _ = try store.library.setPlayed(episodeIds: [episodes[1].id!], played: false)
+        _ = try store.library.setPlayed(episodeIds: [episodes[1].id], played: true)
+        _ = try store.library.setPlayed(episodeIds: [episodes[1].id], played: false)
         let actions = try store.sync.pendingSyncChanges().compactMap(\.action)
         XCTAssertEqual(actions.count, 1)
         XCTAssertEqual(actions.first?.episode, "https://cdn.example.com/e2.mp3")
@@ -112,8 +112,8 @@ final class SyncStoreTests: XCTestCase {
     func testListeningIsStoredAndQueued() throws {
         let episodes = try subscribe()
         try login()
-        try store.sync.recordListening(episode: episodes[0].id!, started: 0, position: 640, total: 1800, reachedEnd: false)
-        try store.sync.recordListening(episode: episodes[1].id!, started: 100, position: 1799, total: 1800, reachedEnd: true)
+        try store.sync.recordListening(episode: episodes[0].id, started: 0, position: 640, total: 1800, reachedEnd: false)
+        try store.sync.recordListening(episode: episodes[1].id, started: 100, position: 1799, total: 1800, reachedEnd: true)
         let stored = try store.library.episodes().map(\.episode)
         XCTAssertEqual(stored.first { $0.guid == "g1" }?.position, 640)
         XCTAssertNil(stored.first { $0.guid == "g1" }?.playedAt)
@@ -142,12 +142,12 @@ final class SyncStoreTests: XCTestCase {
         let now = Date().timeIntervalSince1970
         let future = play("g1", at: 253_370_764_800, position: 100)
         XCTAssertEqual(try store.sync.applyPlays([future], now: now - 1000).positions, 1)
-        XCTAssertEqual(try heard(episodes[0].id!).position, 100)
-        try store.sync.recordListening(episode: episodes[0].id!, started: 100, position: 500, total: 1800, reachedEnd: false)
+        XCTAssertEqual(try heard(episodes[0].id).position, 100)
+        try store.sync.recordListening(episode: episodes[0].id, started: 100, position: 500, total: 1800, reachedEnd: false)
         for later in [now, now + 3600, now + 86_400 * 365] {
             XCTAssertEqual(try store.sync.applyPlays([future], now: later), SyncStore.AppliedPlays(), "pulled again at \(later)")
         }
-        XCTAssertEqual(try heard(episodes[0].id!).position, 500)
+        XCTAssertEqual(try heard(episodes[0].id).position, 500)
         // Within the skew, a time slightly ahead is taken as it is.
         let ahead = play("g2", at: Int64(now) + 60, position: 30)
         XCTAssertEqual(try store.sync.applyPlays([ahead], now: now).positions, 1)
@@ -163,16 +163,16 @@ final class SyncStoreTests: XCTestCase {
         let t = Int64(now) - 7200
         // 1790 of a "3600" total on an 1800 s episode: heard to its end here.
         XCTAssertEqual(try store.sync.applyPlays([play("g1", at: t, position: 1790, total: 3600)], now: now).played, 1)
-        XCTAssertTrue(try heard(episodes[0].id!).played)
+        XCTAssertTrue(try heard(episodes[0].id).played)
         // Another device, not knowing, listens 4 s later on: not played, at 4 s.
         let applied = try store.sync.applyPlays([play("g1", at: t + 60, position: 4)], now: now)
         XCTAssertEqual([applied.positions, applied.unplayed], [1, 1])
-        XCTAssertEqual(try heard(episodes[0].id!).position, 4)
-        XCTAssertFalse(try heard(episodes[0].id!).played)
+        XCTAssertEqual(try heard(episodes[0].id).position, 4)
+        XCTAssertFalse(try heard(episodes[0].id).played)
         // Both again, in any order: nothing changes.
         XCTAssertEqual(
             try store.sync.applyPlays([play("g1", at: t + 60, position: 4), play("g1", at: t, position: 1790, total: 3600)], now: now), SyncStore.AppliedPlays()
         )
-        XCTAssertFalse(try heard(episodes[0].id!).played)
+        XCTAssertFalse(try heard(episodes[0].id).played)
     }
 }

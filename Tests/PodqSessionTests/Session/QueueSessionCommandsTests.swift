@@ -85,7 +85,8 @@ final class QueueSessionCommandsTests: XCTestCase {
         let web = Web()
         try await session(web: web) { session, context, memory in
             let first = try await session.perform(.subscribe(Web.feedURL))
-            guard case .subscribed(let outcome) = first, let podcast = outcome.podcast, let id = podcast.id else { return XCTFail("\(first)") }
+            guard case .subscribed(let outcome) = first, let podcast = outcome.podcast else { return XCTFail("\(first)") }
+            let id = podcast.id
             XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 3)
             let fetches = memory.requests.values.count
             guard case .alreadySubscribed(let known) = try await session.perform(.subscribe(Web.feedURL)) else { return XCTFail("a second subscribe") }
@@ -121,13 +122,13 @@ final class QueueSessionCommandsTests: XCTestCase {
             let oldest = try XCTUnwrap(listed.last?.id)
             let one = try await session.perform(.queueEpisodes([oldest]))
             guard case .queued(let made, _, 1) = one, let row = made.first else { return XCTFail("\(one)") }
-            XCTAssertEqual(one.line, "queued Show — Episode 1 as d\(row.id!)")
+            XCTAssertEqual(one.line, "queued Show — Episode 1 as d\(row.id)")
             let again = try await session.perform(.queueEpisodes([oldest]))
-            XCTAssertEqual(again.line, "already in the queue as d\(row.id!) (queued)")
+            XCTAssertEqual(again.line, "already in the queue as d\(row.id) (queued)")
 
-            let latest = try await session.perform(.queueFromPodcasts([podcast.id!], latest: 2))
+            let latest = try await session.perform(.queueFromPodcasts([podcast.id], latest: 2))
             XCTAssertEqual(latest.line, "queued 2 episodes")
-            let rest = try await session.perform(.queueFromPodcasts([podcast.id!], latest: nil))
+            let rest = try await session.perform(.queueFromPodcasts([podcast.id], latest: nil))
             XCTAssertEqual(rest.line, "nothing new to queue", "every episode was queued once")
             XCTAssertEqual(Set(try context.store.queue.downloads().map(\.episodeId)), Set(listed.map(\.id)))
         }
@@ -173,7 +174,7 @@ final class QueueSessionCommandsTests: XCTestCase {
     func testMarkingPlayed() async throws {
         try await session { session, context, _ in
             let podcast = try await subscribed(session)
-            let ids = try context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id ?? 0 }
+            let ids = try context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id }
             var said: String?
             said = try await session.perform(.setPlayed([ids[0]], true)).line
             XCTAssertEqual(said, "marked e\(ids[0]) played")
@@ -280,7 +281,7 @@ final class QueueSessionCommandsTests: XCTestCase {
         XCTAssertNil(try held.acquire())
         let podcast = try await QueueSession.beside(context: context, transport: memory) { session in
             let podcast = try await subscribed(session)
-            _ = try await session.perform(.queueFromPodcasts([podcast.id!], latest: 1))
+            _ = try await session.perform(.queueFromPodcasts([podcast.id], latest: 1))
             return podcast
         }
         XCTAssertEqual(try context.store.queue.downloads().map(\.state), [.queued], "queued, not downloaded: that is the queue's runner's")
@@ -289,7 +290,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             try await $0.run()
         }
         XCTAssertEqual(summary?.completed, 1)
-        let checked = try await QueueSession.beside(context: context, transport: memory) { try await $0.perform(.checkUpstream(podcast: podcast.id!)) }
+        let checked = try await QueueSession.beside(context: context, transport: memory) { try await $0.perform(.checkUpstream(podcast: podcast.id)) }
         guard case .checkedUpstream(_, 1, let changed) = checked else { return XCTFail("\(checked)") }
         let said = "Show: 1 downloaded file checked with the server, \(changed) changed upstream"
         XCTAssertEqual(checked.line, said + (changed > 0 ? " (podq episodes --updated)" : ""))

@@ -153,7 +153,7 @@ final class QueueSessionTests: XCTestCase {
     func testASessionOnAMemoryTransport() async throws {
         let context = try context(count: 3)
         let rows = try context.store.queue.downloads()
-        let bytes = rows.map { row in (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(row.id ?? 0)) } }
+        let bytes = rows.map { row in (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(row.id)) } }
         let memory = MemoryTransport { request, _ in
             guard let index = rows.firstIndex(where: { $0.url == request.url.absoluteString }), index < 2 else {
                 return .init(status: 404)
@@ -169,7 +169,7 @@ final class QueueSessionTests: XCTestCase {
         for (index, row) in rows.prefix(2).enumerated() {
             XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), bytes[index], "row \(index)")
         }
-        let failed = try XCTUnwrap(try context.store.queue.download(id: rows[2].id!))
+        let failed = try XCTUnwrap(try context.store.queue.download(id: rows[2].id))
         XCTAssertEqual(failed.state, .failed)
         XCTAssertTrue(failed.lastError?.contains("404") == true, failed.lastError ?? "")
         XCTAssertEqual(Set(memory.requests.values.map(\.url.absoluteString)), Set(rows.map(\.url)))
