@@ -128,6 +128,9 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     /// another process's partial), with an extension from the `Content-Type` when it had none
     /// (`…/download?id=3` served as `audio/mpeg` becomes `download.mp3`).
     public var finalPath: String { fields.withLock { $0.finalPath ?? $0.destination } }
+    /// The name its partial file is under (`destination` + `.part`): the request's, or the next free
+    /// name when another process held that one.
+    public var destination: String { fields.withLock { $0.destination } }
 
     // MARK: - Control
 
@@ -149,11 +152,12 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         return state
     }
 
-    /// Stops the download and deletes its partial file; marks it cancelled. Stops a running transfer
-    /// within milliseconds. Ignored once the file is being committed (the download then completes).
+    /// Stops the download and marks it cancelled. A running transfer stops within milliseconds and
+    /// deletes the partial file it holds (by its descriptor: never another file put at its name); a
+    /// partial no operation holds is its owner's to delete (``QueueRunner``). Ignored once the file is
+    /// being committed (the download then completes).
     public func cancel() {
-        guard let running = stop(with: .cancel) else { return }
-        if !running { removePartial() }
+        _ = stop(with: .cancel)
     }
 
     /// Stops the download and keeps its partial file; marks it paused.
@@ -201,7 +205,7 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         } catch {
             switch state {
             case .cancelled:
-                if let claimed { claimed.delete() } else { removePartial() }
+                claimed?.delete()  // the file it holds, whatever its name now; none claimed: the runner's
             case .paused:
                 break
             default:
@@ -365,9 +369,4 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
         fields.withLock { $0.committing = false }
     }
 
-    /// Deletes the partial file of a download that is not running, unless another process holds it.
-    private func removePartial() {
-        let destination = fields.withLock { $0.destination }
-        _ = try? downloadFolder().removePartial(of: destination)
-    }
 }

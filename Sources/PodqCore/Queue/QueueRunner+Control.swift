@@ -194,6 +194,9 @@ extension QueueRunner {
     }
 
     /// Deletes the partial file of a download that is not running, unless another process holds it.
+    /// The rule for a cancelled or removed download's partial, in the process that runs the queue: the
+    /// operation holding it deletes it; one no operation holds, the runner deletes (here for a row with
+    /// no operation; in the operation's task for one cancelled before it held its partial).
     func removePartial(of row: DownloadRecord) {
         folder(row.folderPath)?.removePartial(of: row.destination)
     }

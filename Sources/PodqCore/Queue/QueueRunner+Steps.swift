@@ -103,14 +103,18 @@ extension QueueRunner {
             willCommit: { [weak self] identity, path in await self?.recordCommit(id: id, identity: identity, path: path) })
         var request = saved.request(url: url)
         if saved.episodeId != nil { request.access = await access(saved) }
+        let folder = self.folder(saved.folderPath)
         let op = DownloadOperation(
             id: Int(id), request: request, transport: transport,
-            folder: folder(saved.folderPath), configuration: downloadConfiguration(logger: log, access: request.access),
+            folder: folder, configuration: downloadConfiguration(logger: log, access: request.access),
             hooks: hooks)
         observers.onOperation(op)
         emit(.started(id: id, title: saved.title), op: op, attempts: saved.attempts)
         let task = Task {
-            await op.start()
+            // A cancelled one deleted the partial it held; one cancelled before it held it (an earlier
+            // attempt's) goes now, before the step that saves its end: whoever awaits this task finds
+            // it gone.
+            if await op.start() == .cancelled { _ = folder?.removePartial(of: op.destination) }
             mailbox.yield(.finished(id))
         }
         running[id] = Running(operation: op, host: QueuePlanner.host(of: saved.url), task: task)

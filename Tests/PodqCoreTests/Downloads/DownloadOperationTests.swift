@@ -347,7 +347,7 @@ final class DownloadOperationTests: XCTestCase {
         op.cancel()
         let state = await running.value
         XCTAssertEqual(state, .cancelled)
-        XCTAssertEqual(dir.contents, [], "the partial file is deleted")
+        XCTAssertEqual(dir.contents, [], "the partial file it held is deleted")
         await expect(timeout: 1, every: 5) { !server.log.outcomes.isEmpty }
         let outcome = try XCTUnwrap(server.log.outcomes.values.first)
         XCTAssertFalse(outcome.completed)
@@ -373,12 +373,16 @@ final class DownloadOperationTests: XCTestCase {
         XCTAssertEqual(FileHash.sha256(path: dir.file("f.bin")), PatternSource(seed: 11, length: size).sha256)
     }
 
+    /// Cancelled before it starts, it never connects, and it leaves an earlier attempt's partial (which
+    /// it never held) to its owner.
     func testCancelBeforeStartNeverConnects() async throws {
+        _ = FileManager.default.createFile(atPath: dir.file("f.bin.part"), contents: Data("earlier".utf8))
         let op = operation(server.dataURL(size: 1000))
         op.cancel()
         let state = await op.start()
         XCTAssertEqual(state, .cancelled)
         XCTAssertTrue(server.log.requests.isEmpty)
+        XCTAssertEqual(dir.contents, ["f.bin.part"], "not its to delete")
     }
 }
 
