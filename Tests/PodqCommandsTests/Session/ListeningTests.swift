@@ -139,15 +139,15 @@ final class ListeningTests: CLITestCase {
     func testThePositionIsKeptAndTheNextPlayStartsThere() async throws {
         try await prepare()
         let id = try await download(of: "long")
-        var child = try cli.start(["play", id])
+        let child = try cli.start(["play", id])
         let first = await remote()
-        var mpv = try XCTUnwrap(first, "mpv's socket: " + child.standardError)
+        let mpv = try XCTUnwrap(first, "mpv's socket: " + child.standardError)
         // A second of playback first: podq's own connection to mpv is made by then (a person does not quit sooner).
         await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 1 }
         mpv.send(["seek", 25, "absolute"])
         await expect(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 25 }
         mpv.send(["quit"])
-        var exit = await child.finish()
+        let exit = await child.finish()
         XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
         XCTAssertTrue(child.standardOutput.contains("stopped at 0:2"), child.standardOutput)
         let long = try await episode("long")
@@ -155,19 +155,24 @@ final class ListeningTests: CLITestCase {
         let position = try XCTUnwrap(long["position"] as? Int)
         XCTAssertTrue((25...28).contains(position), "\(position)")
 
-        child = try cli.start(["play", id])
-        let second = await remote()
-        mpv = try XCTUnwrap(second, "mpv's socket: " + child.standardError)
+        let started = try await playOnce(id)
+        XCTAssertGreaterThanOrEqual(started, Double(position) - 1, "mpv started where the episode was left")
+    }
+
+    /// Plays download `id` again: where mpv started (its time once the file is open), then quits it.
+    private func playOnce(_ id: String) async throws -> Double {
+        let child = try cli.start(["play", id])
+        let found = await remote()
+        let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
         var at: Double?
         await expect(timeout: 10) {
             at = mpv.send(["get_property", "time-pos"]) as? Double  // none until the file is open
             return at != nil
         }
-        let started = try XCTUnwrap(at)
-        XCTAssertGreaterThanOrEqual(started, Double(position) - 1, "mpv started where the episode was left")
         mpv.send(["quit"])
-        exit = await child.finish()
-        XCTAssertEqual(exit.code, 0)
+        let exit = await child.finish()
+        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        return try XCTUnwrap(at)
     }
 
     /// `kill -9` of podq while mpv plays: the place stored as it played (at the seek) survives, and the
@@ -175,9 +180,9 @@ final class ListeningTests: CLITestCase {
     func testAPlayKilledWithSIGKILLKeepsThePlaceStoredWhileItPlayed() async throws {
         try await prepare()
         let id = try await download(of: "long")
-        var child = try cli.start(["play", id])
+        let child = try cli.start(["play", id])
         let found = await remote()
-        var mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
+        let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
         let stale = try XCTUnwrap(socket())
         await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
         XCTAssertNil(storedPosition(of: "long"), "nothing stored before the first ten seconds")
@@ -190,19 +195,9 @@ final class ListeningTests: CLITestCase {
         let kept = try XCTUnwrap(storedPosition(of: "long"))
         XCTAssertTrue((30...34).contains(kept), "\(kept)")
 
-        child = try cli.start(["play", id])
-        let again = await remote()
-        mpv = try XCTUnwrap(again, "mpv's socket: " + child.standardError)
-        var at: Double?
-        await expect(timeout: 10) {
-            at = mpv.send(["get_property", "time-pos"]) as? Double
-            return at != nil
-        }
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(at), Double(kept) - 1, "mpv started where podq was killed")
+        let started = try await playOnce(id)
+        XCTAssertGreaterThanOrEqual(started, Double(kept) - 1, "mpv started where podq was killed")
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "the killed play's socket is removed by the next")
-        mpv.send(["quit"])
-        let exit = await child.finish()
-        XCTAssertEqual(exit.code, 0)
     }
 
     // MARK: - A player that misbehaves (issue 43, points 6 and 7)
