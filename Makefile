@@ -87,7 +87,7 @@ SEGMENTED_TESTS = $(subst $(eval) ,,PodqCommandsTests.DownloadCommandTests,PodqC
   PodqCommandsTests.SegmentedDownloadTests,PodqCommandsTests.SidecarCommandTests,PodqCommandsTests.SubscriptionCommandTests,\
   PodqCommandsTests.PrivateFeedCommandTests,PodqCommandsTests.IntegrityCommandTests,PodqCommandsTests.RealWebCommandTests,\
   PodqCommandsTests.ProxyCommandTests,PodqCommandsTests.TLSCommandTests,PodqCoreTests.DownloadOperationTests,\
-  PodqCoreTests.QueueRunnerTests,PodqCoreTests.AsyncHTTPTransportTests,PodqCoreTests.SegmentConsistencyTests)
+  PodqCoreTests.QueueRunnerTests,PodqHTTPTests.AsyncHTTPTransportTests,PodqCoreTests.SegmentConsistencyTests)
 TEST_PYTHON = .build/test-python
 
 test-deps:

@@ -63,11 +63,34 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])]
         ),
 
-        // Layer 1: models, downloads, files. No UI, no terminal.
+        // Layer 1: what every layer above shares: the one text cleaner (SafeText), the date parser of
+        // feeds and HTTP (FeedDate), the version.
+        .target(name: "PodqBase", dependencies: ["CPodqSystem"], swiftSettings: strict),
+
+        // Layer 1: the HTTP client (transports over AsyncHTTPClient and podq's own direct connections,
+        // redirects, proxies, TLS trust, pacing) and the transfer's errors. Knows nothing of the queue,
+        // feeds or files.
+        .target(
+            name: "PodqHTTP",
+            dependencies: [
+                "PodqBase",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+
+        // Layer 2: models, downloads, files, the store. No UI, no terminal.
         .target(
             name: "PodqCore",
             dependencies: [
-                "CFeedXML", "CPodqSystem", "CDigest", "CPattern",
+                "PodqBase", "PodqHTTP", "CFeedXML", "CPodqSystem", "CDigest", "CPattern",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -83,7 +106,7 @@ let package = Package(
         ),
 
         // Layer 2: view models and pure rendering into a cell grid. No ncurses.
-        .target(name: "PodqUI", dependencies: ["PodqCore"], swiftSettings: strict),
+        .target(name: "PodqUI", dependencies: ["PodqBase", "PodqCore"], swiftSettings: strict),
 
         // Layer 3: the one ncurses backend.
         .target(name: "PodqTerminal", dependencies: ["PodqUI", "CNcursesw", "CPodqSystem"], swiftSettings: strict),
@@ -116,7 +139,7 @@ let package = Package(
         .target(
             name: "PodqSession",
             dependencies: [
-                "PodqCore", "CPodqSystem",
+                "PodqBase", "PodqHTTP", "PodqCore", "CPodqSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,7 +154,7 @@ let package = Package(
         .target(
             name: "PodqCommands",
             dependencies: [
-                "PodqCore", "PodqSession", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqSession", "PodqUI", "PodqTerminal", "PodqServer", "PodqResources", "CPodqSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,7 +187,7 @@ let package = Package(
         .target(
             name: "PodqTestSupport",
             dependencies: [
-                "PodqCore", "PodqUI", "PodqServer",
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqUI", "PodqServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -183,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "podq-bench",
             dependencies: [
-                "PodqCore", "PodqUI", "PodqCommands", "PodqTestSupport",
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqUI", "PodqCommands", "PodqTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
@@ -194,24 +217,36 @@ let package = Package(
         .testTarget(
             name: "PodqCoreTests",
             dependencies: [
-                "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqServer", .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),
-        .testTarget(name: "PodqUITests", dependencies: ["PodqUI", "PodqCore", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
+        .testTarget(
+            name: "PodqHTTPTests",
+            dependencies: ["PodqBase", "PodqHTTP", "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqServer"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PodqUITests", dependencies: ["PodqBase", "PodqHTTP", "PodqUI", "PodqCore", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
-        .testTarget(name: "PodqServerTests", dependencies: ["PodqTestAssertions", "PodqServer", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PodqServerTests", dependencies: ["PodqTestAssertions", "PodqServer", "PodqHTTP", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PodqSessionTests",
-            dependencies: ["PodqSession", "PodqCore", "PodqTestSupport", "PodqTestAssertions", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PodqBase", "PodqHTTP", "PodqSession", "PodqCore", "PodqTestSupport", "PodqTestAssertions", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
-            dependencies: ["PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ]
@@ -222,6 +257,6 @@ let package = Package(
 if ProcessInfo.processInfo.environment["PODQ_FUZZ"] != nil {
     package.targets.append(.target(name: "CFuzzMain", path: "Fuzz/CFuzzMain"))
     for name in ["FuzzFeed", "FuzzOPML", "FuzzConfig", "FuzzHeaders", "FuzzNames"] {
-        package.targets.append(.executableTarget(name: name, dependencies: ["PodqCore", "CFuzzMain"], path: "Fuzz/\(name)"))
+        package.targets.append(.executableTarget(name: name, dependencies: ["PodqBase", "PodqHTTP", "PodqCore", "CFuzzMain"], path: "Fuzz/\(name)"))
     }
 }

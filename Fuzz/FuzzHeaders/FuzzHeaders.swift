@@ -11,7 +11,7 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if let r = range.range { precondition(r.lowerBound >= 0 && r.upperBound >= r.lowerBound, "bad range \(r)") }
         if let total = range.total, let r = range.range { precondition(r.upperBound <= total || true) }
     }
-    if let seconds = DownloadOperation.parseRetryAfter(text) { precondition(seconds.isFinite && seconds >= 0, "Retry-After \(seconds)") }
+    if let seconds = RetryAfter.seconds(text) { precondition(seconds.isFinite && seconds >= 0, "Retry-After \(seconds)") }
     _ = FeedDate.parse(text)
     if let d = FeedDate.duration(text) { precondition(d >= 0, "negative duration") }
     let validators = ResourceValidators(weakETag: "W/\"abc\"")

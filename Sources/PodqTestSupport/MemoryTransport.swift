@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PodqCore
+import PodqHTTP
 import Synchronization
 
 /// An in-memory ``HTTPTransport`` for unit tests of ``DownloadOperation``: each request is answered by

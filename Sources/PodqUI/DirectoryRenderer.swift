@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import PodqCore
 
 /// Draws a directory search over the table (the tab line above it, the status, message and hint lines

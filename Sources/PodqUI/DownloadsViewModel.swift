@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PodqBase
 import PodqCore
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import PodqCommands
 import PodqCore
+import PodqHTTP
 import PodqSession
 import PodqTestSupport
 

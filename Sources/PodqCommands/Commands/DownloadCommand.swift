@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import PodqSession
 
 /// `podq download [--jobs N] [--per-host N] [--download-dir DIR] [<url>...]`: headless downloads.

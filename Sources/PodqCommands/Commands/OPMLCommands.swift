@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import PodqSession
 
 /// `podq import <file.opml>`: subscribe to every feed of an OPML file (nested outlines included).

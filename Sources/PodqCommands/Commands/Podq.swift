@@ -1,4 +1,5 @@
 import ArgumentParser
+import PodqBase
 import PodqCore
 import PodqSession
 

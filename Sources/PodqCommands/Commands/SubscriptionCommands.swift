@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import PodqSession
 import PodqUI
 

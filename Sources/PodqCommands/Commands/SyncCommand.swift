@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import PodqSession
 
 /// `podq sync …`: subscriptions, played marks and positions with a gpodder.net or Nextcloud server

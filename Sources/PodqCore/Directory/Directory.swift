@@ -1,5 +1,7 @@
 import Foundation
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 
 /// A podcast directory podq can search: Apple's iTunes Search API (no key), gpodder.net's search, and
 /// Podcast Index (a key and secret, free, from api.podcastindex.org). Each turns words into a request

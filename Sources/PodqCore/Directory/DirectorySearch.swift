@@ -1,5 +1,7 @@
 import Foundation
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 import Synchronization
 
 /// A search of podcast directories: every directory asked at once, each with a deadline of its own, the

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// One show a podcast directory found: what a search lists, merged across directories by its feed URL
 /// (``DirectorySearch``). Every text in it is cleaned (``SafeText``) and the feed URL is an http(s) URL

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import PodqHTTP
 import Synchronization
 
 /// Segmented downloads: one file over several connections (docs/FILES.md, "Segmented downloads").

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import PodqHTTP
 
 /// The transfer itself: checked resume, redirects, streaming to disk, the length check and the commit.
 extension DownloadOperation {
@@ -297,18 +298,5 @@ extension DownloadOperation {
                 "etag": "\(answer.first(name: "ETag") ?? "none")",
             ])
         return (result.response, result.finalURL.absoluteString)
-    }
-
-    /// `Retry-After` as seconds: digits (RFC 9110's delay-seconds; `inf`, `1e9` or `-3` are not) or an
-    /// HTTP date, read by the feed's date parser (no `DateFormatter`: corelibs leaks one a call, found
-    /// by the FuzzHeaders target). At most a year.
-    static func parseRetryAfter(_ value: String) -> Double? {
-        let trimmed = value.trimmingASCIIWhitespace
-        let year = 365.0 * 86_400
-        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            return trimmed.utf8.count > 9 ? year : min(Double(trimmed) ?? year, year)
-        }
-        guard let date = FeedDate.parse(trimmed) else { return nil }
-        return min(max(0, date.timeIntervalSinceNow), year)
     }
 }

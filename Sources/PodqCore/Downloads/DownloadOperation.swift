@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 import Synchronization
 
 /// One download: claims `<destination>.part` in its ``DownloadFolder``, requests the URL, streams the

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqHTTP
 
 /// What to download and where: the input of a ``DownloadOperation``.
 public struct DownloadRequest: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import NIOCore
+import PodqHTTP
 
 /// Holds a fresh body's first bytes until there are enough of them to judge (``needed``), however the
 /// server cut them: a first read of one byte, or of `"\u{FEFF}  <"`, tells nothing about a web page

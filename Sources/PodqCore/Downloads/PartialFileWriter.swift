@@ -1,4 +1,5 @@
 import Foundation
+import PodqHTTP
 
 /// Writes a download's chunks through an `OutputStream`: in podq, one over the claimed partial file's
 /// descriptor (``PartialFile/makeOutputStream()``). Retries short writes and turns a failure into a

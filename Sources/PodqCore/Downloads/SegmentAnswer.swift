@@ -1,4 +1,6 @@
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 
 /// What makes a segment's answer of another version than the first answer's (docs/FILES.md,
 /// "Segmented downloads"): its `Content-Range`, its validator, its whole-file digest. Pure.

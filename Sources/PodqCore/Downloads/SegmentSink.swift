@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PodqHTTP
 import Synchronization
 
 /// The per-chunk work of one segment's connection, run on the network thread one chunk at a time:

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// Builds a ``Feed`` from the SAX events of ``FeedXMLReader``: an element stack, a text buffer, and
 /// the feed being built.

@@ -1,4 +1,6 @@
 import Foundation
+import PodqBase
+import PodqHTTP
 
 /// Why a feed could not be read, with where and what to do.
 public enum FeedError: Error, LocalizedError, Sendable, Equatable {

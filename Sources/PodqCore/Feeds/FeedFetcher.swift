@@ -1,5 +1,7 @@
 import Foundation
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 
 /// Fetches a feed into a temporary file (never all in memory), with a size cap, redirects, and
 /// conditional GET (`If-None-Match` / `If-Modified-Since`).

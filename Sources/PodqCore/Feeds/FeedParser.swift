@@ -1,5 +1,6 @@
 import CFeedXML
 import Foundation
+import PodqBase
 
 /// A streaming (SAX) parser for RSS 2.0, 0.9x and 1.0, Atom 1.0, the iTunes namespace and Media RSS,
 /// fed from a file through libxml2's SAX2 parser (``FeedXMLReader``; never a whole document in memory).

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// OPML 2.0 subscription lists, read with the same libxml2 reader as feeds (``FeedXMLReader``: no
 /// external entity, no network, expansion capped) and written by hand.

@@ -1,5 +1,6 @@
 import CFeedXML
 import Foundation
+import PodqBase
 
 /// Show notes as a terminal shows them: plain text in paragraphs, read from the feed's HTML by
 /// libxml2's HTML parser (broken markup and every entity included, no network): tags go, blocks

@@ -1,5 +1,6 @@
 import CFeedXML
 import Foundation
+import PodqBase
 
 /// The feeds a web page advertises, for `podq add https://show.example/`: its
 /// `<link rel="alternate" type="application/rss+xml">` (or Atom) elements, in page order; when it has

@@ -1,4 +1,5 @@
 import Foundation
+import PodqHTTP
 
 /// Reads a range of an open file in 1 MiB blocks with `pread` (the descriptor's position is left
 /// alone): the hashing of a partial's resumed prefix, of segments written out of order, and of a

@@ -1,4 +1,5 @@
 import Foundation
+import PodqHTTP
 
 /// Chooses the destination of a new download: a safe, unique name in the download folder.
 public enum DestinationPlanner {

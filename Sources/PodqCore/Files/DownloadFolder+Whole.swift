@@ -1,5 +1,6 @@
 import CPodqSystem
 import Foundation
+import PodqHTTP
 
 extension DownloadFolder {
     /// Reads the committed file `relative` block by block (``BlockReader``), reached without following

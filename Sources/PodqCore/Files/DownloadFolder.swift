@@ -1,5 +1,6 @@
 import CPodqSystem
 import Foundation
+import PodqHTTP
 
 /// The download folder, opened once: the one owner of every file podq creates, claims, writes,
 /// commits or deletes under it.

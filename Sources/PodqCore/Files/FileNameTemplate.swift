@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// Where a feed episode's file goes inside the download folder (`file-name-template`):
 /// `{podcast}/{date:%Y-%m-%d} {title}.{ext}` by default.

@@ -1,5 +1,7 @@
 import CPodqSystem
 import Foundation
+import PodqBase
+import PodqHTTP
 
 /// Safe, unique file names inside the download folder.
 ///

@@ -1,5 +1,6 @@
 import CPodqSystem
 import Foundation
+import PodqHTTP
 import Synchronization
 
 /// A `<name>.part` file claimed by ``DownloadFolder/claim(_:exclusive:)`` for one transfer: open, and

@@ -1,3 +1,4 @@
+import PodqHTTP
 import Synchronization
 
 /// The digests of one pass of a download, computed as its bytes are written: no second pass over

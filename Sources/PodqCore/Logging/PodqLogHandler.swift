@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqBase
 
 /// podq's swift-log handler: one line per event in the ``LogFile``, and a copy on standard error
 /// when `--verbose` asked for it.
@@ -66,10 +67,4 @@ public struct PodqLogHandler: LogHandler {
         }
         return text(buffer, count) + String(format: ".%03d", millis) + text(zone, zoneCount)
     }
-}
-
-extension Logger {
-    /// A logger that writes nothing: the default of the core's types, so that a test or a library
-    /// user logs only when they ask to.
-    public static let disabled = Logger(label: "podq", factory: { _ in SwiftLogNoOpLogHandler() })
 }

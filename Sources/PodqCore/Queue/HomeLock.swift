@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import Synchronization
 
 /// The one-runner lock: an exclusive `flock` on `<home>/lock`, holding the owner's pid and command.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqHTTP
 
 /// The log lines of a run: one per event, failures with their cause and the URLs they went through.
 extension QueueRunner {

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import PodqBase
+import PodqHTTP
 
 /// The loop's steps: read the store and carry out the plan, save what operations report, and turn an
 /// operation's end into its row's next state.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqHTTP
 import Synchronization
 
 /// Runs the stored queue: the one actor that owns it while podq runs it (`podq download`, the TUI).

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// One podcast's own rules (issue 18, point 5), set with `podq set <podcast> key=value` and stored as
 /// JSON in the podcast's `settings` column. Each is nil when the podcast follows the config. A value

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PodqHTTP
 import Synchronization
 
 /// The durable queue: an SQLite database (WAL) in the home, through GRDB.

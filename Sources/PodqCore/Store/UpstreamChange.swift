@@ -1,4 +1,6 @@
 import Foundation
+import PodqBase
+import PodqHTTP
 
 /// Whether a downloaded episode changed on the publisher's side (issue 18, point 3): a refresh that
 /// shows it with another file, or a length that moved beyond what inserted ads account for. Pure.

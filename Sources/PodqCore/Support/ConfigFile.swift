@@ -1,4 +1,6 @@
 import Foundation
+import PodqBase
+import PodqHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// Human units for the table and the progress lines.
 public enum Format {

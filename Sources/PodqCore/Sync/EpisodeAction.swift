@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// One episode action as the gpodder.net API v2 and Nextcloud's GPodder Sync app carry it: a `play`
 /// with its position, or a `download` or `delete`.

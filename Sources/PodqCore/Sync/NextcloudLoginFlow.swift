@@ -1,5 +1,7 @@
 import Foundation
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 
 /// Nextcloud's Login Flow v2: podq asks the server for a login page, the user opens it in a browser
 /// and grants access, and podq, polling, receives the user name and a new app password (never

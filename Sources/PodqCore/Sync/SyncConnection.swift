@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import PodqBase
+import PodqHTTP
 
 /// The HTTP under a sync server: every request to the account's origin only, with its Basic login;
 /// JSON in and out; a deadline on each whole call, redirects included (the transport's `fetch-timeout`), and a cap on

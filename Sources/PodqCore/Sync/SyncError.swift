@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 
 /// What can go wrong with a sync server, each said with what to do. Nothing here carries a password:
 /// a server's answer is cleaned and cut short before it is shown.

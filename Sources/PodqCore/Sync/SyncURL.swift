@@ -1,4 +1,5 @@
 import Foundation
+import PodqHTTP
 
 /// Feed and episode URLs as sync servers compare them: servers rewrite what they are sent (mygpo
 /// lower-cases the host, drops a login, turns `feed://` into `http://`), and another device may have

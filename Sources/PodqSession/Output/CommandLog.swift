@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqBase
 import PodqCore
 import Synchronization
 

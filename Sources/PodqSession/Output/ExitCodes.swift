@@ -1,4 +1,5 @@
 import PodqCore
+import PodqHTTP
 
 /// podq's exit codes, and the one table from an error to its code. ``table`` says when each is used:
 /// docs/COMMANDS.md and the man page's EXIT STATUS are generated from it; CLI tests check each one.

@@ -1,3 +1,4 @@
+import PodqBase
 import PodqCore
 
 /// A JSON value written by hand: corelibs' `JSONSerialization` spent half of `podq parse`'s time

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import PodqCore
 
 /// A cleanup with its lines for the user and the log; shared by `cleanup`, `refresh` and `download`.

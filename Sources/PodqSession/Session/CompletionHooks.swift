@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import PodqBase
 import PodqCore
+import PodqHTTP
 import Subprocess
 import Synchronization
 

@@ -1,5 +1,7 @@
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 
 /// The one place a search of the podcast directories is assembled from the config, for `podq search`
 /// and the TUI's `a`: the directories `search-providers` names at their `search-*-url`, Podcast Index's

@@ -1,5 +1,7 @@
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import Synchronization
 
 /// Offline-complete episodes (issue 18, point 8; `sidecars = true`, or a podcast's own `sidecars=on`):

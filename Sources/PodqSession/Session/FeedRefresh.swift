@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import PodqBase
 import PodqCore
+import PodqHTTP
 
 /// Subscribing and refreshing: the one path for `podq add`, `podq import`, `podq refresh` and the
 /// TUI's `a` and `u`. Every feed is read by ``FeedSource/load(_:transport:etag:lastModified:sizeLimit:trace:allPages:)``

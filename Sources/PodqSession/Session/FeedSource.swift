@@ -1,5 +1,7 @@
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 
 /// Reads a feed from a URL (fetched with conditional GET) or a file, for the subscription commands.
 package enum FeedSource {

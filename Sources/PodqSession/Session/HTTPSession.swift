@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PodqCore
+import PodqHTTP
 
 /// The one place podq makes and shuts down its HTTP client: every command that talks to the network
 /// runs inside ``with(settings:logger:isolation:_:)``, which shuts the client down on every path. The

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import PodqCore
 
 /// Asks for a password: on the terminal without echo when there is one (as `sudo` and `ssh` do),

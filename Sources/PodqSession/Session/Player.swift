@@ -1,5 +1,6 @@
 import CPodqSystem
 import Foundation
+import PodqBase
 import PodqCore
 import Synchronization
 

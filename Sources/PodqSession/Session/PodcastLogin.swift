@@ -1,5 +1,7 @@
 import Foundation
+import PodqBase
 import PodqCore
+import PodqHTTP
 import Subprocess
 import Synchronization
 

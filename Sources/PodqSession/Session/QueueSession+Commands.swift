@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqHTTP
 
 /// What a person (or a sync) asks of a running queue: every verb a front end needs, as a value, each
 /// carried out here and answered with a typed ``Outcome`` (worded once, in ``Outcome/line``). Rows

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqHTTP
 import Synchronization
 
 /// One run of the queue, whichever front end shows it (`podq tui`, `podq download`, `podq demo`; sync

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import PodqCore
 
 /// One thing to put on the queue, as a command hands it over.

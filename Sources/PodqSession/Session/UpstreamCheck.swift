@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import PodqCore
+import PodqHTTP
 
 /// `podq refresh --check-files`: asks the server about each downloaded file of a podcast (one byte of
 /// it: `Range: bytes=0-0`) and flags the episodes whose file changed there (issue 18, point 3, "changed

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqBase
 import PodqCore
 
 /// The pull: the subscription changes since the last pull (on a first sync with a gpodder.net server,

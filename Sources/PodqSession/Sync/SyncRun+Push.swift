@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PodqBase
 import PodqCore
 
 /// The push: every waiting change, and nothing leaves the queue until the server's receipt says it

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PodqCore
+import PodqHTTP
 
 /// One sync with the account's server: push, then pull (docs/SYNC.md).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import PodqCore
 import PodqUI
 import XCTest

@@ -1,3 +1,4 @@
+import PodqHTTP
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
@@ -213,17 +214,17 @@ final class DownloadOperationTests: XCTestCase {
 
     func testRetryAfterIsDigitsOrAnHTTPDateAndAtMostAYear() {
         // FuzzHeaders: `inf` and `1e400` were seconds (and each date built a DateFormatter, which leaks).
-        XCTAssertEqual(DownloadOperation.parseRetryAfter(" 120 "), 120)
-        for bad in ["inf", "nan", "1e9", "-3", "12s", "", "0x10"] { XCTAssertNil(DownloadOperation.parseRetryAfter(bad), bad) }
-        XCTAssertEqual(DownloadOperation.parseRetryAfter("99999999999999999999999"), 365 * 86_400)
+        XCTAssertEqual(RetryAfter.seconds(" 120 "), 120)
+        for bad in ["inf", "nan", "1e9", "-3", "12s", "", "0x10"] { XCTAssertNil(RetryAfter.seconds(bad), bad) }
+        XCTAssertEqual(RetryAfter.seconds("99999999999999999999999"), 365 * 86_400)
         let inAnHour = Date().addingTimeInterval(3_600)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        let seconds = DownloadOperation.parseRetryAfter(formatter.string(from: inAnHour)) ?? 0
+        let seconds = RetryAfter.seconds(formatter.string(from: inAnHour)) ?? 0
         XCTAssertTrue((3_590...3_601).contains(seconds), "\(seconds)")
-        XCTAssertEqual(DownloadOperation.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT"), 0, "a date gone by: now")
+        XCTAssertEqual(RetryAfter.seconds("Wed, 21 Oct 2015 07:28:00 GMT"), 0, "a date gone by: now")
     }
 
     func test503CarriesRetryAfter() async throws {

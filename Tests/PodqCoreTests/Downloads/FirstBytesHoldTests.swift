@@ -1,4 +1,5 @@
 import NIOCore
+import PodqHTTP
 import XCTest
 
 @testable import PodqCore

@@ -1,3 +1,4 @@
+import PodqHTTP
 import PodqTestSupport
 import XCTest
 

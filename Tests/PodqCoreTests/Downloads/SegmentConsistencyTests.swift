@@ -1,4 +1,5 @@
 import Foundation
+import PodqHTTP
 import PodqServer
 import PodqTestAssertions
 import PodqTestSupport

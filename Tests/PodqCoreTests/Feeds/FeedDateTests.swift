@@ -1,3 +1,4 @@
+import PodqBase
 import XCTest
 
 @testable import PodqCore

@@ -1,3 +1,4 @@
+import PodqBase
 import PodqCore
 import XCTest
 

@@ -1,4 +1,5 @@
 import PodqCore
+import PodqHTTP
 import PodqTestSupport
 import XCTest
 

@@ -1,4 +1,5 @@
 import PodqCore
+import PodqHTTP
 import XCTest
 
 /// Every way an operation can stop, turned into its row's next state, without I/O.

@@ -1,5 +1,6 @@
 import Foundation
 import PodqCore
+import PodqHTTP
 import PodqTestSupport
 import XCTest
 

@@ -1,3 +1,4 @@
+import PodqHTTP
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest

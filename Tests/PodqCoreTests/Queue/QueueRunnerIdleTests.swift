@@ -1,4 +1,5 @@
 import PodqCore
+import PodqHTTP
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest

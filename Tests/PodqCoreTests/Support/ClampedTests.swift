@@ -1,4 +1,5 @@
 import Foundation
+import PodqBase
 import XCTest
 
 @testable import PodqCore

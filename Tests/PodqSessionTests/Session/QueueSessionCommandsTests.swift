@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PodqCore
+import PodqHTTP
 import PodqTestSupport
 import Synchronization
 import XCTest

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PodqBase
 
 /// Which certificate authorities podq trusts, and why a server's certificate was not trusted.
 ///

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PodqBase
 import Synchronization
 
 /// The live ``HTTPTransport``: podq's own connection for media sent direct, AsyncHTTPClient for the

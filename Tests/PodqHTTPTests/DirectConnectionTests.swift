@@ -1,10 +1,11 @@
 import NIOCore
 import NIOPosix
+import PodqCore
 import PodqTestSupport
 import Synchronization
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// What podq's own connection asks for and where: the request target keeps the URL's own encoding
 /// (a signed CDN link must not be re-encoded), the Host header names the port only when the URL does,

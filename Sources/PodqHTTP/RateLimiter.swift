@@ -54,7 +54,7 @@ public final class RateLimiter: Sendable {
 
     /// Books `bytes` just received; returns how many nanoseconds the download waits before it reads
     /// on (0 when there is no limit or the schedule has room).
-    func delay(afterReceiving bytes: Int) -> UInt64 {
+    package func delay(afterReceiving bytes: Int) -> UInt64 {
         schedule.withLock { schedule in
             guard let rate = schedule.rate else { return 0 }
             let now = clock()
@@ -70,7 +70,7 @@ public final class RateLimiter: Sendable {
     /// bytes before the next one may start, so a 256 KiB read at 10 KiB/s held every download that
     /// shares the limit 25 s (the second's first byte came after the first's turn); short reads keep the
     /// turns short and the downloads' progress even. With no limit now: `largest`.
-    func readSize(atMost largest: Int) -> Int {
+    package func readSize(atMost largest: Int) -> Int {
         guard let rate = bytesPerSecond else { return largest }
         var size = 8 << 10
         while size * 2 <= rate / 4 && size * 2 <= largest { size *= 2 }

@@ -71,7 +71,7 @@ public enum TrackingPrefix {
     ]
 
     /// True for `host.tld`, `host.tld:port` or an IPv4 address (with a port): a segment that names a server.
-    static func isHost(_ segment: Substring) -> Bool {
+    package static func isHost(_ segment: Substring) -> Bool {
         var name = segment
         if let colon = segment.lastIndex(of: ":") {
             let port = segment[segment.index(after: colon)...]

@@ -42,7 +42,7 @@ public struct RedirectFollower: Sendable {
     ///   and a `User-Agent`. A login in the URL itself (`https://user:pass@host/…`) is taken out of it
     ///   and treated the same way.
     public func send(
-        url given: URL, headers: HTTPHeaders = [:], decompress: Bool = false, access: PodcastAccess? = nil,
+        url given: URL, headers: HTTPHeaders = [:], decompress: Bool = false, access: (any HTTPAccess)? = nil,
         trace: URLChain? = nil
     ) async throws -> Result {
         let (start, inURL) = Credentials.split(given)
@@ -85,7 +85,7 @@ public struct RedirectFollower: Sendable {
                             skipped
                             ?? .httpStatus(
                                 code: response.status, url: url.absoluteString,
-                                retryAfter: response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter))
+                                retryAfter: response.headers.first(name: "Retry-After").flatMap(RetryAfter.seconds))
                         permanent = false
                         next = inner
                     } else if [301, 302, 303, 307, 308].contains(response.status) {
@@ -160,7 +160,7 @@ public struct RedirectFollower: Sendable {
     }
 
     /// Reads a redirect's body (a few bytes at most) so the connection can be reused; gives up past 64 KiB.
-    static func drain(_ body: ResponseBody) async throws {
+    package static func drain(_ body: ResponseBody) async throws {
         var seen = 0
         for try await chunk in body {
             seen += chunk.readableBytes

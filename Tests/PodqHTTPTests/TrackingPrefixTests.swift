@@ -1,6 +1,7 @@
+import PodqCore
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// Analytics prefixes are recognised by their shape: the URL inside each real-world form, and none
 /// inside a URL that only looks busy.

@@ -1,11 +1,12 @@
 import NIOCore
+import PodqCore
 import PodqServer
 import PodqTestAssertions
 import PodqTestSupport
 import Synchronization
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// The live transport's body, both ways of reading it, against the in-process server.
 final class AsyncHTTPTransportTests: XCTestCase {

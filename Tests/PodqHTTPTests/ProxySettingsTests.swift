@@ -1,6 +1,7 @@
+import PodqCore
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// Proxy settings as curl reads them, from an environment given to the test.
 final class ProxySettingsTests: XCTestCase {

@@ -1,6 +1,7 @@
+import PodqCore
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// The shared schedule, on a clock the test moves.
 final class RateLimiterTests: XCTestCase {

@@ -14,7 +14,7 @@ public enum SmallFetch {
     /// - Throws: ``TooLarge`` for a body over `limit` bytes; ``DownloadError`` for a status other than
     ///   200, or the network's error.
     public static func get(
-        _ url: URL, transport: any HTTPTransport, access: PodcastAccess? = nil,
+        _ url: URL, transport: any HTTPTransport, access: (any HTTPAccess)? = nil,
         limit: Int64
     ) async throws -> (bytes: [UInt8], type: String?) {
         var headers = HTTPHeaders()

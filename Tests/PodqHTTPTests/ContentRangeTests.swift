@@ -1,4 +1,5 @@
 import PodqCore
+import PodqHTTP
 import XCTest
 
 final class ContentRangeTests: XCTestCase {

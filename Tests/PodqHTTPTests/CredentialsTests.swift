@@ -1,6 +1,7 @@
+import PodqCore
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// A login goes to its own origin only, and never shows its password.
 final class CredentialsTests: XCTestCase {

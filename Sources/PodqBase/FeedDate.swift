@@ -200,7 +200,7 @@ public enum FeedDate {
     }
 
     /// The civil date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
-    static func civil(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -213,7 +213,7 @@ public enum FeedDate {
     }
 
     /// Days from 1970-01-01 to a civil date (the inverse of ``civil(_:)``).
-    static func days(year: Int, month: Int, day: Int) -> Int {
+    package static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -228,7 +228,7 @@ public enum FeedDate {
     }
 
     /// Any form ``duration(_:)`` takes: parts trimmed, decimals ("62.5", "1:02.5").
-    static func generalDuration(_ text: String) -> Int? {
+    package static func generalDuration(_ text: String) -> Int? {
         let parts = text.trimmingASCIIWhitespace.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total = 0.0
@@ -243,7 +243,7 @@ public enum FeedDate {
     /// "3723" (digits only, up to three parts); nil for anything else, which ``duration(_:)`` reads
     /// the general way.
     @_optimize(speed)
-    static func plainDuration(_ text: String) -> Int? {
+    package static func plainDuration(_ text: String) -> Int? {
         var total = 0
         var part = 0
         var digits = 0

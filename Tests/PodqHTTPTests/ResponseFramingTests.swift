@@ -1,10 +1,11 @@
 import NIOCore
+import PodqCore
 import PodqServer
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// podq's own connection reads an answer however its bytes are cut: at every byte boundary of the head
 /// and of a chunked body, in one-byte writes, at random places with random pauses (seeded), with the

@@ -103,7 +103,7 @@ public struct ProxySettings: Sendable, Equatable {
 
     /// A proxy as curl reads it: `host:port`, `http://host:port`, `http://user:pass@host:port`,
     /// `socks5://host:port`; the port defaults to 1080 (curl's).
-    static func parse(_ text: String, source: String) throws(DownloadError) -> Server {
+    package static func parse(_ text: String, source: String) throws(DownloadError) -> Server {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let url = URLComponents(string: withScheme), let host = url.host, !host.isEmpty else {

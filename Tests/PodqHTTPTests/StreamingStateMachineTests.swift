@@ -1,6 +1,7 @@
+import PodqCore
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// Every transition of the streamed response's state machine, with plain values for the waiters
 /// (strings), the gates (numbers) and the chunks (strings).

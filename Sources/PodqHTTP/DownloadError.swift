@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import PodqBase
 
 /// Everything that can stop a download, with a message that says what happened and what to do.
 ///
@@ -112,7 +113,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
 
     /// Throws ``undecodableEncoding(encoding:url:)`` when a decoded body (a feed's, a sidecar's) says a
     /// coding other than the gzip and deflate podq asks for and decodes.
-    static func checkDecodable(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
+    package static func checkDecodable(_ headers: HTTPHeaders, url: String) throws(DownloadError) {
         guard let value = headers.first(name: "Content-Encoding") else { return }
         let codings = value.split(separator: ",").map { String($0).trimmingASCIIWhitespace.lowercased() }.filter { !$0.isEmpty }
         if let other = codings.first(where: { !["gzip", "x-gzip", "deflate", "identity"].contains($0) }) {
@@ -122,11 +123,11 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
 
     /// The error for a response that is not the file: its status, with `Retry-After`; a 403 behind a web
     /// firewall says so (``refusedBehindFirewall(firewall:url:)``).
-    static func status(of response: TransportResponse, url: String) -> DownloadError {
+    package static func status(of response: TransportResponse, url: String) -> DownloadError {
         if response.status == 403, let firewall = AsyncHTTPTransport.firewall(response.headers) {
             return .refusedBehindFirewall(firewall: firewall, url: url)
         }
-        let retryAfter = response.headers.first(name: "Retry-After").flatMap(DownloadOperation.parseRetryAfter)
+        let retryAfter = response.headers.first(name: "Retry-After").flatMap(RetryAfter.seconds)
         return .httpStatus(code: response.status, url: url, retryAfter: retryAfter)
     }
 

@@ -1,9 +1,10 @@
+import PodqCore
 import PodqTestAssertions
 import PodqTestSupport
 import Synchronization
 import XCTest
 
-@testable import PodqCore
+@testable import PodqHTTP
 
 /// The read sizes podq's connections share: the largest while the budget lasts, halving to what is
 /// left, the smallest once it is spent, and every share given back on close.

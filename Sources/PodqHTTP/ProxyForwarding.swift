@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
+import PodqBase
 
 /// Plain http through an HTTP proxy the way curl and browsers send it: the request goes to the proxy
 /// with the whole URL as its target (`GET http://host/path HTTP/1.1`), which every HTTP proxy takes.
