@@ -5,8 +5,8 @@ CONFIG ?= debug
 
 .PHONY: help build release test test-deps demo bench bench-quick bench-deps docs format lint install install-files man clean fuzz fuzz-build deb dist commit-info order
 
-# The version is set in one place, Sources/PodqCore/Support/PodqVersion.swift; the packages take it here.
-VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PodqCore/Support/PodqVersion.swift)
+# The version is set in one place, Sources/PodqBase/PodqVersion.swift; the packages take it here.
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PodqBase/PodqVersion.swift)
 # The commit a build from a clone says in `podq --version` (with -dirty for uncommitted changes).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo -dirty)
 
