@@ -91,12 +91,9 @@ let package = Package(
             name: "PodqCore",
             dependencies: [
                 "PodqBase", "PodqHTTP", "CFeedXML", "CPodqSystem", "CDigest", "CPattern",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // NIO's buffers and HTTP types, as the client hands them over; the client itself is PodqHTTP's.
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
