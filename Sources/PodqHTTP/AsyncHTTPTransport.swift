@@ -12,9 +12,8 @@ import Synchronization
 /// rest, each streaming the body with backpressure.
 ///
 /// Redirects are not followed here (see ``HTTPTransport``). Media sent direct goes over podq's own
-/// HTTP/1.1 connection (``StreamingDelegate/start(direct:headers:tls:on:connectTimeout:)``: a third of
-/// the work per chunk); plain http through an HTTP proxy is forwarded by podq too
-/// (``StreamingDelegate/start(forwarding:headers:via:on:connectTimeout:decompress:)``). The rest goes
+/// HTTP/1.1 client (``DirectClient``: a third of the work per chunk); plain http through an HTTP proxy
+/// is forwarded by it too (``DirectClient/forward(_:headers:via:decompress:into:on:)``). The rest goes
 /// through async-http-client, whose clients share the event loops: media is never decoded (a byte
 /// count must match `Content-Length`); feeds go through a second client that decodes gzip and
 /// deflate (``TransportRequest/decompress``).
@@ -74,7 +73,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
         var tls: TLSConfiguration?
         do { tls = try TLSTrust.configuration() } catch { trustError = error }
         self.trustError = trustError
-        self.tlsConfiguration = tls ?? TLSConfiguration.makeClientConfiguration()
+        self.direct = DirectClient(
+            tlsConfiguration: tls ?? TLSConfiguration.makeClientConfiguration(), connectTimeout: .nanoseconds(Self.nanos(connectTimeout)))
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
@@ -94,31 +94,18 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // 743). podq's own retry policy (with backoff, and its count in the row) does the retrying.
         configuration.connectionPool.retryConnectionEstablishment = false
         self.baseConfiguration = configuration
-        self.connectTimeout = .nanoseconds(Self.nanos(connectTimeout))
         self.stallSeconds = Double(Self.nanos(stallTimeout)) / 1e9
         self.responseSeconds = Double(Self.nanos(responseTimeout)) / 1e9
         self.fetchSeconds = Double(Self.nanos(fetchTimeout)) / 1e9
     }
 
-    private let connectTimeout: TimeAmount
     private let stallSeconds: Double
     private let responseSeconds: Double
     private let fetchSeconds: Double
     /// Why `SSL_CERT_FILE` or `SSL_CERT_DIR` cannot be used: every request fails with it.
     private let trustError: DownloadError?
-    /// The TLS of media sent direct (``StreamingDelegate/start(direct:headers:tls:on:connectTimeout:)``):
-    /// the same trust as async-http-client's, its context made at the first https download.
-    private let tlsConfiguration: TLSConfiguration
-    private let tlsContext = Mutex<NIOSSLContext?>(nil)
-
-    private func directTLS() throws -> NIOSSLContext {
-        try tlsContext.withLock { made in
-            if let made { return made }
-            let context = try NIOSSLContext(configuration: tlsConfiguration)
-            made = context
-            return context
-        }
-    }
+    /// podq's own client: media sent direct, and plain http through an HTTP proxy.
+    private let direct: DirectClient
 
     /// The most connections to one host: podq's highest `simultaneous-downloads`.
     public static let maxConnectionsPerHost = 64
@@ -210,10 +197,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
             whole = left
         }
         let proxied = proxies.server(for: request.url)
-        let delegate = StreamingDelegate(
-            rateLimiter: request.pacing, stallSeconds: stall, wholeSeconds: whole, wholeLimit: request.decompress ? fetchSeconds : nil
-        ) {
-            error, duringBody in
+        // The head has a deadline of its own, apart from the body's stall clock: a head that never
+        // comes, or trickles in a byte at a time, ends as `noResponse` (the delegate's clocks).
+        let limits = StreamingDelegate.Limits(
+            head: response, stall: stall, whole: whole, wholeLimit: request.decompress ? fetchSeconds : nil)
+        let delegate = StreamingDelegate(rateLimiter: request.pacing, limits: limits) { error, duringBody in
             // A proxy's 407 to an https tunnel (CONNECT) reaches the delegate as AHC's error: said as
             // the proxy's, in the same words as its 407 to a plain request.
             if let proxied, let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
@@ -221,50 +209,33 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
             return Self.map(error, stallSeconds: stall, responseSeconds: response, duringBody: duringBody)
         }
-        // The head has a deadline of its own, apart from the body's stall clock: a head that never
-        // comes, or trickles in a byte at a time, ends here as `noResponse`.
-        let timedOut = Atomic<Bool>(false)
-        // One loop for the request's deadline and its connection: asking the group twice would put
+        // One loop for the request's clocks and its connection: asking the group twice would put
         // every connection on the same loop of two (round robin), all downloads on one core.
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(responseSeconds * 1e9))) {
-            timedOut.store(true, ordering: .relaxed)
-            delegate.cancel()
-        }
-        defer { deadline.cancel() }
         do {
-            let proxy = proxies.server(for: request.url)
             let head: HTTPResponseHead
             let plainGet = request.method == .GET && request.body == nil
-            if proxy == nil, !request.decompress, plainGet {
-                // Media sent direct: podq's own connection (DirectConnection.swift).
-                let tls = request.url.scheme?.lowercased() == "https" ? try directTLS() : nil
-                head = try await delegate.start(direct: request.url, headers: request.headers, tls: tls, on: eventLoop, connectTimeout: connectTimeout)
-            } else if let proxy, proxy.kind == .http, request.url.scheme?.lowercased() == "http", plainGet {
+            if proxied == nil, !request.decompress, plainGet {
+                // Media sent direct: podq's own connection.
+                head = try await direct.get(request.url, headers: request.headers, into: delegate, on: eventLoop)
+            } else if let proxied, proxied.kind == .http, request.url.scheme?.lowercased() == "http", plainGet {
                 // Plain http through an HTTP proxy: the whole URL to the proxy, as curl sends it.
-                head = try await delegate.start(
-                    forwarding: request.url, headers: request.headers, via: proxy, on: eventLoop, connectTimeout: connectTimeout,
-                    decompress: request.decompress)
+                head = try await direct.forward(
+                    request.url, headers: request.headers, via: proxied, decompress: request.decompress, into: delegate, on: eventLoop)
             } else {
                 let outgoing = try HTTPClient.Request(
                     url: request.url.absoluteString, method: request.method, headers: request.headers, body: request.body.map { .bytes($0) })
-                head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxy), eventLoop: eventLoop)
+                head = try await delegate.start(outgoing, on: client(decompress: request.decompress, proxy: proxied), eventLoop: eventLoop)
             }
-            // The deadline fired as the head came: the request is cancelled, so say why.
-            if timedOut.load(ordering: .relaxed) { throw DownloadError.noResponse(seconds: responseSeconds) }
             // A proxy's own refusal, not the server's: said as the proxy's.
-            if let proxy, head.status.code == 407 {
+            if let proxied, head.status.code == 407 {
                 delegate.cancel()
-                throw DownloadError.proxyLogin(proxy: proxy.description, hadLogin: proxy.user != nil)
+                throw DownloadError.proxyLogin(proxy: proxied.description, hadLogin: proxied.user != nil)
             }
-            return TransportResponse(
-                status: Int(head.status.code), headers: head.headers,
-                body: ResponseBody(source: delegate))
-        } catch  where timedOut.load(ordering: .relaxed) {
-            throw DownloadError.noResponse(seconds: responseSeconds)
+            return TransportResponse(status: Int(head.status.code), headers: head.headers, body: ResponseBody(source: delegate))
         } catch {
-            if let proxy = proxies.server(for: request.url), let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
-                throw DownloadError.proxyLogin(proxy: proxy.description, hadLogin: proxy.user != nil)
+            if let proxied, let client = error as? HTTPClientError, client == .proxyAuthenticationRequired {
+                throw DownloadError.proxyLogin(proxy: proxied.description, hadLogin: proxied.user != nil)
             }
             let mapped = Self.map(error, stallSeconds: stallSeconds, responseSeconds: responseSeconds, duringBody: false)
             // The certificate failed: find out why (a second connection that only reads it).
@@ -317,7 +288,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         if let connect = error as? NIOConnectionError {
             // In words (strerror), not NIO's "connection reset (error set): …" form.
-            return DownloadError.connectionFailed(StreamingDelegate.reason(connect))
+            return DownloadError.connectionFailed(DirectClient.reason(connect))
         }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") {

@@ -4,22 +4,26 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// AsyncHTTPClient's delegate for one request: hands the response head to an `async` caller, then
-/// delivers the body either to a sink on the network thread (``ResponseBody/forEach(_:)``: no thread
-/// hop per chunk, as curl's single loop) or chunk by chunk to an async iterator.
+/// AsyncHTTPClient's delegate for one request, and the receiver of ``DirectClient``'s: hands the
+/// response head to an `async` caller, then delivers the body either to a sink on the network thread
+/// (``ResponseBody/forEach(_:)``: no thread hop per chunk, as curl's single loop) or chunk by chunk to
+/// an async iterator.
 ///
-/// Its states are a ``StreamingStateMachine`` behind a `Mutex`: every callback and every call feeds
-/// the machine an event and carries out the actions it returns after the lock is released.
+/// It is its ``StreamingStateMachine``'s adapter: every callback, call and timer feeds the machine (behind
+/// a `Mutex`) an event and carries out the actions it returns after the lock is released. The machine
+/// decides; this type owns only what the machine cannot hold: the timers, the way to stop the
+/// transfer, and the head between its arrival and its waiter.
 ///
 /// Backpressure: before a consumer attaches, the client reads one chunk and waits with it held (a body
 /// sent and closed at once is not lost); a sink runs before the next read, and an iterator's chunk is
-/// released when the next one is asked for. A body dropped
-/// without being read to the end cancels the request, so a connection is never left half read.
+/// released when the next one is asked for. A body dropped without being read to the end cancels the
+/// request, so a connection is never left half read.
 ///
-/// Stalls: the body is timed here, apart from the head (which a deadline of `response-timeout` in
-/// ``AsyncHTTPTransport``'s `send` times). The clock runs only while the client waits for the server — from the moment
-/// a chunk has been taken (written, and its turn under the speed limit come) to the next chunk — so a
-/// slow disk or a speed limit is never taken for a stalled server.
+/// Clocks (``Limits``): the head has a deadline of its own; the body is timed by a stall clock that runs
+/// only while the client waits for the server, from a read let go to the next chunk, so a slow disk or
+/// a speed limit is never taken for a stalled server; a feed's whole response has a deadline.
+/// Pacing is one step (``readOn(afterTaking:gate:on:)``), for a chunk taken by the sink as it arrives
+/// and for one held before the sink came.
 final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable {
     typealias Response = Void
     typealias Sink = @Sendable (inout ByteBuffer) throws -> Void
@@ -28,115 +32,117 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         CheckedContinuation<Void, any Error>, EventLoopPromise<Void>, ByteBuffer, Sink
     >
 
+    /// How long each part of the response may take (seconds; nil: not timed).
+    struct Limits: Sendable {
+        /// From the request to the head (`response-timeout`): then ``DownloadError/noResponse(seconds:)``.
+        var head: Double?
+        /// The body without a byte while the client waits (`stall-timeout`): ``DownloadError/stalled(seconds:)``.
+        var stall: Double?
+        /// The whole response, head and body (what is left of `fetch-timeout` for a feed; nil for media).
+        var whole: Double?
+        /// The limit ``DownloadError/tooSlow(seconds:)`` names: `fetch-timeout` itself, when this
+        /// response had what was left of it after redirects.
+        var wholeLimit: Double?
+
+        init(head: Double? = nil, stall: Double? = nil, whole: Double? = nil, wholeLimit: Double? = nil) {
+            self.head = head
+            self.stall = stall
+            self.whole = whole
+            self.wholeLimit = wholeLimit ?? whole
+        }
+    }
+
     private struct Shared {
         var machine = Machine()
-        /// Ends the transfer: AHC's task, or the forwarding channel (``start(forwarding:headers:via:on:connectTimeout:decompress:)``).
+        /// Ends the transfer: AHC's task, or the channel of ``DirectClient``.
         var stop: (@Sendable () -> Void)?
-        /// The head, kept from `didReceiveHead` until its waiter is resumed.
+        /// The head, kept from its arrival until its waiter is resumed.
         var head: HTTPResponseHead?
-        /// The stall check, from the head to the end.
+        /// The head's and the whole response's deadlines, and the stall check: stopped at the end.
+        var deadlines: [Scheduled<Void>] = []
         var stallCheck: RepeatedTask?
-        /// The whole response's deadline (``wholeSeconds``), from the request to the end.
-        var wholeDeadline: Scheduled<Void>?
-        /// The client's next read, held until the chunk's turn under the speed limit comes; a cancel
-        /// opens it at once (at 10 KB/s a turn is seconds away: a stop must not wait for it).
-        var paced: EventLoopPromise<Void>?
-        /// The timer that opens ``paced`` when its turn comes.
-        var pacedTimer: Scheduled<Void>?
     }
 
     private let shared = Mutex(Shared())
     private let mapError: @Sendable (any Error, Bool) -> any Error
     let rateLimiter: RateLimiter?
-    /// Seconds the server may leave the body without a byte while the client waits (nil: not timed).
-    private let stallSeconds: Double?
-    /// When the client began waiting for the next chunk (uptime ns), 0 while a chunk is being taken.
-    private let waitingSince = Atomic<UInt64>(0)
-    /// Set when the stall check ended the request: its cancellation is reported as a stall.
-    private let stalled = Atomic<Bool>(false)
-    /// Seconds the whole response (head and body) may take; nil: no such deadline (media).
-    private let wholeSeconds: Double?
-    /// The limit said when it is reached: `fetch-timeout` itself, when this response had what was left
-    /// of it after redirects.
-    private let wholeLimit: Double?
-    /// Set when the whole response's deadline ended the request: reported as ``DownloadError/tooSlow(seconds:)``.
-    private let expired = Atomic<Bool>(false)
+    let limits: Limits
 
-    init(
-        rateLimiter: RateLimiter? = nil, stallSeconds: Double? = nil, wholeSeconds: Double? = nil, wholeLimit: Double? = nil,
-        mapError: @escaping @Sendable (any Error, Bool) -> any Error
-    ) {
+    init(rateLimiter: RateLimiter? = nil, limits: Limits = Limits(), mapError: @escaping @Sendable (any Error, Bool) -> any Error) {
         self.rateLimiter = rateLimiter
-        self.stallSeconds = stallSeconds
-        self.wholeSeconds = wholeSeconds
-        self.wholeLimit = wholeLimit ?? wholeSeconds
+        self.limits = limits
         self.mapError = mapError
     }
 
-    /// Starts the whole response's deadline on `eventLoop` (when there is one).
-    func startWholeDeadline(on eventLoop: any EventLoop) {
-        guard let wholeSeconds else { return }
-        let deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(wholeSeconds * 1e9))) { [weak self] in
-            guard let self else { return }
-            self.expired.store(true, ordering: .relaxed)
-            self.cancel()
+    /// The time the machine's clocks read: uptime nanoseconds.
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    private static func nanoseconds(_ seconds: Double) -> TimeAmount { .nanoseconds(Int64(min(seconds * 1e9, 9e18))) }
+
+    /// Starts the head's and the whole response's deadlines on `eventLoop`.
+    private func startDeadlines(on eventLoop: any EventLoop) {
+        var deadlines: [Scheduled<Void>] = []
+        if let head = limits.head {
+            let error = DownloadError.noResponse(seconds: head)
+            deadlines.append(eventLoop.scheduleTask(in: Self.nanoseconds(head)) { [weak self] in self?.event { $0.headDeadline(error) } })
         }
-        let late = shared.withLock { shared -> Bool in
-            shared.wholeDeadline = deadline
-            return shared.machine.isFinished
+        if let whole = limits.whole {
+            let error = DownloadError.tooSlow(seconds: limits.wholeLimit ?? whole)
+            deadlines.append(eventLoop.scheduleTask(in: Self.nanoseconds(whole)) { [weak self] in self?.event { $0.wholeDeadline(error) } })
         }
-        if late { deadline.cancel() }
+        keep(deadlines: deadlines)
     }
 
-    /// The client reads on: the stall clock starts.
-    private func markWaiting() {
-        waitingSince.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-    }
-
-    /// Checks, a few times per stall period, whether the client has waited longer than allowed.
+    /// Checks, a few times per stall period, whether the client has waited for the server too long.
     private func startStallCheck(on eventLoop: any EventLoop) {
-        guard let stallSeconds else { return }
-        let limit = UInt64(stallSeconds * 1e9)
-        let period = TimeAmount.nanoseconds(Int64(min(max(stallSeconds / 4, 0.05), 1) * 1e9))
-        markWaiting()
+        guard let stall = limits.stall else { return }
+        let limit = UInt64(stall * 1e9)
+        let error = DownloadError.stalled(seconds: stall)
+        let period = Self.nanoseconds(min(max(stall / 4, 0.05), 1))
         let check = eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] repeated in
-            guard let self else {
-                repeated.cancel()
-                return
-            }
-            let since = self.waitingSince.load(ordering: .relaxed)
-            guard since != 0, DispatchTime.now().uptimeNanoseconds &- since > limit else { return }
-            repeated.cancel()
-            self.stalled.store(true, ordering: .relaxed)
-            self.shared.withLock { $0.stop }?()
+            guard let self else { return repeated.cancel() }
+            self.event { $0.stallCheck(now: Self.now(), limit: limit, error) }
         }
+        keep(stallCheck: check)
+    }
+
+    /// Keeps timers to stop at the end; stops them at once when the response already ended.
+    private func keep(deadlines: [Scheduled<Void>] = [], stallCheck: RepeatedTask? = nil) {
         let late = shared.withLock { shared -> Bool in
-            shared.stallCheck = check
+            shared.deadlines += deadlines
+            if let stallCheck { shared.stallCheck = stallCheck }
             return shared.machine.isFinished
         }
-        if late { check.cancel() }
+        if late { stopClocks() }
     }
 
-    private func stopStallCheck() {
-        let (check, deadline) = shared.withLock { ($0.stallCheck, $0.wholeDeadline) }
+    private func stopClocks() {
+        let (deadlines, check) = shared.withLock { shared in
+            defer {
+                shared.deadlines = []
+                shared.stallCheck = nil
+            }
+            return (shared.deadlines, shared.stallCheck)
+        }
+        for deadline in deadlines { deadline.cancel() }
         check?.cancel()
-        deadline?.cancel()
     }
 
-    /// Starts `request` on `eventLoop` and returns its head.
+    /// Starts `request` on `client` and returns its head.
     func start(_ request: HTTPClient.Request, on client: HTTPClient, eventLoop: any EventLoop) async throws -> HTTPResponseHead {
-        startWholeDeadline(on: eventLoop)
-        return try await start {
+        try await start(on: eventLoop) {
             let task = client.execute(request: request, delegate: self, eventLoop: .delegateAndChannel(on: eventLoop))
             attach { task.cancel() }
         }
     }
 
-    /// Waits for the head of a transfer that `begin` starts (and hands its way to stop to ``attach(stop:)``).
-    func start(_ begin: () -> Void) async throws -> HTTPResponseHead {
-        try await withTaskCancellationHandler {
+    /// Waits for the head of a transfer that `begin` starts on `eventLoop` (and hands its way to stop
+    /// to ``attach(stop:)``); the deadlines run from here.
+    func start(on eventLoop: any EventLoop, _ begin: () -> Void) async throws -> HTTPResponseHead {
+        startDeadlines(on: eventLoop)
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
-                run(shared.withLock { $0.machine.request(headWaiter: continuation) })
+                event { $0.request(headWaiter: continuation) }
                 begin()
             }
         } onCancel: {
@@ -153,58 +159,20 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         if cancel { stop() }
     }
 
-    /// Cancels the request; a waiting consumer gets `CancellationError`. A read held for its turn under
-    /// the speed limit is let go at once, so the transfer ends now, not when the turn would have come.
+    /// Cancels the request; a waiting consumer gets `CancellationError`, and a read held for its turn
+    /// under the speed limit goes at once.
     func cancel() {
-        run(shared.withLock { $0.machine.cancel() })
-        openPaced()
-    }
-
-    /// Holds the client's next read (`gate`) for `nanoseconds`, its chunk's turn under the speed limit;
-    /// at once when the request was cancelled or ended (a stop never waits for a turn).
-    private func pace(_ gate: EventLoopPromise<Void>, for nanoseconds: UInt64) {
-        let now = shared.withLock { shared -> Bool in
-            if shared.machine.cancelRequested || shared.machine.isFinished { return true }
-            shared.paced = gate
-            return false
-        }
-        if now {
-            markWaiting()
-            gate.succeed()
-            return
-        }
-        let turn = gate.futureResult
-        let timer = turn.eventLoop.scheduleTask(in: .nanoseconds(Int64(min(nanoseconds, UInt64(Int64.max))))) {
-            self.openPaced(only: turn)
-        }
-        // The timer may have fired, or a cancel opened the gate, before it was kept: then it is not kept.
-        let stale = shared.withLock { shared -> Bool in
-            guard shared.paced?.futureResult === turn else { return true }
-            shared.pacedTimer = timer
-            return false
-        }
-        if stale { timer.cancel() }
-    }
-
-    /// Lets the held read go: the one whose turn is `only` (its timer), or whichever is held (a cancel).
-    private func openPaced(only turn: EventLoopFuture<Void>? = nil) {
-        let held = shared.withLock { shared -> (EventLoopPromise<Void>, Scheduled<Void>?)? in
-            guard let gate = shared.paced, turn == nil || gate.futureResult === turn else { return nil }
-            defer {
-                shared.paced = nil
-                shared.pacedTimer = nil
-            }
-            return (gate, shared.pacedTimer)
-        }
-        guard let (gate, timer) = held else { return }
-        if turn == nil { timer?.cancel() }
-        markWaiting()
-        gate.succeed()
+        event { $0.cancel() }
     }
 
     /// Called when the body is dropped: cancels the request unless it ended.
     func abandon() {
-        run(shared.withLock { $0.machine.abandon() })
+        event { $0.abandon() }
+    }
+
+    /// Feeds the machine one event and carries out its actions outside the lock.
+    private func event(_ body: (inout Machine) -> [Machine.Action]) {
+        run(shared.withLock { body(&$0.machine) })
     }
 
     // MARK: BodySource
@@ -212,7 +180,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     func forEach(_ sink: @escaping Sink) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                run(shared.withLock { $0.machine.attachSink(sink, done: continuation) })
+                event { $0.attachSink(sink, done: continuation, now: Self.now()) }
             }
         } onCancel: {
             cancel()
@@ -222,7 +190,7 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
     func next() async throws -> ByteBuffer? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ByteBuffer?, any Error>) in
-                run(shared.withLock { $0.machine.askForChunk(continuation) })
+                event { $0.askForChunk(continuation, now: Self.now()) }
             }
         } onCancel: {
             cancel()
@@ -247,24 +215,25 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
         finished()
     }
 
-    // MARK: The response, from AsyncHTTPClient or the forwarding channel (on its event loop)
+    // MARK: The response, from AsyncHTTPClient or ``DirectClient``'s channel (on its event loop)
 
     /// The head came; the returned future completes when the client may read on.
     func received(_ head: HTTPResponseHead, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         startStallCheck(on: eventLoop)
         let gate = eventLoop.makePromise(of: Void.self)
-        let actions = shared.withLock { shared in
-            shared.head = head
-            return shared.machine.head(gate: gate)
-        }
-        run(actions)
+        let now = Self.now()
+        run(
+            shared.withLock { shared in
+                shared.head = head
+                return shared.machine.head(gate: gate, now: now)
+            })
         return gate.futureResult
     }
 
     /// A chunk of the body came; the returned future completes when the client may read on, and nil
-    /// means at once (a sink took the chunk: the common case, which then allocates nothing).
+    /// means at once (a sink took the chunk and no speed limit holds it: the common case, which then
+    /// allocates nothing).
     func received(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
-        waitingSince.store(0, ordering: .relaxed)
         let action = shared.withLock { $0.machine.bodyPart(buffer) { eventLoop.makePromise(of: Void.self) } }
         switch action {
         case .runSink(let sink):
@@ -273,51 +242,54 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             do {
                 try sink(&chunk)
             } catch {
-                run(shared.withLock { $0.machine.sinkFailed(error) })
+                event { $0.sinkFailed(error) }
                 return eventLoop.makeFailedFuture(error)
             }
-            // The speed limit: the next read waits for this chunk's turn on the shared schedule.
-            if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: buffer.readableBytes), wait > 0 {
-                let gate = eventLoop.makePromise(of: Void.self)
-                pace(gate, for: wait)
-                return gate.futureResult
-            }
-            markWaiting()
-            return nil
+            return readOn(afterTaking: buffer.readableBytes, gate: nil, on: eventLoop)
         case .deliver(let chunk, let waiter, let gate):
             waiter.resume(returning: chunk)
             return gate.futureResult
         case .hold(let gate):
             return gate.futureResult
         case .open(let gate):
-            markWaiting()
             gate.succeed()
             return gate.futureResult
         }
     }
 
+    /// The one place the speed limit applies: the sink took `bytes`, and the client's next read
+    /// (`gate`, or a new one when it must wait) goes when the chunk's turn on the shared schedule
+    /// comes. Nil: at once, with no gate.
+    private func readOn(afterTaking bytes: Int, gate: EventLoopPromise<Void>?, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        let now = Self.now()
+        guard let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: bytes), wait > 0 else {
+            shared.withLock { $0.machine.readOn(now: now) }
+            gate?.succeed()
+            return gate?.futureResult
+        }
+        let gate = gate ?? eventLoop.makePromise(of: Void.self)
+        let paced = shared.withLock { shared -> (turn: Int?, actions: [Machine.Action]) in shared.machine.pace(gate, now: now) }
+        run(paced.actions)
+        if let turn = paced.turn {
+            eventLoop.scheduleTask(in: Self.nanoseconds(Double(wait) / 1e9)) { [weak self] in
+                self?.event { $0.turnCame(turn, now: Self.now()) }
+            }
+        }
+        return gate.futureResult
+    }
+
     /// The transfer failed.
     func failed(_ error: any Error) {
-        stopStallCheck()
+        stopClocks()
         let map = mapError
-        // The stall check cancelled the request: that is a stall, not a cancellation. A connection of
-        // podq's own that was closed on a cancel ends with whatever its closing caused (a body cut
-        // short): that is the cancellation.
-        let cancelled = shared.withLock { $0.machine.cancelRequested }
-        let error: any Error =
-            expired.load(ordering: .relaxed)
-            ? DownloadError.tooSlow(seconds: wholeLimit ?? 0)
-            : stalled.load(ordering: .relaxed)
-                ? DownloadError.stalled(seconds: stallSeconds ?? 0)
-                : cancelled && !(error is CancellationError) ? CancellationError() : error
-        run(shared.withLock { $0.machine.end(.failure(error), map: map) })
+        event { $0.end(.failure(error), map: map) }
     }
 
     /// The body ended.
     func finished() {
-        stopStallCheck()
+        stopClocks()
         let map = mapError
-        run(shared.withLock { $0.machine.end(.success(()), map: map) })
+        event { $0.end(.success(()), map: map) }
     }
 
     /// Carries out the machine's actions, outside the lock. Promises are completed, never leaked; the
@@ -331,16 +303,10 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
                 var buffer = chunk
                 do {
                     try sink(&buffer)
-                    guard let gate else { continue }
-                    if let rateLimiter, case let wait = rateLimiter.delay(afterReceiving: chunk.readableBytes), wait > 0 {
-                        pace(gate, for: wait)
-                    } else {
-                        markWaiting()
-                        gate.succeed()
-                    }
+                    if let gate { _ = readOn(afterTaking: chunk.readableBytes, gate: gate, on: gate.futureResult.eventLoop) }
                 } catch {
                     fedError = error
-                    run(shared.withLock { $0.machine.sinkFailed(error) })
+                    event { $0.sinkFailed(error) }
                     gate?.fail(error)
                 }
             case .resumeHead(let waiter):
@@ -353,7 +319,6 @@ final class StreamingDelegate: HTTPClientResponseDelegate, BodySource, Sendable 
             case .failHead(let waiter, let error):
                 waiter.resume(throwing: error)
             case .open(let gate):
-                markWaiting()
                 gate.succeed()
             case .deliver(let chunk, let waiter):
                 waiter.resume(returning: chunk)

@@ -11,9 +11,9 @@ import XCTest
 /// (a signed CDN link must not be re-encoded), the Host header names the port only when the URL does,
 /// an IPv6 address is bracketed in the header and bare for the connection, and an address is never
 /// sent as a TLS server name. Then the connection itself, over loopback to another 127.x host.
-final class DirectConnectionTests: XCTestCase {
-    private func target(_ text: String) throws -> StreamingDelegate.Target {
-        try XCTUnwrap(StreamingDelegate.target(try XCTUnwrap(URL(string: text))))
+final class DirectClientTests: XCTestCase {
+    private func target(_ text: String) throws -> DirectClient.Target {
+        try XCTUnwrap(DirectClient.target(try XCTUnwrap(URL(string: text))))
     }
 
     func testTheTargetOfEachShapeOfURL() throws {
@@ -29,7 +29,7 @@ final class DirectConnectionTests: XCTestCase {
             try target("https://[::1]:8443/e.mp3?"),
             .init(host: "::1", port: 8443, secure: true, hostHeader: "[::1]:8443", path: "/e.mp3?", serverName: nil))
         XCTAssertEqual(try target("HTTP://Example.COM/x").port, 80)
-        XCTAssertNil(StreamingDelegate.target(URL(string: "file:///tmp/x")!))
+        XCTAssertNil(DirectClient.target(URL(string: "file:///tmp/x")!))
     }
 
     func testAFileFromAnotherLoopbackHostComesWholeOverOneConnection() async throws {
