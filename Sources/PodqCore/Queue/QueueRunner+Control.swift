@@ -20,7 +20,7 @@ extension QueueRunner {
                 run?.operation.pause()
                 return run?.task
             case .resume, .retry:
-                if hold == .diskFull { hold = .none }
+                machine.resumed()
             default:
                 break
             }
@@ -45,8 +45,8 @@ extension QueueRunner {
                     run.operation.pause()
                     stopping.append(run.task)
                 }
-            } else if hold == .diskFull {
-                hold = .none
+            } else {
+                machine.resumed()
             }
             return (changed.count, stopping)
         }
@@ -59,7 +59,7 @@ extension QueueRunner {
     /// queue order back in line at once, with their partial files kept, so the limit holds now.
     public func setMaxConcurrent(_ value: Int) async {
         await exclusively {
-            limit = max(1, value)
+            machine.setLimit(value)
             updateStatus()
             try? await replan()
         }
@@ -69,8 +69,8 @@ extension QueueRunner {
     /// the running ones go on and no other starts from that host until it is under the new cap.
     public func setPerHost(_ value: Int) async {
         await exclusively {
-            perHost = max(1, value)
-            connections.setPerHostDownloads(perHost)
+            machine.setPerHost(value)
+            connections.setPerHostDownloads(machine.perHost)
             updateStatus()
             try? await replan()
         }
@@ -170,7 +170,7 @@ extension QueueRunner {
                     case .pause:
                         run?.operation.pause()
                     case .resume, .retry:
-                        if hold == .diskFull { hold = .none }
+                        machine.resumed()
                     default:
                         break
                     }

@@ -6,69 +6,49 @@ import PodqHTTP
 /// The loop's steps: read the store and carry out the plan, save what operations report, and turn an
 /// operation's end into its row's next state.
 extension QueueRunner {
-    /// What a plan depends on besides the time and the running downloads.
-    struct PlanBasis: Equatable {
-        var stamp: QueueStore.ChangeStamp
-        var limit: Int
-        var perHost: Int
-        var hold: OutcomeDecision.Hold
-    }
-
-    /// Reads the store, stops what the rows say must stop, starts what the plan allows, and saves the
-    /// running downloads' progress at most once a second.
+    /// A look at the queue: the machine says whether to read the rows; the plan it makes of them is
+    /// carried out here, in its order (stops, starts, the timer, the checkpoint).
     func replan() async throws(StoreError) {
         defer { shared.withLock { $0.plans += 1 } }
         let now = clock.now
-        // Nothing runs and nothing changed since the last plan (the store, the limit, the hold, and no
-        // retry came due): the plan would be the same, so the rows are not read again.
         let stamp = try await store.changeStamp()
-        let basis = PlanBasis(stamp: stamp, limit: limit, perHost: perHost, hold: hold)
-        if running.isEmpty, let planned, planned.basis == basis, now < planned.due {
-            setDueWake(planned.due.isFinite ? planned.due : nil)  // rung a little early: set again
-            return
-        }
-        let rows = try await store.queue.loadDownloads()
-        observers.onSync(rows)
-        let plan = QueuePlanner.plan(
-            QueuePlanner.Input(
-                rows: rows, running: running.mapValues(\.host), limit: limit, perHost: perHost,
-                now: now, holding: hold != .none))
-        lastPlan = plan
-        planned = (basis, plan.nextDue.map { now + $0 } ?? .infinity)
-        for (id, stop) in plan.stop {
-            switch stop {
-            case .cancel: running[id]?.operation.cancel()
-            case .pause: running[id]?.operation.pause()
+        var actions = machine.look(now: now, stamp: stamp, anyRunning: !running.isEmpty)
+        var byID: [Int64: DownloadRecord] = [:]
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            switch action {
+            case .readRows:
+                let rows = try await store.queue.loadDownloads()
+                observers.onSync(rows)
+                byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                actions = machine.plan(rows: rows, running: running.mapValues(\.host), now: now) + actions
+            case .stop(let id, .cancel):
+                running[id]?.operation.cancel()
+            case .stop(let id, .pause):
+                running[id]?.operation.pause()
+            case .start(let id):
+                if let row = byID[id] { try await start(row, now: now) }
+            case .setTimer(let time):
+                setTimer(at: time)
+            case .cancelTimer:
+                timer?.cancel()
+                timer = nil
+            case .checkpoint:
+                try await checkpoint()
             }
-        }
-        let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for id in plan.start {
-            if let row = byID[id] { try await start(row, now: now) }
         }
         updateStatus()
-        setDueWake(plan.nextDue.map { now + max(0.01, $0) })
-        if now - lastCheckpoint >= 1 {
-            lastCheckpoint = now
-            try await checkpoint()
-        }
     }
 
-    /// The plan's timer: one wake at `time` (the earliest waiting retry's), replacing the one set for
-    /// another time; none when nothing waits.
-    func setDueWake(_ time: Double?) {
-        guard dueWake?.at != time else { return }
-        dueWake?.task.cancel()
-        dueWake = nil
-        guard let time else { return }
+    /// Sets the plan's timer: one wake at `time`, replacing the one set before.
+    private func setTimer(at time: Double) {
+        timer?.cancel()
         let mailbox = self.mailbox, clock = self.clock
         let seconds = time - clock.now
-        dueWake = (
-            time,
-            Task {
-                do { try await clock.sleep(seconds: seconds) } catch { return }
-                mailbox.yield(.due)
-            }
-        )
+        timer = Task {
+            do { try await clock.sleep(seconds: seconds) } catch { return }
+            mailbox.yield(.due)
+        }
     }
 
     /// Marks the row `downloading` (only if it is still queued and due: another process may have
@@ -205,7 +185,7 @@ extension QueueRunner {
         let op = run.operation
         let ended = op.state, error = op.error, progress = op.progress, validators = op.validators, path = op.finalPath
         let settings = self.settings
-        let holding = self.hold
+        let holding = machine.hold
         let now = clock.now
         let policy = RetryPolicy(base: settings.retryDelay, max: settings.retryMaxDelay)
         let jitter = Double.random(in: 0.5...1.5)
@@ -243,7 +223,7 @@ extension QueueRunner {
             summary.failed += 1
             emit(.failed(id: id, title: title, reason: reason), op: op, attempts: attempts)
         case .diskFull(let reason):
-            hold = .diskFull
+            machine.diskFull()
             summary.diskFull = true
             for other in running.values { other.operation.pause() }
             emit(.diskFull(message: reason + " The queue is paused; `podq queue resume` continues it."), op: op, attempts: attempts)

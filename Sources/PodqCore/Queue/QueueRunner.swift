@@ -118,16 +118,10 @@ public actor QueueRunner {
     var running: [Int64: Running] = [:]
     var folders: [String: DownloadFolder] = [:]
     var summary = Summary()
-    var hold = OutcomeDecision.Hold.none
-    var limit: Int
-    /// Downloads at once from one host (the config's `per-host-downloads`; ``setPerHost(_:)`` changes it).
-    var perHost: Int
-    var lastCheckpoint = 0.0
-    var lastPlan = QueuePlanner.Plan()
-    /// What the last plan was made from, to skip reading an unchanged queue (``replan()``).
-    var planned: (basis: PlanBasis, due: Double)?
-    /// The wake set for the earliest queued row's retry time (the plan's timer), and when it rings.
-    var dueWake: (at: Double, task: Task<Void, Never>)?
+    /// The decisions: what to read, start, stop and wake for, the limits and the hold.
+    var machine: QueueMachine
+    /// The plan's timer: a wake at the earliest queued row's retry time (``QueueMachine/Action/setTimer(at:)``).
+    var timer: Task<Void, Never>?
     private var gateHeld = false
     private var gateWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -156,8 +150,7 @@ public actor QueueRunner {
             politeHosts: settings.politeHosts)
         self.logger = logger
         self.observers = observers
-        self.limit = max(1, settings.simultaneousDownloads)
-        self.perHost = max(1, settings.perHostDownloads)
+        self.machine = QueueMachine(limit: settings.simultaneousDownloads, perHost: settings.perHostDownloads)
         self.shared = Mutex(Status(limit: max(1, settings.simultaneousDownloads), perHost: max(1, settings.perHostDownloads)))
         (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)
     }
@@ -193,7 +186,7 @@ public actor QueueRunner {
         }
         defer {
             ticker.cancel()
-            dueWake?.task.cancel()
+            timer?.cancel()
         }
         mailbox.yield(.wake)
         // A step the store refused (another program held its lock past LockWait.patience, the disk
@@ -211,12 +204,13 @@ public actor QueueRunner {
                         if failure == nil {
                             failure = error
                             self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
-                            self.hold = .stopping
+                            self.machine.stop()
                             self.store.lockWait.giveUp()  // the ends still to save wait no longer than 2 s more
                             for run in self.running.values { run.operation.pause() }
                         }
                     }
-                    return self.isDone(untilStopped: untilStopped) || (failure != nil && self.running.isEmpty)
+                    return self.machine.isDone(anyRunning: !self.running.isEmpty, untilStopped: untilStopped)
+                        || (failure != nil && self.running.isEmpty)
                 }) ?? true
             if done { break }
         }
@@ -233,7 +227,7 @@ public actor QueueRunner {
         // (which waits for that step) is never held by it.
         store.lockWait.giveUp()
         await exclusively {
-            self.hold = .stopping
+            self.machine.stop()
             self.summary.interrupted = true
             for run in self.running.values { run.operation.pause() }
         }
@@ -245,19 +239,12 @@ public actor QueueRunner {
         mailbox.yield(.wake)
     }
 
-    private func isDone(untilStopped: Bool) -> Bool {
-        guard running.isEmpty else { return false }
-        if hold == .stopping { return true }
-        if untilStopped { return false }
-        return hold == .diskFull || lastPlan.queued == 0
-    }
-
     private func handle(_ input: Input) async throws(StoreError) {
         switch input {
         case .wake:
             try await replan()
         case .due:
-            dueWake = nil
+            machine.timerRang()
             try await replan()
         case .finished(let id):
             try await finish(id)
@@ -268,8 +255,8 @@ public actor QueueRunner {
     func updateStatus() {
         shared.withLock {
             $0 = Status(
-                limit: limit, running: running.count, waitingForHost: lastPlan.waitingForHost, perHost: perHost,
-                queued: lastPlan.queued, plans: $0.plans)
+                limit: machine.limit, running: running.count, waitingForHost: machine.lastPlan.waitingForHost,
+                perHost: machine.perHost, queued: machine.lastPlan.queued, plans: $0.plans)
         }
     }
 
