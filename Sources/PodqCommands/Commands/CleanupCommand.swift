@@ -5,7 +5,7 @@ import PodqSession
 import PodqUI
 
 /// `podq cleanup [--dry-run]`: applies the config's cleanup rules now.
-struct CleanupCommand: ParsableCommand {
+struct CleanupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cleanup",
         abstract: "Delete the files of old feed episodes, by the config's cleanup-days and keep-episodes.",
@@ -21,14 +21,14 @@ struct CleanupCommand: ParsableCommand {
     @Flag(name: .long, help: "List what would be deleted, delete nothing.")
     var dryRun = false
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         let rules: [Int64: PodcastSettings]
-        do { rules = try context.store.library.podcastRules() } catch { throw CommandError(error) }
+        do { rules = try await context.store.library.podcastRules() } catch { throw CommandError(error) }
         guard context.settings.cleanup.isActive(with: rules) else {
             Console.out("No cleanup rule is set: add `cleanup-days = 30` or `keep-episodes = 5` to \(context.paths.configFile).")
             return
         }
-        try CleanupRun(context: context).run(dryRun: dryRun, listing: true, automatic: false)
+        try await CleanupRun(context: context).run(dryRun: dryRun, listing: true, automatic: false)
     }
 }

@@ -78,8 +78,8 @@ struct DemoCommand: AsyncParsableCommand {
         }
         if !quiet { Console.out(outcome.line) }
         do {
-            let episodes = try context.store.library.episodes().reversed().compactMap(\.episode.id)
-            try context.store.queue.add(QueuePlanning(context: context).downloads(forEpisodes: Array(episodes)))
+            let episodes = try await context.store.library.episodes().reversed().compactMap(\.episode.id)
+            try await context.store.queue.add(QueuePlanning(context: context).downloads(forEpisodes: Array(episodes)))
         } catch {
             throw CommandError(error)
         }

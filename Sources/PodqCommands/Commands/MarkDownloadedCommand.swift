@@ -4,7 +4,7 @@ import PodqSession
 
 /// `podq mark-downloaded <podcast|episode-id>...`: puts episodes in the ledger without downloading
 /// them, so auto-queue never fetches them (issue 18, point 4).
-struct MarkDownloadedCommand: ParsableCommand {
+struct MarkDownloadedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark-downloaded",
         abstract: "Record episodes as downloaded without downloading them: auto-queue will never fetch them.",
@@ -27,11 +27,11 @@ struct MarkDownloadedCommand: ParsableCommand {
         if items.isEmpty { throw ValidationError("Give at least one episode id or podcast.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         do {
-            let ids = try IdArguments.episodes(items, in: context.store)
-            let added = try context.store.library.markDownloaded(episodeIds: ids)
+            let ids = try await IdArguments.episodes(items, in: context.store)
+            let added = try await context.store.library.markDownloaded(episodeIds: ids)
             let already = ids.count - added
             Console.out(
                 "marked \(added) episode\(added == 1 ? "" : "s") as downloaded"

@@ -4,7 +4,7 @@ import PodqCore
 import PodqSession
 
 /// `podq mark-played [--undo] <episode-id|podcast>…`: what `m` does in the TUI, from scripts.
-struct MarkPlayedCommand: ParsableCommand {
+struct MarkPlayedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mark-played", abstract: "Mark episodes (or every episode of a podcast) played, or with --undo not played.",
         discussion: "When podq is logged in to a sync server, each new mark is sent to it as a play to the end (podq sync).")
@@ -15,11 +15,11 @@ struct MarkPlayedCommand: ParsableCommand {
         completion: PodcastCompletion.podcasts)
     var items: [String]
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         do {
-            let ids = try IdArguments.episodes(items, in: context.store)
-            let changed = try context.store.library.setPlayed(episodeIds: ids, played: !undo)
+            let ids = try await IdArguments.episodes(items, in: context.store)
+            let changed = try await context.store.library.setPlayed(episodeIds: ids, played: !undo)
             let already = ids.count - changed
             Console.out(
                 "marked \(changed) episode\(changed == 1 ? "" : "s") \(undo ? "not played" : "played")"

@@ -30,7 +30,7 @@ struct ImportCommand: AsyncParsableCommand {
         // The feeds subscribed to, read once: each outline is then one look-up, not a read of every
         // podcast (10,000 outlines took 256 s that way, and grew as the square).
         var known: Set<String>
-        do { known = Set(try context.store.library.podcastURLs()) } catch { throw CommandError(error) }
+        do { known = await Set(try context.store.library.podcastURLs()) } catch { throw CommandError(error) }
         let added = try await HTTPSession.with(settings: context.settings, logger: context.log) { transport in
             let refresher = FeedRefresh(context: context, transport: transport)
             var added = 0

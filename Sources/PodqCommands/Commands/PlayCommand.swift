@@ -4,7 +4,7 @@ import PodqCore
 import PodqSession
 
 /// `podq play <id>`: plays a completed download with the configured player.
-struct PlayCommand: ParsableCommand {
+struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play a completed download with the configured player.",
@@ -22,13 +22,16 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("A download (d7, or a bare 7) or an episode (e12).", valueName: "download"))
     var item: String
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         do {
-            let id = try IdArguments.download(item, in: context.store)
-            let playback = try Playback(download: id, context: context)
+            let id = try await IdArguments.download(item, in: context.store)
+            let playback = try await Playback.prepare(download: id, context: context)
             let argv = playback.argv
-            let (exit, line) = try playback.run()
+            let played = try playback.run()
+            let exit = played.exit
+            var line = played.line
+            if let listened = played.listened { line = try await playback.record(listened) }
             if let line { Console.out("\(ItemKind.download.label(id)): \(line)") }
             // Stopped by a signal (the terminal closed, SIGTERM): what was heard is kept; exit as every command does.
             if let signal = exit.signal {

@@ -20,7 +20,7 @@ struct QueueCommand: AsyncParsableCommand {
 }
 
 /// `podq queue [list] [--json]`.
-struct QueueListCommand: ParsableCommand {
+struct QueueListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the queue in order.")
 
     @OptionGroup var global: GlobalOptions
@@ -28,10 +28,10 @@ struct QueueListCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON: an array in queue order (see COMMANDS.md).")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         let rows: [DownloadRecord]
-        do { rows = try context.store.queue.downloads() } catch { throw CommandError(error) }
+        do { rows = try await context.store.queue.downloads() } catch { throw CommandError(error) }
         // A row left `downloading` by a podq that was killed (kill -9, a crash) runs nowhere: nobody
         // holds the queue's lock. It resumes on the next run.
         let running = HomeLock(home: context.paths.home).currentHolder() != nil
@@ -97,7 +97,7 @@ enum QueueJSON {
 }
 
 /// `podq queue add <url|episode-id>... [--title T]`, `podq queue add --latest N <podcast>`.
-struct QueueAddCommand: ParsableCommand {
+struct QueueAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Put URLs or episodes on the queue.",
         discussion: """
@@ -157,7 +157,7 @@ struct QueueAddCommand: ParsableCommand {
         (row.episodeId.map { "\(ItemKind.episode.label($0)) → " } ?? "added ") + "\(ItemKind.download.label(row.id)): \(row.title) -> \(row.destination)"
     }
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global, downloadDir: downloadDir)
         do {
             var episodeIds: [Int64] = []
@@ -168,7 +168,7 @@ struct QueueAddCommand: ParsableCommand {
                         throw CommandError("\(reference) is a podcast: `podq queue add --latest 5 \(reference)` queues its newest 5", code: ExitCodes.usage)
                     }
                     // A download added by its URL, fetched again.
-                    if reference.kind == .download, let row = try context.store.queue.download(id: reference.id), row.episodeId == nil {
+                    if reference.kind == .download, let row = try await context.store.queue.download(id: reference.id), row.episodeId == nil {
                         guard again || replace else {
                             throw CommandError(
                                 "\(reference) was added by its URL: it is no podcast's episode (`podq queue add --replace \(reference)` fetches it again in its place)",
@@ -177,22 +177,23 @@ struct QueueAddCommand: ParsableCommand {
                         urlsAgain.append(row)
                         continue
                     }
-                    episodeIds.append(try IdArguments.episode(reference, in: context.store))
+                    await episodeIds.append(try IdArguments.episode(reference, in: context.store))
                 }
             }
             if let latest {
-                let podcast = try IdArguments.podcast(items[0], in: context.store)
-                episodeIds = try context.store.library.episodeIds(podcastId: podcast.id, latest: latest)
+                let podcast = try await IdArguments.podcast(items[0], in: context.store)
+                episodeIds = try await context.store.library.episodeIds(podcastId: podcast.id, latest: latest)
             }
             let planning = QueuePlanning(context: context)
-            let (fromEpisodes, already) = try planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
-            for row in try context.store.queue.add(fromEpisodes) { Console.out(Self.added(row)) }
+            let (fromEpisodes, already) = try await planning.plan(forEpisodes: episodeIds, again: again, replace: replace)
+            for row in try await context.store.queue.add(fromEpisodes) { Console.out(Self.added(row)) }
             for row in already { Console.out(Self.alreadyThere(row)) }
-            let fetchedAgain = try QueuePlanning.distinct(urlsAgain, by: \.id).kept.map { try planning.again($0, replace: replace) }
-            for row in try context.store.queue.add(fetchedAgain) { Console.out(Self.added(row)) }
+            var fetchedAgain: [NewDownload] = []
+            for row in QueuePlanning.distinct(urlsAgain, by: \.id).kept { fetchedAgain.append(try await planning.again(row, replace: replace)) }
+            for row in try await context.store.queue.add(fetchedAgain) { Console.out(Self.added(row)) }
             let urls = latest == nil ? try URLArguments.parse(items.filter { ItemReference($0) == nil }) : []
-            let (new, skipped) = try planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
-            for row in try context.store.queue.add(new) { Console.out(Self.added(row)) }
+            let (new, skipped) = try await planning.downloads(for: urls.map { DownloadItem(url: $0, title: title) })
+            for row in try await context.store.queue.add(new) { Console.out(Self.added(row)) }
             for row in skipped { Console.out(Self.alreadyThere(row)) }
             // Given twice in one command: one download, and said.
             for id in Set(QueuePlanning.distinct(episodeIds, by: \.self).repeated).sorted() {
@@ -210,7 +211,7 @@ struct QueueAddCommand: ParsableCommand {
 }
 
 /// `podq queue remove <id>... [--delete-file]`.
-struct QueueRemoveCommand: ParsableCommand {
+struct QueueRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove downloads from the queue.",
         discussion: "An unfinished download's partial file is deleted; a completed file is kept unless --delete-file.")
@@ -219,26 +220,28 @@ struct QueueRemoveCommand: ParsableCommand {
     @Flag(name: .long, help: "Also delete the completed file.") var deleteFile = false
     @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         let ids: [Int64]
-        do { ids = try IdArguments.downloads(self.ids, in: context.store) } catch let error as CommandError { throw error } catch { throw CommandError(error) }
+        do { ids = try await IdArguments.downloads(self.ids, in: context.store) } catch let error as CommandError { throw error } catch {
+            throw CommandError(error)
+        }
         for id in ids {
             do {
-                guard let row = try context.store.queue.download(id: id) else { throw StoreError.noSuchDownload(id) }
+                guard let row = try await context.store.queue.download(id: id) else { throw StoreError.noSuchDownload(id) }
                 let folder = try DownloadFolder(path: row.folderPath)
                 let relative = try folder.relativePath(of: row.destination)
                 // The file first: when it cannot go (a link on the way), the row stays to say so.
                 if deleteFile && row.state == .completed {
                     if try folder.removeFile(relative, recorded: row.committedFile?.identity) {
-                        if let episode = row.episodeId { context.store.sync.announceDeletedNow(episodeIds: [episode]) }
+                        if let episode = row.episodeId { await context.store.sync.announceDeleted(episodeIds: [episode]) }
                     } else {
                         Console.error(
                             "\(ItemKind.download.label(id)): \(SafeText.clean(row.destination)) is not the file podq downloaded there (it was replaced or moved); it is kept"
                         )
                     }
                 }
-                try context.store.queue.remove(id: id)
+                try await context.store.queue.remove(id: id)
                 // The partial goes unless a running runner holds it: that one cancels its transfer (and
                 // deletes the partial) within a second.
                 folder.removePartial(relative)

@@ -10,53 +10,55 @@ enum QueueStateCommand {
     static let idsHelp = ArgumentHelp(
         "Downloads: d7 (or a bare 7) as `podq queue` shows them, or an episode's (e12).", valueName: "download")
 
-    struct Cancel: ParsableCommand {
+    struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
             abstract: "Stop downloads and delete their partial files.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
-        func run() throws { try change(global, ids: ids, event: .cancel) }
+        func run() async throws { try await change(global, ids: ids, event: .cancel) }
     }
 
-    struct Pause: ParsableCommand {
+    struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pause",
             abstract: "Stop downloads and keep their partial files (all when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: QueueStateCommand.idsHelp) var ids: [String] = []
-        func run() throws { try change(global, ids: ids, event: .pause) }
+        func run() async throws { try await change(global, ids: ids, event: .pause) }
     }
 
-    struct Resume: ParsableCommand {
+    struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "resume",
             abstract: "Put paused downloads back in line (all paused ones when no id is given).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: QueueStateCommand.idsHelp) var ids: [String] = []
-        func run() throws { try change(global, ids: ids, event: .resume) }
+        func run() async throws { try await change(global, ids: ids, event: .resume) }
     }
 
-    struct Retry: ParsableCommand {
+    struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "retry",
             abstract: "Queue failed or cancelled downloads again, with a fresh count of attempts.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: QueueStateCommand.idsHelp) var ids: [String]
-        func run() throws { try change(global, ids: ids, event: .retry) }
+        func run() async throws { try await change(global, ids: ids, event: .retry) }
     }
 
     /// Applies `event` to each download through the state machine; refuses what it does not allow.
-    static func change(_ global: GlobalOptions, ids items: [String], event: DownloadEvent) throws {
+    static func change(_ global: GlobalOptions, ids items: [String], event: DownloadEvent) async throws {
         let context = try QueueContext.open(global)
         do {
-            let ids = try IdArguments.downloads(items, in: context.store)
+            let ids = try await IdArguments.downloads(items, in: context.store)
             // No ids: every download the event applies to, in one transaction.
             let changed: [DownloadRecord]
             if ids.isEmpty {
-                changed = try context.store.queue.applyToAll(event)
+                changed = try await context.store.queue.applyToAll(event)
             } else {
-                changed = try ids.map { id throws(StoreError) in try context.store.queue.apply(event, to: id).before }
+                var before: [DownloadRecord] = []
+                for id in ids { before.append(try await context.store.queue.apply(event, to: id).before) }
+                changed = before
             }
             for row in changed {
                 let id = row.id

@@ -18,7 +18,11 @@ struct RefreshCommand: AsyncParsableCommand {
         let context = try QueueContext.open(global)
         let podcasts: [PodcastRecord]
         do {
-            podcasts = try podcast.map { [try IdArguments.podcast($0, in: context.store)] } ?? context.store.library.podcasts()
+            if let podcast {
+                podcasts = await [try IdArguments.podcast(podcast, in: context.store)]
+            } else {
+                podcasts = try await context.store.library.podcasts()
+            }
         } catch { throw CommandError(error) }
         let failed = try await QueueSession.beside(context: context) { session in
             await SyncFirst.run(session)
@@ -38,7 +42,7 @@ struct RefreshCommand: AsyncParsableCommand {
             }
             return failed
         }
-        try CleanupRun(context: context).run()
+        try await CleanupRun(context: context).run()
         if failed > 0 { throw ExitCode(ExitCodes.failure) }
     }
 }

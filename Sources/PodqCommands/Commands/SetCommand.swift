@@ -5,7 +5,7 @@ import PodqSession
 import PodqUI
 
 /// `podq set <podcast> [key=value...]`: one podcast's own rules (issue 18, point 5).
-struct SetCommand: ParsableCommand {
+struct SetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Show or change one podcast's own settings.",
@@ -30,10 +30,10 @@ struct SetCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         let found: PodcastRecord
-        do { found = try IdArguments.podcast(podcast, in: context.store) } catch { throw CommandError(error) }
+        do { found = try await IdArguments.podcast(podcast, in: context.store) } catch { throw CommandError(error) }
         let id = found.id
         var record = found
         var rules = found.rules
@@ -52,7 +52,7 @@ struct SetCommand: ParsableCommand {
         if !pairs.isEmpty {
             let (finalRules, agent) = (rules, record.userAgent)
             do {
-                record = try context.store.library.updatePodcast(id: id) { p in
+                record = try await context.store.library.updatePodcast(id: id) { p in
                     p.rules = finalRules
                     p.userAgent = agent
                     // `auto-queue=` puts the podcast back to what `add --auto` said; on/off override it.
@@ -70,7 +70,7 @@ struct SetCommand: ParsableCommand {
         if !keys.isDisjoint(with: ["keep", "size-budget", "serial", "cleanup-unplayed"]) {
             let preview: Cleanup.Report
             do {
-                preview = try Cleanup.run(
+                preview = try await Cleanup.run(
                     store: context.store, downloadFolder: context.paths.downloadFolder, policy: context.settings.cleanup,
                     dryRun: true, podcast: id)
             } catch { throw CommandError(error) }

@@ -5,6 +5,7 @@ import PodqCore
 import PodqHTTP
 import PodqSession
 import PodqUI
+import Synchronization
 
 /// `podq add <feed-url|file> [--auto]`: subscribe.
 struct AddCommand: AsyncParsableCommand {
@@ -65,13 +66,13 @@ struct LoginCommand: AsyncParsableCommand {
         if remove == (user != nil) { throw ValidationError("Give --user NAME to set a login, or --remove to remove it.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         do {
-            let found = try IdArguments.podcast(podcast, in: context.store)
+            let found = try await IdArguments.podcast(podcast, in: context.store)
             var password: String?
             if let user, passwordCommand == nil, context.settings.passwordCommand == nil { password = try PasswordPrompt.ask(for: user) }
-            try context.store.library.updatePodcast(id: found.id) { p in
+            try await context.store.library.updatePodcast(id: found.id) { [password] p in
                 p.loginUser = remove ? nil : user
                 p.loginPassword = remove ? nil : password
                 p.passwordCommand = remove ? nil : passwordCommand
@@ -91,15 +92,15 @@ struct LoginCommand: AsyncParsableCommand {
 }
 
 /// `podq feeds [--json]`.
-struct FeedsCommand: ParsableCommand {
+struct FeedsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "feeds", abstract: "List the subscriptions.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         let (podcasts, counts): ([PodcastRecord], [Int64: Int])
-        do { (podcasts, counts) = (try context.store.library.podcasts(), try context.store.library.episodeCounts()) } catch { throw CommandError(error) }
+        do { (podcasts, counts) = await (try context.store.library.podcasts(), try context.store.library.episodeCounts()) } catch { throw CommandError(error) }
         if json {
             Console.out(
                 JSONValue.array(
@@ -140,7 +141,7 @@ struct FeedsCommand: ParsableCommand {
 }
 
 /// `podq episodes [<podcast>] [--new] [--search <text>] [--json]`.
-struct EpisodesCommand: ParsableCommand {
+struct EpisodesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "episodes", abstract: "List episodes, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Print JSON (COMMANDS.md).") var json = false
@@ -155,35 +156,38 @@ struct EpisodesCommand: ParsableCommand {
     var search: String?
     @Argument(help: "A podcast: its id, title or feed URL (default: all).", completion: PodcastCompletion.podcasts) var podcast: String?
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
-        // Rows go to the output as they are read: memory stays flat at 100,000 episodes.
-        var out = Console.Buffered()
-        var first = true
+        // Rows go to the output as they are read (on the store's thread, hence the lock): memory stays
+        // flat at 100,000 episodes.
+        let printing = Mutex(EpisodePrinting())
         do {
-            let id = try podcast.map { try IdArguments.podcast($0, in: context.store).id }
+            var id: Int64?
+            if let podcast { id = try await IdArguments.podcast(podcast, in: context.store).id }
             // Ids right-aligned to the widest: ` e9` under `e12`.
-            let idWidth = json ? 0 : String(try context.store.library.largestEpisodeId()).count + 1
-            if search != nil { try context.store.library.indexAllNotes() }  // the episodes stored before the index, once
+            let idWidth = json ? 0 : String(try await context.store.library.largestEpisodeId()).count + 1
+            if search != nil { try await context.store.library.indexAllNotes() }  // the episodes stored before the index, once
             let folded = search?.lowercased()  // as the TUI's `/`
-            if json { out.piece("[") }
-            try context.store.library.forEachEpisode(podcastId: id ?? nil, notesMatching: search, onlyNew: new, onlyUpdated: updated) { r in
+            let json = self.json
+            if json { printing.withLock { $0.out.piece("[") } }
+            try await context.store.library.forEachEpisode(podcastId: id ?? nil, notesMatching: search, onlyNew: new, onlyUpdated: updated) { r in
                 let state = Self.state(r)
                 if let folded, !(r.notesMatch || r.episode.title.lowercased().contains(folded) || r.podcastTitle.lowercased().contains(folded)) {
                     return
                 }
-                if json {
-                    out.piece((first ? "" : ",") + Self.json(r, state: state).text)
-                } else {
-                    out.line(line(r, state: state, idWidth: idWidth))
+                let text = json ? Self.json(r, state: state).text : line(r, state: state, idWidth: idWidth)
+                printing.withLock { printing in
+                    if json { printing.out.piece((printing.first ? "" : ",") + text) } else { printing.out.line(text) }
+                    printing.first = false
                 }
-                first = false
             }
-            if json { out.line("]") }
-            if !json, first { out.line(emptyLine) }
-            out.flush()
+            printing.withLock { printing in
+                if json { printing.out.line("]") }
+                if !json, printing.first { printing.out.line(emptyLine) }
+                printing.out.flush()
+            }
         } catch {
-            out.flush()
+            printing.withLock { $0.out.flush() }
             throw CommandError(error)
         }
     }
@@ -244,17 +248,23 @@ struct EpisodesCommand: ParsableCommand {
 }
 
 /// `podq remove <podcast>`: unsubscribe.
-struct RemoveCommand: ParsableCommand {
+struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Unsubscribe; downloads and files are kept.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A podcast: its id, title or feed URL.", completion: PodcastCompletion.podcasts) var podcast: String
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
         do {
-            let p = try IdArguments.podcast(podcast, in: context.store)
-            try context.store.library.removePodcast(id: p.id)
+            let p = try await IdArguments.podcast(podcast, in: context.store)
+            try await context.store.library.removePodcast(id: p.id)
             Console.out("removed podcast \(ItemKind.podcast.label(p.id)) \(p.title)")
         } catch { throw CommandError(error) }
     }
+}
+
+/// What `podq episodes` has printed so far: the buffered output, and whether a row came yet.
+private struct EpisodePrinting: ~Copyable {
+    var out = Console.Buffered()
+    var first = true
 }

@@ -98,7 +98,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
                         code: ExitCodes.usage)
                 }
             }
-            try context.store.sync.saveSyncAccount(
+            try await context.store.sync.saveSyncAccount(
                 .init(server: base, flavour: kind, user: user, device: kind == .gpodder ? device : nil, passwordCommand: passwordCommand, keyring: keyring))
             context.log.info("sync login", metadata: ["server": "\(base)", "flavour": "\(kind.rawValue)", "user": "\(user)"])
             var line =
@@ -207,9 +207,9 @@ struct SyncLogoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        let counts = try context.store.sync.syncChangeCounts()
+        let counts = try await context.store.sync.syncChangeCounts()
         let dropped = counts.pending + counts.parked
-        guard try context.store.sync.syncAccount() != nil else {
+        guard try await context.store.sync.syncAccount() != nil else {
             Console.out("podq was not logged in to a sync server.")
             return
         }
@@ -219,7 +219,7 @@ struct SyncLogoutCommand: AsyncParsableCommand {
                     + "drops them. Send them first (podq sync; podq sync pending lists them), or: podq sync logout --force",
                 code: ExitCodes.usage)
         }
-        guard let account = try context.store.sync.deleteSyncAccount() else { return }
+        guard let account = try await context.store.sync.deleteSyncAccount() else { return }
         if account.keyring { await SyncCredentials.forget(server: account.server, user: account.user) }
         Console.out("logged out of \(account.server)" + (dropped > 0 ? "; dropped \(Counted.of(dropped, "change")) the server never took" : "") + ".")
     }

@@ -17,7 +17,9 @@ struct SyncLinkCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try QueueContext.open(global)
-        guard let account = try context.store.sync.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
+        guard let account = try await context.store.sync.syncAccount() else {
+            throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage)
+        }
         guard account.flavour == .gpodder else {
             throw CommandError("Nextcloud's GPodder Sync has no devices: every client already shares one list.", code: ExitCodes.usage)
         }

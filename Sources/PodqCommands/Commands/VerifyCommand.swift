@@ -7,7 +7,7 @@ import PodqUI
 
 /// `podq verify [<podcast>|<id>…] [--json]`: re-hashes completed files against the checksum recorded
 /// when each was downloaded (issue 18, point 2).
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check downloaded files against the checksums recorded when they were downloaded.",
@@ -31,9 +31,9 @@ struct VerifyCommand: ParsableCommand {
         completion: PodcastCompletion.podcasts)
     var items: [String] = []
 
-    func run() throws {
+    func run() async throws {
         let context = try QueueContext.open(global)
-        let rows = try select(context.store)
+        let rows = try await select(context.store)
         var results: [(DownloadRecord, FileCheck)] = []
         let progress = VerifyProgress(
             files: rows.count, bytes: rows.reduce(0) { $0 + max(0, $1.bytesReceived) },
@@ -74,21 +74,21 @@ struct VerifyCommand: ParsableCommand {
     }
 
     /// The completed downloads the arguments name: ids, podcasts, or all.
-    private func select(_ store: QueueStore) throws -> [DownloadRecord] {
-        let completed = try store.queue.downloads().filter { $0.state == .completed }
+    private func select(_ store: QueueStore) async throws -> [DownloadRecord] {
+        let completed = try await store.queue.downloads().filter { $0.state == .completed }
         guard !items.isEmpty else { return completed }
         var wanted: Set<Int64> = []
         for item in items {
             if let reference = ItemReference(item), reference.kind != .podcast {
-                let id = try IdArguments.download(reference, in: store)
-                guard let row = try store.queue.download(id: id) else { throw CommandError(StoreError.noSuchDownload(id)) }
+                let id = try await IdArguments.download(reference, in: store)
+                guard let row = try await store.queue.download(id: id) else { throw CommandError(StoreError.noSuchDownload(id)) }
                 guard row.state == .completed else {
                     throw CommandError("download \(ItemKind.download.label(id)) is \(row.state.rawValue), not completed: there is no file to verify yet")
                 }
                 wanted.insert(id)
             } else {
-                let podcast = try IdArguments.podcast(item, in: store)
-                try store.library.forEachEpisode(podcastId: podcast.id) { listing in
+                let podcast = try await IdArguments.podcast(item, in: store)
+                for listing in try await store.library.episodes(podcastId: podcast.id) {
                     if let id = listing.episode.downloadId { wanted.insert(id) }
                 }
             }

@@ -13,11 +13,11 @@ struct TUIDetailReader {
     /// The config's `auto-queue`, which a podcast without its own follows.
     var configAutoQueue: Bool { reader.configAutoQueue }
 
-    func detail(view: TUIView, id: Int64) throws -> Detail {
+    func detail(view: TUIView, id: Int64) async throws -> Detail {
         switch view {
-        case .downloads: try download(id)
-        case .episodes: try episode(id)
-        case .podcasts: try podcast(id)
+        case .downloads: try await download(id)
+        case .episodes: try await episode(id)
+        case .podcasts: try await podcast(id)
         }
     }
 
@@ -44,8 +44,8 @@ struct TUIDetailReader {
         return formatter.string(from: Date(timeIntervalSince1970: unixSeconds))
     }
 
-    private func download(_ id: Int64) throws -> Detail {
-        guard let r = try reader.download(id: id) else { throw StoreError.noSuchDownload(id) }
+    private func download(_ id: Int64) async throws -> Detail {
+        guard let r = try await reader.download(id: id) else { throw StoreError.noSuchDownload(id) }
         var fields: [Detail.Field] = [
             .init("State", r.state.rawValue + (r.retryAt != nil ? " (retrying soon)" : "")),
             .init("Podcast", Self.text(r.podcast)),
@@ -62,7 +62,7 @@ struct TUIDetailReader {
             .init("Checksum", Self.text(r.checksum)),
         ]
         var notes: [String] = []
-        if let episodeId = r.episodeId, let found = try? reader.episode(id: episodeId) {
+        if let episodeId = r.episodeId, let found = try? await reader.episode(id: episodeId) {
             fields.insert(.init("Published", Self.time(found.episode.published)), at: 2)
             notes = ShowNotes.paragraphs(found.episode.description ?? "")
         }
@@ -75,8 +75,8 @@ struct TUIDetailReader {
         return text(r.verifiedBy)
     }
 
-    private func episode(_ id: Int64) throws -> Detail {
-        let (e, p) = try reader.episode(id: id)
+    private func episode(_ id: Int64) async throws -> Detail {
+        let (e, p) = try await reader.episode(id: id)
         var fields: [Detail.Field] = [
             .init("Podcast", Self.text(p.title)),
             .init("Published", Self.time(e.published)),
@@ -88,7 +88,7 @@ struct TUIDetailReader {
             .init("Link", Self.text(e.link)),
             .init("GUID", Self.text(e.guid)),
         ]
-        if let downloadId = e.downloadId, let r = try reader.download(id: downloadId) {
+        if let downloadId = e.downloadId, let r = try await reader.download(id: downloadId) {
             fields.append(.init("Download", "\(ItemKind.download.label(downloadId)) \(r.state.rawValue)"))
             fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
@@ -100,8 +100,8 @@ struct TUIDetailReader {
         return Detail(view: .episodes, id: id, title: Self.text(e.title), fields: fields, notes: ShowNotes.paragraphs(e.description ?? ""))
     }
 
-    private func podcast(_ id: Int64) throws -> Detail {
-        let p = try reader.podcast(id: id)
+    private func podcast(_ id: Int64) async throws -> Detail {
+        let p = try await reader.podcast(id: id)
         let fields: [Detail.Field] =
             [
                 .init("Feed", Self.text(p.url)),

@@ -56,7 +56,7 @@ extension TUISession {
             let reader = TUIDetailReader(reader: reader), events = self.events
             Task.detached {
                 do {
-                    events.post(.detail(try reader.detail(view: view, id: id)))
+                    events.post(.detail(try await reader.detail(view: view, id: id)))
                 } catch {
                     events.post(CommandError(error).message, isError: true)
                 }
@@ -93,7 +93,7 @@ extension TUISession {
             let session = self.session, events = self.events, playbacks = self.playbacks
             Task.detached {
                 do {
-                    let playback = try session.preparePlay(id)
+                    let playback = try await session.preparePlay(id)
                     playbacks.add(playback)
                     events.post(.playerReady(id: id))
                 } catch {
@@ -147,10 +147,13 @@ extension TUISession {
     func startPlayer(_ id: Int64, on screen: any TerminalScreen) {
         guard let playback = playbacks.take(id) else { return }
         do {
-            let (exit, recorded) = try screen.handOver { try playback.run() }
-            let (text, isError) = playback.line(after: exit, recorded: recorded)
+            let played = try screen.handOver { try playback.run() }
+            let (text, isError) = playback.line(after: played.exit, recorded: played.line)
             say(text, isError: isError)
-            if recorded != nil { library.reload() }
+            // What was heard is written by the keys' worker, never on the main actor; its line follows.
+            if let listened = played.listened {
+                queue(.recordListening(download: id, listened, quietly: isError), then: .reloadLibrary)
+            }
         } catch {
             say((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
         }

@@ -128,12 +128,12 @@ public enum Cleanup {
     public static func run(
         store: QueueStore, downloadFolder: String, policy: CleanupPolicy, now: Double = Date().timeIntervalSince1970,
         dryRun: Bool = false, podcast: Int64? = nil, removingRows: Bool = true
-    ) throws(StoreError) -> Report {
+    ) async throws(StoreError) -> Report {
         var report = Report()
-        let rules = try store.library.podcastRules()
+        let rules = try await store.library.podcastRules()
         guard policy.isActive(with: rules), let main = try? DownloadFolder(path: downloadFolder) else { return report }
         var own: [String: DownloadFolder] = [:]
-        let candidates = try store.queue.completedEpisodeDownloads().filter { podcast == nil || $0.podcastId == podcast }
+        let candidates = try await store.queue.completedEpisodeDownloads().filter { podcast == nil || $0.podcastId == podcast }
         report.keptUnplayed = keptUnplayed(candidates, policy: policy, rules: rules, now: now)
         for c in select(candidates, policy: policy, rules: rules, now: now) {
             let path = c.download.destination
@@ -169,8 +169,8 @@ public enum Cleanup {
                     report.keptNotPodqs.append(path)
                     continue
                 }
-                if removingRows { try store.queue.remove(id: c.download.id) }
-                if let episode = c.download.episodeId { store.sync.announceDeletedNow(episodeIds: [episode]) }
+                if removingRows { try await store.queue.remove(id: c.download.id) }
+                if let episode = c.download.episodeId { await store.sync.announceDeleted(episodeIds: [episode]) }
             }
             report.removed.append(c.download)
             report.bytes += identity?.size ?? 0

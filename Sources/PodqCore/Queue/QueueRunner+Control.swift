@@ -10,7 +10,7 @@ extension QueueRunner {
     /// Returns once a running transfer has stopped: after a cancel its partial file is gone.
     public func perform(_ event: DownloadEvent, id: Int64) async throws(StoreError) {
         let stopping = try await exclusively { () async throws(StoreError) -> Task<Void, Never>? in
-            let (before, _) = try await store.queue.applyAsync(event, to: id)
+            let (before, _) = try await store.queue.apply(event, to: id)
             let run = running[id]
             switch event {
             case .cancel:
@@ -36,7 +36,7 @@ extension QueueRunner {
     @discardableResult
     public func setAllPaused(_ paused: Bool) async throws(StoreError) -> Int {
         let (count, stopping) = try await exclusively { () async throws(StoreError) -> (Int, [Task<Void, Never>]) in
-            let changed = try await store.queue.applyToAllAsync(paused ? .pause : .resume)
+            let changed = try await store.queue.applyToAll(paused ? .pause : .resume)
             var stopping: [Task<Void, Never>] = []
             if paused {
                 for row in changed {
@@ -82,11 +82,11 @@ extension QueueRunner {
         try await exclusively { () async throws(StoreError) in
             guard let row = try await store.queue.loadDownloads().first(where: { $0.id == id }) else { throw .noSuchDownload(id) }
             switch row.state {
-            case .paused: try await store.queue.applyAsync(.resume, to: id)
-            case .failed, .cancelled: try await store.queue.applyAsync(.retry, to: id)
+            case .paused: try await store.queue.apply(.resume, to: id)
+            case .failed, .cancelled: try await store.queue.apply(.retry, to: id)
             default: break
             }
-            try await store.queue.moveToFrontAsync(id: id)
+            try await store.queue.moveToFront(id: id)
         }
         wake()
     }
@@ -94,7 +94,7 @@ extension QueueRunner {
     /// Moves the download `id` one place up (-1) or down (+1) in the queue.
     @discardableResult
     public func move(id: Int64, by offset: Int) async throws(StoreError) -> Bool {
-        let moved = try await exclusively { () async throws(StoreError) -> Bool in try await store.queue.moveAsync(id: id, by: offset) }
+        let moved = try await exclusively { () async throws(StoreError) -> Bool in try await store.queue.move(id: id, by: offset) }
         wake()
         return moved
     }
@@ -103,7 +103,7 @@ extension QueueRunner {
     /// final file too when `deletingFile` (a completed download's file is kept otherwise).
     public func remove(id: Int64, deletingFile: Bool) async throws(StoreError) {
         let stopping = try await exclusively { () async throws(StoreError) -> Task<Void, Never>? in
-            let row = try await store.queue.removeAsync(id: id)
+            let row = try await store.queue.remove(id: id)
             let run = running[id]
             if let run { run.operation.cancel() } else { removePartial(of: row) }
             if deletingFile && row.state == .completed, let folder = folder(row.folderPath),
@@ -125,7 +125,7 @@ extension QueueRunner {
     @discardableResult
     public func remove(ids: [Int64], deletingFiles: Bool) async throws(StoreError) -> Int {
         let (count, stopping) = try await exclusively { () async throws(StoreError) -> (Int, [Task<Void, Never>]) in
-            let rows = try await store.queue.removeAsync(ids: ids)
+            let rows = try await store.queue.remove(ids: ids)
             var stopping: [Task<Void, Never>] = []
             var deleted: [Int64] = []
             for row in rows {
@@ -158,7 +158,7 @@ extension QueueRunner {
         let (refused, stopping) = try await exclusively { () async throws(StoreError) -> ([(id: Int64, error: StoreError)], [Task<Void, Never>]) in
             var refused: [(id: Int64, error: StoreError)] = []
             var stopping: [Task<Void, Never>] = []
-            for (id, outcome) in try await store.queue.applyAsync(event, to: ids) {
+            for (id, outcome) in try await store.queue.apply(event, to: ids) {
                 switch outcome {
                 case .refused(let error):
                     refused.append((id, error))
@@ -188,7 +188,7 @@ extension QueueRunner {
     /// here only.
     @discardableResult
     public func add(_ items: [NewDownload]) async throws(StoreError) -> [DownloadRecord] {
-        let added = try await exclusively { () async throws(StoreError) -> [DownloadRecord] in try await store.queue.addAsync(items) }
+        let added = try await exclusively { () async throws(StoreError) -> [DownloadRecord] in try await store.queue.add(items) }
         wake()
         return added
     }

@@ -285,7 +285,7 @@ extension QueueRunner {
                     return moved
                 }
             }
-            _ = try await store.queue.removeAsync(id: old)
+            _ = try await store.queue.remove(id: old)
             logger.info("replaced an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "file": "\(final)"])
             return (final, nil)
         } catch {

@@ -37,17 +37,20 @@ extension DownloadStore {
     /// Appends queued downloads in one transaction and returns them with their ids.
     /// - Throws: ``StoreError/noSuchEpisode(_:)`` for an episode that is gone.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func add(_ items: [NewDownload]) throws(StoreError) -> [DownloadRecord] {
         try write { db in try Self.add(items, db: db) }
     }
 
     /// ``add(_:)`` without blocking a thread (the queue runner's).
-    public func addAsync(_ items: [NewDownload]) async throws(StoreError) -> [DownloadRecord] {
+    @discardableResult
+    public func add(_ items: [NewDownload]) async throws(StoreError) -> [DownloadRecord] {
         try await writeAsync { db in try Self.add(items, db: db) }
     }
 
     /// Appends one queued download and returns it with its id.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func add(url: String, title: String, podcast: String? = nil, destination: String, folder: String? = nil) throws(StoreError)
         -> DownloadRecord
     {

@@ -11,6 +11,7 @@ extension DownloadStore {
     /// - Throws: ``StoreError/noSuchDownload(_:)``, or ``StoreError/cannotChange(id:state:action:)``
     ///   when the state does not allow the event.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func apply(_ event: DownloadEvent, to id: Int64) throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
         try write { db in
             guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
@@ -24,6 +25,7 @@ extension DownloadStore {
     /// Applies `event` to every download whose state allows it, in one transaction (pause all,
     /// resume all); returns the rows changed, as they were before.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func applyToAll(_ event: DownloadEvent) throws(StoreError) -> [DownloadRecord] {
         try write { db in try Self.applyToAll(event, db: db) }
     }
@@ -59,6 +61,7 @@ extension DownloadStore {
     /// Moves the download `id` one place up (`offset` -1) or down (+1) in the queue, swapping it with
     /// its neighbour. Returns false when it is already first or last.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func move(id: Int64, by offset: Int) throws(StoreError) -> Bool {
         try write { db in try Self.move(id: id, by: offset, db: db) }
     }
@@ -80,6 +83,7 @@ extension DownloadStore {
     }
 
     /// Moves a download to the front of the queue.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func moveToFront(id: Int64) throws(StoreError) {
         try write { db in try Self.moveToFront(id: id, db: db) }
     }

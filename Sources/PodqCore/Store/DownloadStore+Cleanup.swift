@@ -24,6 +24,7 @@ public struct CleanupCandidate: Sendable, Equatable {
 
 extension DownloadStore {
     /// Every completed download made from a feed episode (URLs queued by hand are never cleaned up).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func completedEpisodeDownloads() throws(StoreError) -> [CleanupCandidate] {
         try read { db in
             let sql = """

@@ -53,7 +53,7 @@ extension DownloadStore {
 
     /// ``apply(_:to:)`` without blocking a thread.
     @discardableResult
-    public func applyAsync(_ event: DownloadEvent, to id: Int64) async throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
+    public func apply(_ event: DownloadEvent, to id: Int64) async throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
         try await writeAsync { db in
             guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
             guard let changed = try Self.apply(event, to: record, db: db) else {
@@ -64,21 +64,23 @@ extension DownloadStore {
     }
 
     /// ``applyToAll(_:)`` without blocking a thread.
-    public func applyToAllAsync(_ event: DownloadEvent) async throws(StoreError) -> [DownloadRecord] {
+    @discardableResult
+    public func applyToAll(_ event: DownloadEvent) async throws(StoreError) -> [DownloadRecord] {
         try await writeAsync { db in try Self.applyToAll(event, db: db) }
     }
 
     /// ``move(id:by:)`` without blocking a thread.
-    public func moveAsync(id: Int64, by offset: Int) async throws(StoreError) -> Bool {
+    @discardableResult
+    public func move(id: Int64, by offset: Int) async throws(StoreError) -> Bool {
         try await writeAsync { db in try Self.move(id: id, by: offset, db: db) }
     }
 
     /// ``moveToFront(id:)`` without blocking a thread.
-    public func moveToFrontAsync(id: Int64) async throws(StoreError) {
+    public func moveToFront(id: Int64) async throws(StoreError) {
         try await writeAsync { db in try Self.moveToFront(id: id, db: db) }
     }
 
-    /// What a change asked of many downloads did to each (``applyAsync(_:to:)-([Int64])``).
+    /// What a change asked of many downloads did to each (``apply(_:to:)-([Int64])``).
     public enum BatchOutcome: Sendable, Equatable {
         /// Changed: the row before and after.
         case changed(before: DownloadRecord, after: DownloadRecord)
@@ -88,7 +90,8 @@ extension DownloadStore {
 
     /// Applies `event` to each download of `ids`, in one transaction: a bulk action holds the
     /// database for one write, not one per row. Each id gets its outcome, in the order given.
-    public func applyAsync(_ event: DownloadEvent, to ids: [Int64]) async throws(StoreError) -> [(id: Int64, outcome: BatchOutcome)] {
+    @discardableResult
+    public func apply(_ event: DownloadEvent, to ids: [Int64]) async throws(StoreError) -> [(id: Int64, outcome: BatchOutcome)] {
         try await writeAsync { db in
             try ids.map { id in
                 guard let record = try DownloadRecord.fetchOne(db, key: id) else { return (id, .refused(.noSuchDownload(id))) }
@@ -102,7 +105,8 @@ extension DownloadStore {
 
     /// Deletes the rows of `ids` that exist, in one transaction; returns them as they were (not
     /// their files), in the order given.
-    public func removeAsync(ids: [Int64]) async throws(StoreError) -> [DownloadRecord] {
+    @discardableResult
+    public func remove(ids: [Int64]) async throws(StoreError) -> [DownloadRecord] {
         try await writeAsync { db in
             try ids.compactMap { id in
                 guard let record = try DownloadRecord.fetchOne(db, key: id) else { return nil }
@@ -113,7 +117,8 @@ extension DownloadStore {
     }
 
     /// Deletes a download's row; returns it as it was (not its files).
-    public func removeAsync(id: Int64) async throws(StoreError) -> DownloadRecord {
+    @discardableResult
+    public func remove(id: Int64) async throws(StoreError) -> DownloadRecord {
         try await writeAsync { db in
             guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
             try record.delete(db)

@@ -11,21 +11,24 @@ extension DownloadStore {
     // MARK: - Queries
 
     /// Every download, in queue order.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func downloads() throws(StoreError) -> [DownloadRecord] {
         try read { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
     }
 
     /// One download, or nil.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func download(id: Int64) throws(StoreError) -> DownloadRecord? {
         try read { db in try DownloadRecord.fetchOne(db, key: id) }
     }
 
     /// One download, or nil, without blocking a thread.
-    public func downloadAsync(id: Int64) async throws(StoreError) -> DownloadRecord? {
+    public func download(id: Int64) async throws(StoreError) -> DownloadRecord? {
         try await readAsync { db in try DownloadRecord.fetchOne(db, key: id) }
     }
 
     /// The destinations in use (to keep new names unique).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func destinations() throws(StoreError) -> Set<String> {
         try read { db in Set(try String.fetchAll(db, sql: "SELECT destination FROM download")) }
     }
@@ -35,6 +38,7 @@ extension DownloadStore {
     /// Changes one download in a transaction and returns it as saved.
     /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such id.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func update(id: Int64, _ change: (inout DownloadRecord) -> Void) throws(StoreError) -> DownloadRecord {
         try write { db in
             guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
@@ -46,6 +50,7 @@ extension DownloadStore {
     }
 
     /// Deletes a download's row (not its files).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func remove(id: Int64) throws(StoreError) {
         let deleted = try write { db in try DownloadRecord.deleteOne(db, key: id) }
         if !deleted { throw .noSuchDownload(id) }

@@ -2,6 +2,7 @@ import GRDB
 
 extension LibraryStore {
     /// Flags an episode as updated upstream with `reason` (``EpisodeRecord/upstreamChange``).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func markUpdatedUpstream(episodeId: Int64, reason: String) throws(StoreError) {
         try write { db in
             try db.execute(sql: "UPDATE episode SET upstreamChange = ? WHERE id = ?", arguments: [reason, episodeId])
@@ -10,6 +11,7 @@ extension LibraryStore {
 
     /// The podcast's episodes whose downloaded file is no longer what the feed gives
     /// (``EpisodeRecord/upstreamChange``), oldest first.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func updatedUpstream(podcastId: Int64) throws(StoreError) -> [EpisodeRecord] {
         try read { db in
             try EpisodeRecord.filter(Column("podcastId") == podcastId && Column("upstreamChange") != nil)
@@ -18,6 +20,7 @@ extension LibraryStore {
     }
 
     /// Every podcast's own rules that are set (``PodcastSettings``), by podcast id.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcastRules() throws(StoreError) -> [Int64: PodcastSettings] {
         try read { db in
             var rules: [Int64: PodcastSettings] = [:]

@@ -44,6 +44,7 @@ extension LibraryStore {
     /// Records `episodeIds` as downloaded without downloading them (`podq mark-downloaded`). Returns how
     /// many were not in the ledger before.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func markDownloaded(episodeIds: [Int64]) throws(StoreError) -> Int {
         try write { db in
             let now = Date().timeIntervalSince1970
@@ -64,6 +65,7 @@ extension LibraryStore {
     }
 
     /// The episodes of `episodeIds` that the ledger does not have: those auto-queue may fetch.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func notInLedger(_ episodeIds: [Int64]) throws(StoreError) -> [Int64] {
         try read { db in
             try episodeIds.filter { id in
@@ -75,6 +77,7 @@ extension LibraryStore {
 
     /// Every episode the ledger has (``inLedger(_:db:)``), in one query: what `podq episodes --new`
     /// leaves out.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episodeIdsInLedger() throws(StoreError) -> Set<Int64> {
         try read { db in
             Set(
@@ -109,6 +112,7 @@ extension LibraryStore {
     /// Serial mode's episodes to queue: of the podcast's episodes not yet played and admitted by
     /// `admits`, the `count` oldest (by publication, then id), less those that already have a
     /// download (queued, running, paused, completed or failed: only a cancelled one is taken again).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func serialCandidates(podcastId: Int64, count: Int, admits: (EpisodeRecord) -> Bool) throws(StoreError) -> [Int64] {
         try read { db in
             let rows = try Row.fetchAll(

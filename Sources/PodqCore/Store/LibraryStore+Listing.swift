@@ -23,6 +23,7 @@ extension LibraryStore {
     static let listingOrder = " ORDER BY episode.published IS NULL, episode.published DESC, episode.id DESC"
 
     /// Episodes, newest first (undated last), of one podcast or all, whole (their notes included).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episodes(podcastId: Int64? = nil) throws(StoreError) -> [EpisodeListing] {
         try read { db in
             var sql = """
@@ -49,6 +50,7 @@ extension LibraryStore {
     /// full-text index: ``episodesMatchingNotes(_:)``). `onlyNew` keeps the episodes never queued, not in
     /// the ledger and not played; `onlyUpdated` those whose file changed upstream: SQLite leaves the
     /// others out, so `podq episodes --new` reads only what it lists.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func forEachEpisode(
         podcastId: Int64? = nil, notesMatching: String? = nil, onlyNew: Bool = false, onlyUpdated: Bool = false,
         _ body: (EpisodeListing) throws -> Void
@@ -105,6 +107,7 @@ extension LibraryStore {
 
     /// The ids of a podcast's episodes, newest first: the `latest` newest (all when nil), and of those
     /// only the ones with no download row when `onlyNeverQueued`.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episodeIds(podcastId: Int64, latest: Int? = nil, onlyNeverQueued: Bool = false) throws(StoreError) -> [Int64] {
         try read { db in
             var sql = """

@@ -37,6 +37,7 @@ extension LibraryStore {
     }
 
     /// ``episodesMatchingNotes(_:)`` for a command that runs once (`podq episodes --search`).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episodesMatchingNotesNow(_ query: String) throws(StoreError) -> NotesSearchResult {
         let match = Self.notesMatch(query)
         return try read { db in try Self.search(match, db: db) }
@@ -57,6 +58,7 @@ extension LibraryStore {
     }
 
     /// Indexes every episode not indexed yet.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func indexAllNotes() throws(StoreError) {
         while try write({ db in try Self.indexBatch(size: 5000, db: db) }) {}
     }

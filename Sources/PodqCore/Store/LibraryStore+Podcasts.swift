@@ -5,6 +5,7 @@ extension LibraryStore {
     /// Subscribes: stores the podcast and every episode of `feed` (none queued).
     /// - Throws: ``StoreError/podcastExists(id:title:)`` when the URL is already subscribed.
     /// - Parameter announce: queue the subscription for the sync server (false when the server asked for it).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func addPodcast(url: String, feed: Feed, etag: String?, lastModified: String?, autoQueue: Bool, announce: Bool = true) throws(StoreError)
         -> (podcast: PodcastRecord, episodes: [EpisodeRecord])
     {
@@ -26,6 +27,7 @@ extension LibraryStore {
 
     /// Records a refresh: the feed's fields, its validators, and its episodes; returns the new ones.
     /// A new `url` that another subscription already has is not taken (the podcast keeps its own).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func refreshPodcast(id: Int64, url: String, feed: Feed, etag: String?, lastModified: String?) throws(StoreError) -> [EpisodeRecord] {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
@@ -43,6 +45,7 @@ extension LibraryStore {
     /// Records a refresh the server answered 304: nothing of the feed changed, but its place may have
     /// (a 301 or 308, then the 304): `movedTo` is taken unless another subscription has it. Returns
     /// the URL the podcast has now.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func refreshedUnchanged(id: Int64, movedTo: String?) throws(StoreError) -> String {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
@@ -55,12 +58,14 @@ extension LibraryStore {
     }
 
     /// Adds the episodes of a further page of a paged feed (RFC 5005); returns the new ones.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func mergePage(podcastId id: Int64, feed: Feed) throws(StoreError) -> [EpisodeRecord] {
         try write { db in try Self.merge(feed, podcastId: id, db: db) }
     }
 
     /// Changes one podcast.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func updatePodcast(id: Int64, _ change: (inout PodcastRecord) -> Void) throws(StoreError) -> PodcastRecord {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
@@ -71,11 +76,13 @@ extension LibraryStore {
     }
 
     /// Every subscription, by title.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcasts() throws(StoreError) -> [PodcastRecord] {
         try read { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
     }
 
     /// The number of episodes of each podcast.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episodeCounts() throws(StoreError) -> [Int64: Int] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT podcastId, COUNT(*) AS n FROM episode GROUP BY podcastId")
@@ -85,11 +92,13 @@ extension LibraryStore {
 
     /// The largest episode id (0 with none): the width a listing's id column needs, read from the
     /// primary key's end, not the table.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func largestEpisodeId() throws(StoreError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM episode") ?? 0 }
     }
 
     /// The podcast `query` names: its id, its feed URL, or its title (case-insensitive).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcast(matching query: String) throws(StoreError) -> PodcastRecord {
         let found = try read { db -> PodcastRecord? in
             if let id = Int64(query), let p = try PodcastRecord.fetchOne(db, key: id) { return p }
@@ -101,6 +110,7 @@ extension LibraryStore {
     }
 
     /// Every subscription's feed URL (one column of one table: what `podq import` checks outlines against).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcastURLs() throws(StoreError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT url FROM podcast") }
     }
@@ -108,6 +118,7 @@ extension LibraryStore {
     /// Unsubscribes; its episodes go, its downloads stay in the queue.
     /// Unsubscribes (its downloads and files stay).
     /// - Parameter announce: queue the change for the sync server (false when the server asked for it).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func removePodcast(id: Int64, announce: Bool = true) throws(StoreError) {
         let deleted = try write { db -> Bool in
             guard let podcast = try PodcastRecord.fetchOne(db, key: id) else { return false }
@@ -172,7 +183,7 @@ extension LibraryStore {
     }
 
     /// ``podcasts()`` without blocking a thread.
-    public func podcastsAsync() async throws(StoreError) -> [PodcastRecord] {
+    public func podcasts() async throws(StoreError) -> [PodcastRecord] {
         try await readAsync { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
     }
 
@@ -220,6 +231,7 @@ extension LibraryStore {
     @discardableResult
     /// Marks episodes played or not; a mark made here (not one a sync server sent) is queued for the
     /// server as a play to the end (`started = position = total = duration`), in the same transaction.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func setPlayed(episodeIds: [Int64], played: Bool) throws(StoreError) -> Int {
         try write { db in
             var changed = 0
@@ -244,6 +256,7 @@ extension LibraryStore {
     /// Stores where a player is while it plays (mpv's follower, every ten seconds of audio and at a
     /// seek), so a crash or `kill -9` of podq keeps the place.
     /// No sync change is queued (the player's end queues the one play); a played episode is left alone.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func savePosition(episode id: Int64, position: Int) throws(StoreError) {
         try write { db in
             try db.execute(
@@ -276,6 +289,7 @@ extension LibraryStore {
     }
 
     /// One episode with its podcast.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) {
         let found = try read { db -> (EpisodeRecord, PodcastRecord)? in
             guard let e = try EpisodeRecord.fetchOne(db, key: id), let p = try PodcastRecord.fetchOne(db, key: e.podcastId) else { return nil }

@@ -20,6 +20,7 @@ extension QueueStore {
     /// other file there is somebody else's, and the download runs into a free name. Nothing else on
     /// disk is touched, and nothing is reached through a link.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func reconcile() throws(StoreError) -> Reconciliation {
         var report = Reconciliation()
         var folders: [String: DownloadFolder?] = [:]

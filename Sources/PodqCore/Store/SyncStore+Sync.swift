@@ -107,6 +107,7 @@ extension SyncStore {
     }
 
     /// ``announceDeleted(episodeIds:)`` in the caller's thread.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func announceDeletedNow(episodeIds: [Int64]) {
         guard !episodeIds.isEmpty else { return }
         _ = try? write { db in try Self.queueDeletes(db, episodeIds) }
@@ -126,6 +127,7 @@ extension SyncStore {
 
     // MARK: - The account
 
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func syncAccount() throws(StoreError) -> SyncAccount? {
         try read { db in try Self.account(db) }
     }
@@ -145,6 +147,7 @@ extension SyncStore {
 
     /// Logs in: the account replaces any other, and the queue of changes starts empty (the first sync
     /// sends every subscription).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func saveSyncAccount(_ account: SyncAccount) throws(StoreError) {
         try write { db in
             try db.execute(sql: "DELETE FROM sync_account")
@@ -164,6 +167,7 @@ extension SyncStore {
     }
 
     /// Logs out: the account and its unsent changes go.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func deleteSyncAccount() throws(StoreError) -> SyncAccount? {
         try write { db in
             let account = try Self.account(db)
@@ -174,6 +178,7 @@ extension SyncStore {
     }
 
     /// Records the end of a push or a pull (and the server's times), or why it failed.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func recordSync(
         pushed: Bool = false, pulled: Bool = false, subscriptionsSince: Int64? = nil, actionsSince: Int64? = nil, error: String?
     ) throws(StoreError) {
@@ -188,6 +193,7 @@ extension SyncStore {
     }
 
     /// Starts the next sync from the beginning (`podq sync --full`).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func resetSyncTimes() throws(StoreError) {
         try write { db in try db.execute(sql: "UPDATE sync_account SET subscriptionsSince = 0, actionsSince = 0") }
     }
@@ -211,6 +217,7 @@ extension SyncStore {
             arguments: [subscribe ? "subscribe" : "unsubscribe", url, Int64(Date().timeIntervalSince1970)])
     }
 
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func queueSubscriptionChange(url: String, subscribe: Bool) throws(StoreError) {
         try write { db in try Self.queueSubscription(db, url: url, subscribe: subscribe) }
     }
@@ -238,6 +245,7 @@ extension SyncStore {
     /// What a player heard of `episode` (podq's own listening, `podq play` with mpv): the position is
     /// stored, or at the end the episode is marked played; either is queued for the sync server as a
     /// play, in the same transaction.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func recordListening(episode id: Int64, started: Int, position: Int, total: Int?, reachedEnd: Bool) throws(StoreError) {
         try write { db in
             let now = Date().timeIntervalSince1970
@@ -259,11 +267,13 @@ extension SyncStore {
         }
     }
 
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func queueEpisodeAction(_ action: EpisodeAction) throws(StoreError) {
         try write { db in try Self.queueAction(db, action) }
     }
 
     /// The changes waiting (parked ones left out), oldest first.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func pendingSyncChanges() throws(StoreError) -> [SyncChange] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sync_change WHERE parked IS NULL ORDER BY id").compactMap(Self.change)
@@ -271,6 +281,7 @@ extension SyncStore {
     }
 
     /// Every change, waiting or set aside, oldest first, with why the server refused a set-aside one.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func allSyncChanges() throws(StoreError) -> [(change: SyncChange, setAside: String?)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sync_change ORDER BY id").compactMap { row in
@@ -294,6 +305,7 @@ extension SyncStore {
     /// Set-aside changes go back to waiting (`podq sync retry`, `--full`): all of them, or those of
     /// `ids`. Returns how many.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func retrySyncChanges(_ ids: [Int64]? = nil) throws(StoreError) -> Int {
         try write { db in
             if let ids {
@@ -309,6 +321,7 @@ extension SyncStore {
     }
 
     /// How many changes wait, and how many the server refused (parked).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func syncChangeCounts() throws(StoreError) -> (pending: Int, parked: Int) {
         try read { db in
             (
@@ -320,6 +333,7 @@ extension SyncStore {
 
     /// The server took these (or the user dropped them: `podq sync drop`). Returns how many went.
     @discardableResult
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func removeSyncChanges(_ ids: [Int64]) throws(StoreError) -> Int {
         guard !ids.isEmpty else { return 0 }
         return try write { db in
@@ -329,6 +343,7 @@ extension SyncStore {
     }
 
     /// The server refused this one alone: it is kept with the reason, and not sent again.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func parkSyncChange(_ id: Int64, reason: String) throws(StoreError) {
         try write { db in try db.execute(sql: "UPDATE sync_change SET parked = ? WHERE id = ?", arguments: [reason, id]) }
     }

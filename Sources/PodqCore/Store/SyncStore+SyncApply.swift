@@ -45,6 +45,7 @@ extension SyncStore {
     ///
     /// Downloads and deletes from other devices are never acted on. Nothing is queued for the server:
     /// these came from it. Applying the same plays again changes nothing.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func applyPlays(_ actions: [EpisodeAction], now: Double = Date().timeIntervalSince1970) throws(StoreError) -> AppliedPlays {
         let plays = actions.filter { $0.action == .play }.sorted { $0.timestamp < $1.timestamp }
         guard !plays.isEmpty else { return AppliedPlays() }
@@ -109,6 +110,7 @@ extension SyncStore {
 
     /// The server rewrote these feed URLs (`update_urls`): podq keeps its own and remembers the
     /// server's, so what the server sends back matches, and waiting changes use it.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func applyUpdatedURLs(_ pairs: [(String, String)]) throws(StoreError) {
         guard !pairs.isEmpty else { return }
         try write { db in
@@ -123,12 +125,14 @@ extension SyncStore {
     }
 
     /// The subscription whose feed is `url` as a sync server writes it (its own URL or the server's form).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcast(syncURL url: String) throws(StoreError) -> PodcastRecord? {
         try podcastsBySyncKey()[SyncURL.key(url)]
     }
 
     /// Every subscription by the key of its URL and of the server's form of it (``SyncURL/key(_:)``):
     /// read once, for a pull that looks up thousands of feeds.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcastsBySyncKey() throws(StoreError) -> [String: PodcastRecord] {
         try read { db in
             var map: [String: PodcastRecord] = [:]
@@ -142,6 +146,7 @@ extension SyncStore {
 
     /// Remembers the server's form of a podcast's feed URL (a feed subscribed from the server that
     /// podq found under another URL).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     public func setSyncURL(podcast id: Int64, url: String?) throws(StoreError) {
         try write { db in try db.execute(sql: "UPDATE podcast SET syncURL = ? WHERE id = ?", arguments: [url, id]) }
     }

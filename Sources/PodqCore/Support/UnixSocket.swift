@@ -26,4 +26,19 @@ public enum UnixSocket {
         }
         return fd
     }
+
+    /// Sends all of `text` on the connected socket `fd`. False when the other end has gone: said as
+    /// `EPIPE`, never as the SIGPIPE a plain `write` raises, which would end podq (mpv quitting just as
+    /// podq asked it for its position killed `podq play` before it stored what was heard).
+    @discardableResult
+    public static func send(_ fd: Int32, _ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            bytes = bytes.dropFirst(n)
+        }
+        return true
+    }
 }

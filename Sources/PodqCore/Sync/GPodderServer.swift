@@ -88,7 +88,7 @@ public struct GPodderServer: SyncServer {
             .POST, "/api/2/subscriptions/\(user)/\(deviceID).json", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+    public func actions(since: Int64, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer {
         try await connection.actions("/api/2/episodes/\(user).json?since=\(since)", call: "the episode actions", plays: plays)
     }
 

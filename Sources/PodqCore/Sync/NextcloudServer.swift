@@ -34,7 +34,7 @@ public struct NextcloudServer: SyncServer {
         try await connection.upload(.POST, "\(Self.app)/subscription_change/create", body: Changes(add: add, remove: remove), call: "the subscription upload")
     }
 
-    public func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+    public func actions(since: Int64, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer {
         try await connection.actions("\(Self.app)/episode_action?since=\(since)", call: "the episode actions", plays: plays)
     }
 

@@ -100,7 +100,7 @@ extension SyncConnection {
     /// decoded alone, the plays handed to `plays` in batches of at most `batch`, so an answer of any
     /// size (120,000 actions, 32 MB and more) is read in bounded memory. Returns the server's
     /// timestamp and what was skipped; the returned answer's `actions` is empty.
-    public func actions(_ path: String, call: String, batch: Int = 2000, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer {
+    public func actions(_ path: String, call: String, batch: Int = 2000, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer {
         var reader = ActionStream()
         var answer = ActionsAnswer(actions: [], timestamp: nil)
         var waiting: [EpisodeAction] = []
@@ -117,7 +117,7 @@ extension SyncConnection {
                 }
             }
             if waiting.count >= batch {
-                try plays(waiting)
+                try await plays(waiting)
                 waiting = []
             }
         }
@@ -125,7 +125,7 @@ extension SyncConnection {
         guard !sawText || reader.finished else {
             throw SyncError.badAnswer(call: call, detail: "the answer ends before its object does")
         }
-        if !waiting.isEmpty { try plays(waiting) }
+        if !waiting.isEmpty { try await plays(waiting) }
         for _ in 0..<reader.oversized { answer.skipped.add(.malformed("an action over 1 MB")) }
         answer.timestamp = reader.timestampText.flatMap(SyncNumber.seconds(text:))
         return answer

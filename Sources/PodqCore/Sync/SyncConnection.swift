@@ -81,7 +81,7 @@ public struct SyncConnection: Sendable {
     /// `path` asked with a GET, its `2xx` answer handed to `consume` chunk by chunk as it arrives,
     /// never held whole: an answer of any size is read in bounded memory (within `fetch-timeout`). Any
     /// other status throws as ``check(_:_:call:)`` says; an error `consume` throws ends the call.
-    public func stream(_ path: String, call: String, consume: ([UInt8]) throws -> Void) async throws {
+    public func stream(_ path: String, call: String, consume: ([UInt8]) async throws -> Void) async throws {
         let answer = try await exchange(.GET, path, json: nil, call: call)
         var received = 0
         var refused: [UInt8] = []
@@ -89,7 +89,7 @@ public struct SyncConnection: Sendable {
             for try await chunk in answer.response.body {
                 received += chunk.readableBytes
                 if (200..<300).contains(answer.response.status) {
-                    try consume(Array(chunk.readableBytesView))
+                    try await consume(Array(chunk.readableBytesView))
                 } else if refused.count < 65_536 {
                     refused += chunk.readableBytesView.prefix(65_536 - refused.count)
                 }

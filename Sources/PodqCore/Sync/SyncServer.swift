@@ -68,7 +68,7 @@ public protocol SyncServer: Sendable {
     /// Episode actions of every device since `since`, read as the answer arrives: the plays are handed
     /// to `plays` in batches (an answer of any size in bounded memory); those podq cannot use are
     /// skipped and counted in the answer returned (whose `actions` is empty).
-    func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer
+    func actions(since: Int64, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer
     /// Sends episode actions (at most a batch). Returns only when the server said it took them (its
     /// answer carries the `timestamp` the API promises); an empty or foreign `200` throws.
     func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult

@@ -23,18 +23,18 @@ package struct CleanupRun {
     package func run(
         dryRun: Bool = false, listing: Bool = false, quiet: Bool = false, automatic: Bool = true, removingRows: Bool = true,
         say: (String) -> Void = { Console.out($0) }
-    ) throws -> Cleanup.Report {
+    ) async throws -> Cleanup.Report {
         let report: Cleanup.Report
         var dryRun = dryRun
         var changed = false
         do {
-            let signature = Cleanup.signature(policy: context.settings.cleanup, rules: try context.store.library.podcastRules())
+            let signature = Cleanup.signature(policy: context.settings.cleanup, rules: try await context.store.library.podcastRules())
             let applied = try? String(contentsOfFile: appliedPath, encoding: .utf8)
             if automatic && !dryRun && applied != signature {
                 changed = true
                 dryRun = true
             }
-            report = try Cleanup.run(
+            report = try await Cleanup.run(
                 store: context.store, downloadFolder: context.paths.downloadFolder,
                 policy: context.settings.cleanup, dryRun: dryRun, removingRows: removingRows)
             if !(listing && dryRun) || changed { try? signature.write(toFile: appliedPath, atomically: true, encoding: .utf8) }

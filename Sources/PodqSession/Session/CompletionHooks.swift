@@ -74,8 +74,9 @@ package final class CompletionHooks: Sendable {
     }
 
     private func run(id: Int64, path: String) async {
-        let row = try? await context.store.queue.downloadAsync(id: id)
-        let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
+        let row = try? await context.store.queue.download(id: id)
+        var episode: (episode: EpisodeRecord, podcast: PodcastRecord)?
+        if let id = row?.episodeId { episode = try? await context.store.library.episode(id: id) }
         let values = [
             ("PODQ_FILE", path),
             ("PODQ_TITLE", SafeText.clean(episode?.episode.title ?? row?.title ?? "")),

@@ -48,8 +48,8 @@ package final class EpisodeSidecars: Sendable {
     }
 
     private func write(id: Int64, path: String) async {
-        guard let row = try? await context.store.queue.downloadAsync(id: id), let episodeId = row.episodeId,
-            let (episode, podcast) = try? context.store.library.episode(id: episodeId),
+        guard let row = try? await context.store.queue.download(id: id), let episodeId = row.episodeId,
+            let (episode, podcast) = try? await context.store.library.episode(id: episodeId),
             podcast.rules.sidecars ?? context.settings.sidecars,
             let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: path)
         else { return }

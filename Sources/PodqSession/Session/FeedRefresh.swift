@@ -3,6 +3,7 @@ import Logging
 import PodqBase
 import PodqCore
 import PodqHTTP
+import Synchronization
 
 /// Subscribing and refreshing: the one path for `podq add`, `podq import`, `podq refresh` and the
 /// TUI's `a` and `u`. Every feed is read by ``FeedSource/load(_:transport:etag:lastModified:sizeLimit:trace:allPages:)``
@@ -72,10 +73,10 @@ package struct FeedRefresh {
             guard keepOnFailure else { throw advice.map { CommandError($0, code: ExitCodes.code(for: error) ?? ExitCodes.failure) } ?? CommandError(error) }
             let message = advice ?? CommandError(error).message
             do {
-                let (podcast, _) = try context.store.library.addPodcast(
+                let (podcast, _) = try await context.store.library.addPodcast(
                     url: source, feed: Feed(title: fallbackTitle), etag: nil, lastModified: nil,
                     autoQueue: autoQueue, announce: announce)
-                try context.store.library.updatePodcast(id: podcast.id) {
+                try await context.store.library.updatePodcast(id: podcast.id) { [login] in
                     $0.error = message; login.save(in: &$0)
                 }
             } catch {
@@ -84,10 +85,10 @@ package struct FeedRefresh {
             return Outcome(line: "\(fallbackTitle.isEmpty ? source : fallbackTitle): subscribed, but: \(message)", failed: true)
         }
         do {
-            var (podcast, episodes) = try context.store.library.addPodcast(
+            var (podcast, episodes) = try await context.store.library.addPodcast(
                 url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                 lastModified: loaded.lastModified, autoQueue: autoQueue, announce: announce)
-            if !login.isEmpty { podcast = try context.store.library.updatePodcast(id: podcast.id) { login.save(in: &$0) } }
+            if !login.isEmpty { podcast = try await context.store.library.updatePodcast(id: podcast.id) { [login] in login.save(in: &$0) } }
             var metadata: Logger.Metadata = ["podcast": "\(podcast.id)", "url": "\(loaded.location)", "episodes": "\(episodes.count)"]
             if chain.urls.count > 1 { metadata["chain"] = "\(chain.description)" }
             context.log.info("subscribed", metadata: metadata)
@@ -116,7 +117,7 @@ package struct FeedRefresh {
                 context.log.info("feed not modified", metadata: ["podcast": "\(id)", "url": "\(p.url)"])
                 // A permanent move answered 304 at its end is a move all the same.
                 let movedTo = chain.movedPermanently ? chain.urls.last.flatMap { $0 == p.url ? nil : $0 } : nil
-                let stored = try context.store.library.refreshedUnchanged(id: id, movedTo: movedTo)
+                let stored = try await context.store.library.refreshedUnchanged(id: id, movedTo: movedTo)
                 var line = "\(p.title): not modified"
                 if let movedTo {
                     line +=
@@ -128,7 +129,7 @@ package struct FeedRefresh {
                 let queued = p.rules.serial == nil ? "" : try await autoQueue(p, new: [])
                 return Outcome(line: line + queued, failed: false)
             }
-            var new = try context.store.library.refreshPodcast(
+            var new = try await context.store.library.refreshPodcast(
                 id: id, url: loaded.location, feed: loaded.feed, etag: loaded.etag,
                 lastModified: loaded.lastModified)
             // A paged feed: the next pages, until one adds nothing new.
@@ -147,13 +148,13 @@ package struct FeedRefresh {
                     break
                 }
                 guard let fetched, case .feed(let more) = fetched.content else { break }
-                pageNew = try context.store.library.mergePage(podcastId: id, feed: more)
+                pageNew = try await context.store.library.mergePage(podcastId: id, feed: more)
                 new += pageNew
                 (page, pages) = (more, pages + 1)
             }
             var line = "\(loaded.feed.title.isEmpty ? p.title : loaded.feed.title): \(new.count) new"
             if loaded.location != p.url {
-                let stored = (try? context.store.library.podcast(matching: String(id)))?.url ?? p.url
+                let stored = await (try? context.store.library.podcast(matching: String(id)))?.url ?? p.url
                 line +=
                     stored == loaded.location
                     ? "; the feed moved to \(loaded.location)"
@@ -163,7 +164,7 @@ package struct FeedRefresh {
             line += logRepairs(loaded.feed, podcast: id, url: loaded.location)
             line += logNotes(notes, podcast: id)
             line += try await autoQueue(p, new: new)
-            let updated = try context.store.library.updatedUpstream(podcastId: id)
+            let updated = try await context.store.library.updatedUpstream(podcastId: id)
             if !updated.isEmpty {
                 line +=
                     "; \(updated.count) downloaded episode\(updated.count == 1 ? "" : "s") updated upstream (podq episodes --updated;"
@@ -186,13 +187,13 @@ package struct FeedRefresh {
             // success, so that `podq login` gives the login for the new place, and the user sees it.
             var movedTo: String?
             if advice != nil, chain.movedPermanently, let last = chain.urls.last, last != p.url,
-                (try? context.store.library.podcast(matching: last)) == nil
+                await (try? context.store.library.podcast(matching: last)) == nil
             {
                 movedTo = last
                 message = "the feed moved to \(SafeText.clean(last)); " + message
                 context.log.notice("feed moved", metadata: ["podcast": "\(id)", "from": "\(p.url)", "to": "\(last)"])
             }
-            _ = try? context.store.library.updatePodcast(id: id) { p in
+            _ = try? await context.store.library.updatePodcast(id: id) { [message, movedTo] p in
                 p.error = message
                 p.lastRefresh = Date().timeIntervalSince1970
                 if let movedTo { p.url = movedTo }
@@ -209,24 +210,26 @@ package struct FeedRefresh {
         let id = p.id
         guard p.autoQueues(config: context.settings.autoQueue) else { return "" }
         let rules = p.rules
-        let filter = TitleFilter(rules)
-        let admittedNew = new.filter { filter.check(title: $0.title, duration: $0.duration) == .admitted }
+        // One filter for the refresh (its patterns compiled once, its failures counted), asked here and
+        // on the store's thread for a serial podcast's candidates: behind a lock.
+        let filter = Mutex(TitleFilter(rules))
+        let admittedNew = new.filter { episode in filter.withLock { $0.check(title: episode.title, duration: episode.duration) } == .admitted }
         let candidates: [Int64]
         if let count = rules.serial {
-            candidates = try context.store.library.serialCandidates(podcastId: id, count: count) {
-                filter.check(title: $0.title, duration: $0.duration) == .admitted
+            candidates = try await context.store.library.serialCandidates(podcastId: id, count: count) { episode in
+                filter.withLock { $0.check(title: episode.title, duration: episode.duration) } == .admitted
             }
         } else {
             candidates = admittedNew.compactMap(\.id)
         }
         let filtered = new.count - admittedNew.count
         guard !candidates.isEmpty || filtered > 0 || !new.isEmpty else { return "" }
-        let fresh = try context.store.library.notInLedger(candidates)
+        let fresh = try await context.store.library.notInLedger(candidates)
         let queued = fresh.isEmpty ? [] : try await writer.add(QueuePlanning(context: context).downloads(forEpisodes: fresh))
         var line = ", \(queued.count) queued"
         if rules.serial != nil { line += " (serial)" }
         if filtered > 0 && rules.serial == nil { line += " (\(filtered) left out by the podcast's include, exclude or min-duration)" }
-        for (key, count) in filter.failures.sorted(by: { $0.key < $1.key }) {
+        for (key, count) in filter.withLock({ $0.failures }).sorted(by: { $0.key < $1.key }) {
             line +=
                 " (the \(key) pattern could not be matched on \(count) title\(count == 1 ? "" : "s"): it makes the matcher give up, no longer compiles, or used up the \(TitleFilter.budget.components.seconds) s a refresh gives a podcast's patterns; "
                 + "they were not queued: check it with `podq set \(id) \(key)=…`)"

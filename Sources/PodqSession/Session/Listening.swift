@@ -9,7 +9,7 @@ import Synchronization
 /// is marked played. Any other player is only started (mark it played with `m` or `podq mark-played`).
 package struct Listening: Sendable {
     /// What is known of the episode being played (nil for a URL queued by hand: nothing is recorded).
-    package struct Episode: Sendable {
+    package struct Episode: Sendable, Equatable {
         package var id: Int64
         package var position: Int?
         package var played: Bool
@@ -36,10 +36,18 @@ package struct Listening: Sendable {
     package static let longest = 315_576_000
 
     /// The episode of download `id`, when it has one.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
     package func episode(ofDownload id: Int64) -> Episode? {
         guard let row = try? store.queue.download(id: id), let episodeId = row.episodeId, let found = try? store.library.episode(id: episodeId) else {
             return nil
         }
+        return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
+    }
+
+    package func episode(ofDownload id: Int64) async -> Episode? {
+        guard let row = try? await store.queue.download(id: id), let episodeId = row.episodeId,
+            let found = try? await store.library.episode(id: episodeId)
+        else { return nil }
         return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
     }
 
@@ -71,11 +79,26 @@ package struct Listening: Sendable {
         return ([argv[0]] + options + argv.dropFirst(), socket, started)
     }
 
-    /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position; then
-    /// records what was heard. Returns how the player ended and a line saying what was recorded. However
-    /// it ends (it quit, it failed, a signal stopped podq and so the player: ``Player/run(_:)``), what was
-    /// heard is recorded and mpv's socket is removed.
-    package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> (exit: Player.Exit, line: String?) {
+    /// What was heard of an episode, to record (``record(_:)``).
+    package struct Listened: Sendable, Equatable {
+        package var heard: Heard
+        package var episode: Episode
+    }
+
+    /// How a play ended: the player's exit, and either what was heard, to record, or the line that says
+    /// why nothing is (nil: nothing to say).
+    package struct Played: Sendable {
+        package var exit: Player.Exit
+        package var listened: Listened? = nil
+        package var line: String? = nil
+    }
+
+    /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position (storing it
+    /// every ten seconds and at a seek). Returns how the player ended and what was heard, which the
+    /// caller records (``record(_:)``) off the thread that waited for the player. However it ends (it
+    /// quit, it failed, a signal stopped podq and so the player: ``Player/run(_:)``), what was heard is
+    /// returned and mpv's socket is removed.
+    package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> Played {
         let (command, socket, started) = prepared(argv, episode: episode)
         let store = self.store
         let follower = socket.map { socket in
@@ -98,24 +121,28 @@ package struct Listening: Sendable {
         }
         if exit.status != 0, exit.signal == nil, let log { exit.reason = Self.lastError(inLog: log) }
         if Self.isMPV(argv), episode != nil, socket == nil {
-            return (exit, "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
+            return Played(
+                exit: exit, line: "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
         }
         let heard = follower?.finish()
-        guard let episode, let heard, let follower else { return (exit, nil) }
+        guard let episode, let heard, let follower else { return Played(exit: exit) }
         guard follower.connected else {
             // Said, never a silent loss: mpv played on, and nothing followed it.
-            return (exit, "podq could not follow mpv's position (its socket \(socket?.path ?? "") never answered): the position was not stored")
+            return Played(
+                exit: exit, line: "podq could not follow mpv's position (its socket \(socket?.path ?? "") never answered): the position was not stored")
         }
-        return (exit, try record(heard, episode: episode))
+        return Played(exit: exit, listened: Listened(heard: heard, episode: episode))
     }
 
-    /// Stores what was heard and queues it for the sync server; the line says it.
-    package func record(_ heard: Heard, episode: Episode) throws -> String? {
+    /// Stores what was heard and queues it for the sync server; the line says it (nil: nothing was
+    /// heard to keep).
+    package func record(_ listened: Listened) async throws -> String? {
+        let (heard, episode) = (listened.heard, listened.episode)
         let total = heard.duration.map { Int.clamped($0, in: 0...Listening.longest) } ?? episode.duration
         let position = heard.position.map { Int.clamped($0, in: 0...Listening.longest) } ?? 0
         let atTheEnd = heard.reachedEnd || (total.map { $0 > 0 && position >= $0 - max(15, $0 / 50) } ?? false)
         guard atTheEnd || position > 0 else { return nil }
-        try store.sync.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
+        try await store.sync.recordListening(episode: episode.id, started: heard.started, position: position, total: total, reachedEnd: atTheEnd)
         return atTheEnd
             ? "heard to the end: marked played"
             : "stopped at \(Self.clock(position))" + (total.map { " of \(Self.clock($0))" } ?? "") + "; it starts there next time"
@@ -210,7 +237,7 @@ package final class MPVFollower: Sendable {
             close(fd)
         }
         let ask = #"{"command":["observe_property",1,"time-pos"]}"# + "\n" + #"{"command":["observe_property",2,"duration"]}"# + "\n"
-        _ = ask.withCString { write(fd, $0, strlen($0)) }
+        UnixSocket.send(fd, ask)
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

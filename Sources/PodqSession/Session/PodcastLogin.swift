@@ -121,7 +121,7 @@ package enum PodcastLogin {
         /// The access of the podcast of `row`'s episode, or nil. A failing password command is logged
         /// and the download goes without a login (the server then says 401).
         package func access(for row: DownloadRecord) async -> PodcastAccess? {
-            guard let episodeId = row.episodeId, let (_, podcast) = try? context.store.library.episode(id: episodeId) else { return nil }
+            guard let episodeId = row.episodeId, let (_, podcast) = try? await context.store.library.episode(id: episodeId) else { return nil }
             let id = podcast.id
             if let known = cache.withLock({ $0[id] }) { return known }
             let access: PodcastAccess?

@@ -51,6 +51,9 @@ extension QueueSession {
         /// Sync with the account's server (``SyncRun``) on the session's HTTP client: push, then pull.
         /// `asked` false (a timer): without an account, nothing happens.
         case sync(full: Bool, asked: Bool)
+        /// Stores what was heard of an episode after its player exited (``Playback/run()``), and queues
+        /// it for the sync server. `quietly`: its line is not said (the player failed: that is the line).
+        case recordListening(download: Int64, Listening.Listened, quietly: Bool)
     }
 
     /// Carries out `command` and says what it did.
@@ -94,40 +97,45 @@ extension QueueSession {
             }
             return .removedMany(try await runner.remove(ids: ids, deletingFiles: deletingFiles), deletedFiles: deletingFiles)
         case .add(let items):
-            let planned = try QueuePlanning(context: context).downloads(for: items)
+            let planned = try await QueuePlanning(context: context).downloads(for: items)
             return .added(try await runner.add(planned.new))
         case .queueEpisodes(let ids):
-            let (new, skipped) = try QueuePlanning(context: context).plan(forEpisodes: ids)
+            let (new, skipped) = try await QueuePlanning(context: context).plan(forEpisodes: ids)
             return .queued(try await runner.add(new), skipped: skipped, asked: ids.count)
         case .queueFromPodcasts(let ids, let latest):
             var episodeIds: [Int64] = []
             for id in ids {
                 // Newest first: the latest `latest`, or every one never queued.
-                episodeIds += try context.store.library.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
+                await episodeIds += try context.store.library.episodeIds(podcastId: id, latest: latest, onlyNeverQueued: latest == nil)
             }
             guard !episodeIds.isEmpty else { return .queued([], skipped: [], asked: 0) }
-            let (new, skipped) = try QueuePlanning(context: context).plan(forEpisodes: episodeIds)
+            let (new, skipped) = try await QueuePlanning(context: context).plan(forEpisodes: episodeIds)
             return .queued(try await runner.add(new), skipped: skipped, asked: episodeIds.count)
         case .setPlayed(let ids, let played):
-            try context.store.library.setPlayed(episodeIds: ids, played: played)
+            try await context.store.library.setPlayed(episodeIds: ids, played: played)
             return .markedPlayed(ids, played)
         case .subscribe(let url):
             // Already followed (by this URL): its episodes, nothing fetched.
-            if let known = try? context.store.library.podcast(matching: url) { return .alreadySubscribed(known) }
+            if let known = try? await context.store.library.podcast(matching: url) { return .alreadySubscribed(known) }
             let outcome = try await feeds.subscribe(url, autoQueue: false)
             afterFeeds()
             return .subscribed(outcome)
         case .unsubscribe(let id):
-            try context.store.library.removePodcast(id: id)
+            try await context.store.library.removePodcast(id: id)
             return .unsubscribed
         case .refresh(let ids):
-            let podcasts = try ids.map { try $0.map { try context.store.library.podcast(matching: String($0)) } } ?? context.store.library.podcasts()
+            var podcasts: [PodcastRecord] = []
+            if let ids {
+                for id in ids { podcasts.append(try await context.store.library.podcast(matching: String(id))) }
+            } else {
+                podcasts = try await context.store.library.podcasts()
+            }
             var outcomes: [FeedRefresh.Outcome] = []
             for p in podcasts { outcomes.append(await feeds.refresh(p)) }
             afterFeeds()
             return .refreshed(outcomes)
         case .checkUpstream(let id):
-            let podcast = try context.store.library.podcast(matching: String(id))
+            let podcast = try await context.store.library.podcast(matching: String(id))
             let (checked, changed) = await UpstreamCheck(context: context, transport: transport).check(podcast)
             return .checkedUpstream(podcast, checked: checked, changed: changed)
         case .searchDirectory(let words):
@@ -153,10 +161,13 @@ extension QueueSession {
             let written = next.map(RateLimiter.written) ?? "0"
             return .rate(next, changed: true, savedIn: try saved(written, as: "rate-limit", line: Outcome.rate(next, changed: true, savedIn: nil)))
         case .sync(let full, let asked):
-            guard asked || (try? context.store.sync.syncAccount()) != nil else { return .noSyncAccount }
+            if !asked, (try? await context.store.sync.syncAccount()) == nil { return .noSyncAccount }
             let report = try await SyncRun(context: context, transport: transport).run(full: full)
             runner.wake()
             return .synced(report)
+        case .recordListening(let id, let listened, let quietly):
+            let said = try await Listening(store: context.store, home: context.paths.home).record(listened)
+            return .recordedListening(download: id, quietly ? nil : said)
         }
     }
 

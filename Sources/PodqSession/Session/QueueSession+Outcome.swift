@@ -39,6 +39,8 @@ extension QueueSession {
         case synced(SyncRun.Report)
         /// A sync on a timer without an account: nothing was done.
         case noSyncAccount
+        /// What was heard of download `id`'s episode was stored: said (nil: nothing heard to keep).
+        case recordedListening(download: Int64, String?)
 
         /// True when it did not all work (a feed of a refresh failed): the line is said as an error.
         package var failed: Bool {
@@ -106,6 +108,8 @@ extension QueueSession {
                 return report.line.replacingOccurrences(of: "\n", with: "; ")
             case .noSyncAccount:
                 return nil
+            case .recordedListening(let id, let said):
+                return said.map { "\(ItemKind.download.label(id)): \($0)" }
             }
         }
 

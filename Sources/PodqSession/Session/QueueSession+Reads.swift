@@ -52,9 +52,9 @@ extension QueueSession {
 
         /// Every row, in queue order, without blocking the caller's thread (the TUI reads them on its main actor).
         package func downloads() async throws(StoreError) -> [DownloadRecord] { try await store.queue.loadDownloads() }
-        package func download(id: Int64) throws(StoreError) -> DownloadRecord? { try store.queue.download(id: id) }
-        package func episode(id: Int64) throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try store.library.episode(id: id) }
-        package func podcast(id: Int64) throws(StoreError) -> PodcastRecord { try store.library.podcast(matching: String(id)) }
+        package func download(id: Int64) async throws(StoreError) -> DownloadRecord? { try await store.queue.download(id: id) }
+        package func episode(id: Int64) async throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) { try await store.library.episode(id: id) }
+        package func podcast(id: Int64) async throws(StoreError) -> PodcastRecord { try await store.library.podcast(matching: String(id)) }
         package func podcastsWithCounts() async throws(StoreError) -> (podcasts: [PodcastRecord], counts: [Int64: Int]) {
             try await store.library.podcastsWithCounts()
         }
@@ -74,7 +74,7 @@ extension QueueSession {
     }
 
     /// `o` in the TUI: what plays download `id` (the player's command, the episode's position).
-    package func preparePlay(_ id: Int64) throws -> Playback { try Playback(download: id, context: context) }
+    package func preparePlay(_ id: Int64) async throws -> Playback { try await Playback.prepare(download: id, context: context) }
 }
 
 /// Playing a completed download with the configured player, and recording what was heard (mpv): the
@@ -86,20 +86,39 @@ package struct Playback: Sendable {
     private let listening: Listening
     private let episode: Listening.Episode?
 
+    /// Reads the row, its file and its episode (one read before the terminal goes to the player), for
+    /// `podq play`, a command that waits for its player anyway.
     /// - Throws: ``PlayerError`` (no such download, no file, no player).
+    @available(*, noasync, message: "in async code, await Playback.prepare(download:context:)")
     package init(download id: Int64, context: QueueContext) throws {
-        let file = try Player.file(of: id, in: context.store)
+        let listening = Listening(store: context.store, home: context.paths.home)
+        try self.init(id: id, file: Player.file(of: id, in: context.store), listening: listening, episode: listening.episode(ofDownload: id), context: context)
+    }
+
+    /// The same, read without holding a thread (the TUI's `o`, off its main actor).
+    package static func prepare(download id: Int64, context: QueueContext) async throws -> Playback {
+        let listening = Listening(store: context.store, home: context.paths.home)
+        let file = try await Player.file(of: id, in: context.store)
+        return try Playback(id: id, file: file, listening: listening, episode: await listening.episode(ofDownload: id), context: context)
+    }
+
+    private init(id: Int64, file: String, listening: Listening, episode: Listening.Episode?, context: QueueContext) throws {
         self.id = id
         argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
         context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
-        // One read of the row and its episode before the terminal goes to the player.
-        listening = Listening(store: context.store, home: context.paths.home)
-        episode = listening.episode(ofDownload: id)
+        self.listening = listening
+        self.episode = episode
     }
 
-    /// Runs the player until it exits; returns how it exited and what was recorded (nil: nothing).
-    package func run() throws -> (exit: Player.Exit, line: String?) {
+    /// Runs the player until it exits, on the calling thread (it has the terminal); returns how it
+    /// exited and what was heard, which ``record(_:)`` (or the session's `.recordListening`) stores.
+    package func run() throws -> Listening.Played {
         try listening.play(argv, episode: episode) { try Player.run($0) }
+    }
+
+    /// Stores what was heard and queues it for the sync server; the line says it.
+    package func record(_ listened: Listening.Listened) async throws -> String? {
+        try await listening.record(listened)
     }
 
     /// What the TUI says after the player exited; `isError` when it failed.

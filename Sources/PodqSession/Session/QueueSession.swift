@@ -250,7 +250,7 @@ package final class QueueSession: Sendable {
     /// The config's cleanup (`keep`, `size-budget`): the files deleted by the rules, their rows removed
     /// through the runner (the one writer of rows in this process, even after its run ended).
     func cleanup(quiet: Bool = false, say: (String) -> Void = { _ in }) async throws -> Cleanup.Report {
-        let report = try CleanupRun(context: context).run(quiet: quiet, removingRows: false, say: say)
+        let report = try await CleanupRun(context: context).run(quiet: quiet, removingRows: false, say: say)
         let ids = report.removed.compactMap(\.id)
         if !ids.isEmpty { _ = try await runner.remove(ids: ids, deletingFiles: false) }
         return report

@@ -30,7 +30,7 @@ package enum QueueWriter: Sendable {
     package func add(_ items: [NewDownload]) async throws -> [DownloadRecord] {
         guard !items.isEmpty else { return [] }
         switch self {
-        case .store(let store): return try await store.queue.addAsync(items)
+        case .store(let store): return try await store.queue.add(items)
         case .runner(let runner): return try await runner.add(items)
         }
     }
@@ -55,9 +55,9 @@ package struct QueuePlanning {
     }
 
     /// The rows to add for `items`; a URL already waiting in the queue is skipped (returned apart).
-    package func downloads(for items: [DownloadItem]) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
+    package func downloads(for items: [DownloadItem]) async throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
         do {
-            let existing = try context.store.queue.downloads()
+            let existing = try await context.store.queue.downloads()
             var reserved = Set(existing.map(\.destination))
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
@@ -85,14 +85,14 @@ package struct QueuePlanning {
 
     /// A download added by its URL, fetched again (`queue add --again d7`, or `--replace d7`: the new file
     /// then takes the old one's name): its URL, title and folder, under a free name until it completes.
-    package func again(_ row: DownloadRecord, replace: Bool) throws -> NewDownload {
+    package func again(_ row: DownloadRecord, replace: Bool) async throws -> NewDownload {
         guard row.state == .completed, let url = URL(string: row.url) else {
             throw CommandError(
                 "\(ItemKind.download.label(row.id)) is \(row.state.rawValue): --again and --replace fetch a completed download anew", code: ExitCodes.usage
             )
         }
         do {
-            let reserved = try context.store.queue.destinations()
+            let reserved = try await context.store.queue.destinations()
             let path = try DestinationPlanner.destination(
                 for: url, fileName: (row.destination as NSString).lastPathComponent, in: row.folderPath, reserved: reserved,
                 rules: context.settings.nameRules(for: row.folderPath))
@@ -106,23 +106,25 @@ package struct QueuePlanning {
 
     /// The rows to add for feed episodes, with their product names; an episode already queued (and not
     /// cancelled) is skipped.
-    package func downloads(forEpisodes episodeIds: [Int64]) throws -> [NewDownload] {
-        try plan(forEpisodes: episodeIds).new
+    package func downloads(forEpisodes episodeIds: [Int64]) async throws -> [NewDownload] {
+        try await plan(forEpisodes: episodeIds).new
     }
 
     /// The rows to add for feed episodes, and the rows of those already queued or downloaded (which
     /// are not added again: the caller says so).
     /// - Parameter again: a completed one is downloaded again (`queue add --again`), beside the old file,
     ///   or, with `replace`, to take its place once it is complete (`--replace`).
-    package func plan(forEpisodes episodeIds: [Int64], again: Bool = false, replace: Bool = false) throws -> (new: [NewDownload], skipped: [DownloadRecord]) {
+    package func plan(forEpisodes episodeIds: [Int64], again: Bool = false, replace: Bool = false) async throws -> (
+        new: [NewDownload], skipped: [DownloadRecord]
+    ) {
         do {
-            var reserved = try context.store.queue.destinations()
+            var reserved = try await context.store.queue.destinations()
             var new: [NewDownload] = []
             var skipped: [DownloadRecord] = []
             for id in Self.distinct(episodeIds, by: \.self).kept {
-                let (episode, podcast) = try context.store.library.episode(id: id)
+                let (episode, podcast) = try await context.store.library.episode(id: id)
                 var replaces: Int64?
-                if let downloadId = episode.downloadId, let existing = try context.store.queue.download(id: downloadId), existing.state != .cancelled {
+                if let downloadId = episode.downloadId, let existing = try await context.store.queue.download(id: downloadId), existing.state != .cancelled {
                     guard (again || replace) && existing.state == .completed else {
                         skipped.append(existing)
                         continue

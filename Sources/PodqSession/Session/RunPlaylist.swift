@@ -40,8 +40,9 @@ package final class RunPlaylist: Sendable {
         let root = context.paths.downloadFolder
         var text = "#EXTM3U\n"
         for (id, path) in entries {
-            let row = try? await context.store.queue.downloadAsync(id: id)
-            let episode = row?.episodeId.flatMap { try? context.store.library.episode(id: $0) }
+            let row = try? await context.store.queue.download(id: id)
+            var episode: (episode: EpisodeRecord, podcast: PodcastRecord)?
+            if let id = row?.episodeId { episode = try? await context.store.library.episode(id: id) }
             let seconds = episode?.episode.duration ?? -1
             let title = episode.map { "\($0.podcast.title) - \($0.episode.title)" } ?? row?.title ?? (path as NSString).lastPathComponent
             // One line each: a title from a feed never breaks the file.

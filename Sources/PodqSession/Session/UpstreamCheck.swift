@@ -20,16 +20,16 @@ package struct UpstreamCheck {
     /// many were found changed.
     package func check(_ podcast: PodcastRecord) async -> (checked: Int, changed: Int) {
         let id = podcast.id
-        guard let listings = try? context.store.library.episodes(podcastId: id) else { return (0, 0) }
+        guard let listings = try? await context.store.library.episodes(podcastId: id) else { return (0, 0) }
         let access = try? await PodcastLogin.access(for: podcast, settings: context.settings)
         var checked = 0, changed = 0
         for listing in listings where listing.downloadState == StoredState.completed.rawValue && listing.episode.upstreamChange == nil {
-            guard let downloadId = listing.episode.downloadId, let row = try? await context.store.queue.downloadAsync(id: downloadId),
+            guard let downloadId = listing.episode.downloadId, let row = try? await context.store.queue.download(id: downloadId),
                 let url = URL(string: row.url)
             else { continue }
             checked += 1
             guard let reason = await probe(url, row: row, access: access) else { continue }
-            if (try? context.store.library.markUpdatedUpstream(episodeId: listing.episode.id, reason: reason)) != nil {
+            if await (try? context.store.library.markUpdatedUpstream(episodeId: listing.episode.id, reason: reason)) != nil {
                 changed += 1
                 context.log.notice("episode updated upstream", metadata: ["episode": "\(listing.episode.id)", "reason": "\(reason)"])
             }

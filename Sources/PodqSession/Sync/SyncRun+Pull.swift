@@ -45,7 +45,7 @@ extension SyncRun {
             report.subscribeFailed.append("\(Report.count(refused.count, "listed feed")), not http(s): \(refused.prefix(3).joined(separator: ", "))")
             context.log.warning("sync: the server listed feeds that are not http(s); left out", metadata: ["count": "\(refused.count)"])
         }
-        var known = try store.sync.podcastsBySyncKey()
+        var known = try await store.sync.podcastsBySyncKey()
         var missing = false
         var seen = Set<String>()
         let refresh = FeedRefresh(context: context, transport: transport)
@@ -56,12 +56,12 @@ extension SyncRun {
                 let outcome = try await refresh.subscribe(url, autoQueue: false, fallbackTitle: url, keepOnFailure: true, announce: false)
                 var subscribed = outcome.podcast
                 if subscribed == nil {
-                    known = try store.sync.podcastsBySyncKey()
+                    known = try await store.sync.podcastsBySyncKey()
                     subscribed = known[SyncURL.key(url)]
                 }
                 if var podcast = subscribed {
                     if SyncURL.key(podcast.url) != SyncURL.key(url) {
-                        try store.sync.setSyncURL(podcast: podcast.id, url: url)
+                        try await store.sync.setSyncURL(podcast: podcast.id, url: url)
                         podcast.syncURL = url
                     }
                     known[SyncURL.key(podcast.url)] = podcast
@@ -80,23 +80,23 @@ extension SyncRun {
         }
         for key in Set(removes.map(SyncURL.key)) {
             guard let podcast = known[key] else { continue }
-            try store.library.removePodcast(id: podcast.id, announce: false)
+            try await store.library.removePodcast(id: podcast.id, announce: false)
             known = known.filter { $0.value.id != podcast.id }
             report.unsubscribed.append(SafeText.clean(podcast.title))
         }
         // A feed that could not be subscribed at all is asked for again next time: the time stays.
-        try store.sync.recordSync(subscriptionsSince: missing ? account.subscriptionsSince : delta.timestamp, error: nil)
+        try await store.sync.recordSync(subscriptionsSince: missing ? account.subscriptionsSince : delta.timestamp, error: nil)
         let since = max(0, account.actionsSince - Self.overlap)
         var applied = SyncStore.AppliedPlays()
         let answer = try await server.actions(since: since) { plays in
             // This device's own actions come back too (on gpodder, marked with its id): nothing to apply.
-            applied += try store.sync.applyPlays(plays.filter { $0.device == nil || $0.device != account.device })
+            applied += try await store.sync.applyPlays(plays.filter { $0.device == nil || $0.device != account.device })
         }
         report.plays = applied
         report.skipped = answer.skipped
         if !answer.skipped.isEmpty {
             context.log.warning("sync: actions skipped", metadata: ["skipped": "\(answer.skipped.line)"])
         }
-        try store.sync.recordSync(pulled: true, actionsSince: max(answer.timestamp ?? since, account.actionsSince), error: nil)
+        try await store.sync.recordSync(pulled: true, actionsSince: max(answer.timestamp ?? since, account.actionsSince), error: nil)
     }
 }

@@ -17,11 +17,11 @@ extension SyncRun {
 
     package func push(_ server: any SyncServer, report: inout Report) async throws {
         let store = context.store
-        let pending = try store.sync.pendingSyncChanges()
+        let pending = try await store.sync.pendingSyncChanges()
         var subscriptions: [SyncStore.SyncChange] = []
         for change in pending where change.kind != .action {
             if SyncURL.webFeed(change.url) == nil {
-                try setAside(change, reason: Self.notOnTheWeb, report: &report)
+                try await setAside(change, reason: Self.notOnTheWeb, report: &report)
             } else {
                 subscriptions.append(change)
             }
@@ -40,7 +40,7 @@ extension SyncRun {
             }
         }
         // What of this push is still queued (not taken, not set aside): it waits for the next sync.
-        let still = Set(try store.sync.pendingSyncChanges().map(\.id))
+        let still = await Set(try store.sync.pendingSyncChanges().map(\.id))
         report.leftPending = pending.filter { still.contains($0.id) }.count
     }
 
@@ -66,12 +66,12 @@ extension SyncRun {
                 let remove = batch.filter { $0.kind == .unsubscribe }.map(\.url)
                 result = try await server.upload(add: add, remove: remove)
             }
-            try context.store.sync.removeSyncChanges(batch.map(\.id))
-            try context.store.sync.applyUpdatedURLs(result.updateURLs)
+            try await context.store.sync.removeSyncChanges(batch.map(\.id))
+            try await context.store.sync.applyUpdatedURLs(result.updateURLs)
             if batch[0].kind == .action { report.sentActions += batch.count } else { report.sentSubscriptions += batch.count }
         } catch SyncError.status(let code, _, let detail) where Self.refusesTheContent(code) {
             guard batch.count > 1 else {
-                try setAside(batch[0], reason: "\(code): \(detail)", report: &report)
+                try await setAside(batch[0], reason: "\(code): \(detail)", report: &report)
                 return
             }
             let half = batch.count / 2
@@ -80,8 +80,8 @@ extension SyncRun {
         }
     }
 
-    private func setAside(_ change: SyncStore.SyncChange, reason: String, report: inout Report) throws {
-        try context.store.sync.parkSyncChange(change.id, reason: reason)
+    private func setAside(_ change: SyncStore.SyncChange, reason: String, report: inout Report) async throws {
+        try await context.store.sync.parkSyncChange(change.id, reason: reason)
         let what = Self.describe(change)
         context.log.warning("sync: the server refused a change; set aside", metadata: ["change": "\(what)", "reason": "\(reason)"])
         report.parked.append("\(what) (\(SafeText.clean(reason)))")

@@ -56,7 +56,7 @@ package struct SyncRun {
     /// - Parameter given: the server to use in place of the account's (a unit test's).
     package func run(full: Bool = false, using given: (any SyncServer)? = nil) async throws -> Report {
         let store = context.store
-        guard let account = try store.sync.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
+        guard let account = try await store.sync.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
         let lock = HomeLock(home: context.paths.home, name: "sync.lock")
         if let holder = try lock.acquire() {
             throw CommandError(
@@ -73,13 +73,13 @@ package struct SyncRun {
         }
         var report = Report()
         if full {
-            try store.sync.resetSyncTimes()
-            report.retried = try store.sync.retrySyncChanges()
+            try await store.sync.resetSyncTimes()
+            report.retried = try await store.sync.retrySyncChanges()
         }
         do {
             do {
                 try await push(server, report: &report)
-                try store.sync.recordSync(pushed: true, error: nil)
+                try await store.sync.recordSync(pushed: true, error: nil)
             } catch let error as SyncError where !Self.stopsTheSync(error) {
                 // The changes stay queued; what the other devices did still arrives.
                 report.failures.append(error.localizedDescription)
@@ -91,15 +91,15 @@ package struct SyncRun {
             }
         } catch let error as SyncError {
             let said = (report.failures + [error.localizedDescription]).joined(separator: "\n")
-            try? store.sync.recordSync(error: said)
+            try? await store.sync.recordSync(error: said)
             context.log.warning("sync failed", metadata: ["error": "\(said)"])
             throw CommandError(said, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
         } catch {
-            try? store.sync.recordSync(error: CommandError(error).message)
+            try? await store.sync.recordSync(error: CommandError(error).message)
             throw error
         }
-        report.setAside = try store.sync.syncChangeCounts().parked
-        try store.sync.recordSync(error: report.failures.isEmpty ? nil : report.failures.joined(separator: "\n"))
+        report.setAside = try await store.sync.syncChangeCounts().parked
+        try await store.sync.recordSync(error: report.failures.isEmpty ? nil : report.failures.joined(separator: "\n"))
         context.log.log(
             level: report.failures.isEmpty ? .info : .warning,
             report.failures.isEmpty ? "synced" : "synced in part",

@@ -101,7 +101,7 @@ final class PodcastSettingsCommandTests: CLITestCase {
         XCTAssertEqual(refused.code, 2, err)
         XCTAssertTrue(err.contains("bounded time"), err)
         let store = try QueueStore(path: dir.file("home/queue.sqlite"))
-        try store.library.updatePodcast(id: 1) { p in
+        try await store.library.updatePodcast(id: 1) { p in
             var rules = p.rules
             rules.exclude = "(a+)+$"
             p.rules = rules
@@ -125,7 +125,7 @@ final class PodcastSettingsCommandTests: CLITestCase {
         // Downloaded oldest first, one run each, so that the completion times are in order; all played
         // (cleanup deletes played episodes only).
         let episodes = try await json(["episodes", "--json"]).sorted { ($0["published"] as? Int ?? 0) < ($1["published"] as? Int ?? 0) }
-        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(
+        _ = try await QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(
             episodeIds: episodes.compactMap { ($0["id"] as? Int).map(Int64.init) }, played: true)
         for e in episodes {
             _ = try await cli.run(["queue", "add", String(e["id"] as? Int ?? 0)])
@@ -158,7 +158,7 @@ final class PodcastSettingsCommandTests: CLITestCase {
         XCTAssertEqual(files(dir.file("home/downloads/Unheard")).count, 3, "nothing unplayed is deleted")
         // The two older ones played: set says so, and the next run deletes them (the rules did not change).
         let older = try await json(["episodes", "--json"]).filter { ($0["title"] as? String) != "New 3" }.compactMap { ($0["id"] as? Int).map(Int64.init) }
-        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: older, played: true)
+        _ = try await QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: older, played: true)
         let (_, preview, _) = try await cli.run(["set", "Unheard", "keep=1"])
         XCTAssertTrue(preview.contains("2 played episode files (8.0 KB) would be deleted") && preview.contains("podq cleanup --dry-run"), preview)
         let (_, dout, _) = try await cli.run(["download"])
@@ -180,8 +180,9 @@ final class PodcastSettingsCommandTests: CLITestCase {
 
         // Chapter 1 is played (the TUI's `m`): the next refresh takes chapter 3, and cleanup deletes 1.
         let store = try QueueStore(path: dir.file("home/queue.sqlite"))
-        let chapter1 = try XCTUnwrap(try store.library.episodes().first { $0.episode.title == "Chapter 1" }?.episode.id)
-        _ = try store.library.setPlayed(episodeIds: [chapter1], played: true)
+        let storedEpisodes = try await store.library.episodes().first { $0.episode.title == "Chapter 1" }?.episode.id
+        let chapter1 = try XCTUnwrap(storedEpisodes)
+        _ = try await store.library.setPlayed(episodeIds: [chapter1], played: true)
         let (again, aout, _) = try await cli.run(["refresh"])
         XCTAssertEqual(again.code, 0)
         XCTAssertTrue(aout.contains("1 queued (serial)"), aout)

@@ -178,7 +178,8 @@ final class QueueCommandTests: CLITestCase {
                 let exit = await add.finish(timeout: 60)
                 XCTAssertEqual(exit.code, 0, "no process may fail on another's schema work: \(add.standardError)")
             }
-            XCTAssertEqual(try QueueStore(path: home + "/queue.sqlite").queue.downloads().count, 8)
+            let downloadsCount = try await QueueStore(path: home + "/queue.sqlite").queue.downloads().count
+            XCTAssertEqual(downloadsCount, 8)
         }
     }
 

@@ -302,7 +302,7 @@ final class SegmentedDownloadTests: CLITestCase {
         runner.send(SIGTERM)
         let exit = await runner.finish(timeout: 20)
         XCTAssertEqual(exit.code, 130, runner.standardOutput + runner.standardError)
-        let row = try QueueStore(path: dir.file("home/queue.sqlite")).queue.downloads().first { $0.url == url.absoluteString }
+        let row = try await QueueStore(path: dir.file("home/queue.sqlite")).queue.downloads().first { $0.url == url.absoluteString }
         XCTAssertEqual(row?.state, .queued)
     }
 }

@@ -23,31 +23,31 @@ final class TUIDetailReaderStoreTests: XCTestCase {
         let dir = TemporaryDirectory("podq-detail")
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("queue.sqlite"))
-        let (podcast, episodes) = try store.library.addPodcast(
+        let (podcast, episodes) = try await store.library.addPodcast(
             url: "http://h/f.xml",
             feed: Feed(
                 title: "Show",
                 episodes: [
                     FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")])
                 ]), etag: nil, lastModified: nil, autoQueue: false)
-        let row = try store.queue.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
+        let row = try await store.queue.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
         _ = try await store.queue.modify(id: row.id) { r in
             var done = r
             done.state = .completed
             done.integrity = Integrity(checksum: "xxh3:00ff", verifiedBy: "unverified", problem: "it differed \u{1B}[31mtwice")
             return done
         }
-        _ = try store.library.updatePodcast(id: podcast.id) { p in
+        _ = try await store.library.updatePodcast(id: podcast.id) { p in
             var rules = PodcastSettings()
             rules.keep = 4
             rules.serial = 2
             p.rules = rules
         }
         let reader = TUIDetailReader(reader: QueueSession.Reader(store: store, configAutoQueue: false))
-        let download = try reader.detail(view: .downloads, id: row.id)
+        let download = try await reader.detail(view: .downloads, id: row.id)
         XCTAssertTrue(download.fields.contains { $0.name == "Verified" && $0.value == "UNVERIFIED: it differed twice" }, "\(download.fields)")
         XCTAssertTrue(download.fields.contains { $0.name == "Checksum" && $0.value == "xxh3:00ff" })
-        let shown = try reader.detail(view: .podcasts, id: podcast.id)
+        let shown = try await reader.detail(view: .podcasts, id: podcast.id)
         XCTAssertTrue(shown.fields.contains { $0.name == "Auto-queue" && $0.value == "on" }, "serial mode queues by itself: \(shown.fields)")
         XCTAssertTrue(shown.fields.contains { $0.name == "keep" && $0.value == "4" })
         XCTAssertTrue(shown.fields.contains { $0.name == "serial" && $0.value == "2" })

@@ -81,14 +81,15 @@ final class TUISessionTests: XCTestCase {
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.success)
         XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
-        XCTAssertEqual(try context.store.queue.downloads().count, 1)
+        let downloadsCount = try await context.store.queue.downloads().count
+        XCTAssertEqual(downloadsCount, 1)
     }
 
     /// The terminal hanging up mid-download stops the TUI as SIGHUP does: exit 130, the unfinished
     /// download kept with its partial file for the next start.
     func testATerminalThatHangsUpStopsAsASignalWithThePartialKept() async throws {
         let context = try context()
-        _ = try context.store.queue.add([
+        _ = try await context.store.queue.add([
             NewDownload(
                 url: server.url("/data/slow.mp3?size=2000000&seed=9&rate=100000").absoluteString, title: "Slow", podcast: nil,
                 destination: dir.file("out/slow.mp3"),
@@ -98,7 +99,8 @@ final class TUISessionTests: XCTestCase {
         let code = try await TUISession.run(context: context, screen: { _ in screen })
         XCTAssertEqual(code, ExitCodes.interrupted)
         XCTAssertTrue(screen.restored)
-        let slow = try XCTUnwrap(try context.store.queue.downloads().first { $0.title == "Slow" })
+        let storedDownloads = try await context.store.queue.downloads().first { $0.title == "Slow" }
+        let slow = try XCTUnwrap(storedDownloads)
         XCTAssertEqual(slow.state, .queued, "it resumes on the next start")
         XCTAssertGreaterThan(slow.bytesReceived, 0)
     }

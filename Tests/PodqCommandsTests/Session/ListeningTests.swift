@@ -148,7 +148,7 @@ final class ListeningTests: CLITestCase {
         await expect(timeout: 5) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? 0) >= 25 }
         mpv.send(["quit"])
         let exit = await child.finish()
-        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertEqual(exit.code, 0, "signal \(exit.signal.map(String.init) ?? "none"): " + child.standardOutput + child.standardError)
         XCTAssertTrue(child.standardOutput.contains("stopped at 0:2"), child.standardOutput)
         let long = try await episode("long")
         XCTAssertEqual(long["played"] as? Bool, false)
@@ -171,7 +171,7 @@ final class ListeningTests: CLITestCase {
         }
         mpv.send(["quit"])
         let exit = await child.finish()
-        XCTAssertEqual(exit.code, 0, child.standardOutput + child.standardError)
+        XCTAssertEqual(exit.code, 0, "signal \(exit.signal.map(String.init) ?? "none"): " + child.standardOutput + child.standardError)
         return try XCTUnwrap(at)
     }
 

@@ -97,7 +97,7 @@ final class PlayAndCleanupTests: TerminalTestCase {
         XCTAssertFalse(firstOut.contains("cleanup"), "no rule, no cleanup")
 
         // Cleanup deletes played episodes only: these three were heard.
-        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: [1, 2, 3], played: true)
+        _ = try await QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: [1, 2, 3], played: true)
         try config("keep-episodes = 2\n")
         let (dry, dryOut, _) = try await cli.run(["cleanup", "--dry-run"])
         XCTAssertEqual(dry.code, 0)
@@ -131,7 +131,7 @@ final class PlayAndCleanupTests: TerminalTestCase {
         _ = try await cli.run(["queue", "add", "--latest", "3", "1"])
         let (done, _, derr) = try await cli.run(["download"])
         XCTAssertEqual(done.code, 0, derr)
-        _ = try QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: [1, 2, 3], played: true)
+        _ = try await QueueStore(path: dir.file("home/queue.sqlite")).library.setPlayed(episodeIds: [1, 2, 3], played: true)
         // Which files the rules select, before anything changes: two of the three.
         try config("keep-episodes = 1\n")
         let (_, before, _) = try await cli.run(["cleanup", "--dry-run"])

@@ -21,7 +21,7 @@ final class PacingTests: XCTestCase {
             request.url.path.hasSuffix(".xml") ? .ok(feed, headers: [("Content-Type", "application/rss+xml")]) : .ok(media)
         }
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        _ = try store.queue.add(url: "http://media.example/e.mp3", title: "e", destination: dir.file("e.mp3"))
+        _ = try await store.queue.add(url: "http://media.example/e.mp3", title: "e", destination: dir.file("e.mp3"))
         let limiter = RateLimiter(bytesPerSecond: 10_000_000)
         let runner = QueueRunner(store: store, settings: Settings(), transport: transport, pacing: limiter)
         let summary = try await runner.run()

@@ -129,7 +129,7 @@ final class QueueRunnerControlTests: XCTestCase {
 
     func testTheStoreOrderDecidesWhatStartsNext() async throws {
         let ids = try add(4, size: 400_000, rate: 2_000_000)
-        try store.queue.update(id: ids[3]) { $0.state = .paused }
+        try await store.queue.update(id: ids[3]) { $0.state = .paused }
         var settings = Settings()
         settings.simultaneousDownloads = 1
         let runner = QueueRunner(store: store, settings: settings, transport: transport)
@@ -172,7 +172,8 @@ final class QueueRunnerControlTests: XCTestCase {
         let resumed = try await waitUntil { try self.state(ids[1]) == .downloading }
         XCTAssertTrue(resumed)
         try await runner.remove(id: ids[2], deletingFile: true)
-        XCTAssertNil(try store.queue.download(id: ids[2]))
+        let storedDownload = try await store.queue.download(id: ids[2])
+        XCTAssertNil(storedDownload)
         let gone = await waitUntil { !FileManager.default.fileExists(atPath: self.dir.file("f3.bin.part")) }
         XCTAssertTrue(gone, "remove deletes the partial")
         let pausedCount = try await runner.setAllPaused(true)

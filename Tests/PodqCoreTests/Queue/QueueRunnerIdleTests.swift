@@ -13,8 +13,9 @@ final class QueueRunnerIdleTests: XCTestCase {
         let transport = AsyncHTTPTransport()
         defer { dir.remove() }
         let store = try QueueStore(path: dir.file("q.sqlite"))
-        let paused = try store.queue.add(url: server.dataURL(size: 1000, seed: 1, name: "a.bin").absoluteString, title: "a", destination: dir.file("a.bin"))
-        try store.queue.update(id: paused.id) { $0.state = .paused }
+        let paused = try await store.queue.add(
+            url: server.dataURL(size: 1000, seed: 1, name: "a.bin").absoluteString, title: "a", destination: dir.file("a.bin"))
+        try await store.queue.update(id: paused.id) { $0.state = .paused }
         let syncs = Recorder<Int>()
         let runner = QueueRunner(
             store: store, settings: Settings(), transport: transport,
@@ -25,7 +26,7 @@ final class QueueRunnerIdleTests: XCTestCase {
 
         // Another process adds a download: the next tick reads the queue and starts it.
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        let late = try other.queue.add(url: server.dataURL(size: 1000, seed: 2, name: "b.bin").absoluteString, title: "b", destination: dir.file("b.bin"))
+        let late = try await other.queue.add(url: server.dataURL(size: 1000, seed: 2, name: "b.bin").absoluteString, title: "b", destination: dir.file("b.bin"))
         let done = try await waitUntil(timeout: 5, every: 50) { try store.queue.download(id: late.id)?.state == .completed }
         XCTAssertTrue(done, "another process's row was seen and downloaded")
         XCTAssertEqual(syncs.values.first, 1)
@@ -43,14 +44,14 @@ final class QueueRunnerIdleTests: XCTestCase {
         let first = try await store.changeStamp()
         let again = try await store.changeStamp()
         XCTAssertEqual(again, first, "a read changes nothing")
-        _ = try store.queue.downloads()
+        _ = try await store.queue.downloads()
         let afterRead = try await store.changeStamp()
         XCTAssertEqual(afterRead, first)
-        let row = try store.queue.add(url: "http://127.0.0.1:9/a", title: "a", destination: dir.file("a"))
+        let row = try await store.queue.add(url: "http://127.0.0.1:9/a", title: "a", destination: dir.file("a"))
         let afterOwn = try await store.changeStamp()
         XCTAssertNotEqual(afterOwn, first, "this store's write")
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        try other.queue.update(id: row.id) { $0.title = "b" }
+        try await other.queue.update(id: row.id) { $0.title = "b" }
         let afterOther = try await store.changeStamp()
         XCTAssertNotEqual(afterOther, afterOwn, "another connection's write")
     }

@@ -60,7 +60,8 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.dataURL(size: size, seed: 3, ["dropFirst": "300000", "stallFirst": "300000:0.5"]), "a.bin")
         let (summary, events) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
-        let row = try XCTUnwrap(store.queue.download(id: id))
+        let storedDownload = try await store.queue.download(id: id)
+        let row = try XCTUnwrap(storedDownload)
         XCTAssertEqual(row.state, .completed)
         XCTAssertEqual(row.attempts, 2)
         XCTAssertEqual(row.bytesReceived, size)
@@ -79,7 +80,8 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.url("/status/404"), "gone.mp3")
         let (summary, _) = try await run(settings())
         XCTAssertEqual(summary.failed, 1)
-        let row = try XCTUnwrap(store.queue.download(id: id))
+        let storedDownload2 = try await store.queue.download(id: id)
+        let row = try XCTUnwrap(storedDownload2)
         XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 1)
         XCTAssertTrue(row.lastError?.contains("HTTP 404") ?? false, row.lastError ?? "")
@@ -89,7 +91,8 @@ final class QueueRunnerTests: XCTestCase {
         let id = try add(server.url("/status/500"), "busy.mp3")
         let (summary, events) = try await run(settings(attempts: 3))
         XCTAssertEqual(summary.failed, 1)
-        let row = try XCTUnwrap(store.queue.download(id: id))
+        let storedDownload3 = try await store.queue.download(id: id)
+        let row = try XCTUnwrap(storedDownload3)
         XCTAssertEqual(row.state, .failed)
         XCTAssertEqual(row.attempts, 3)
         XCTAssertEqual(server.log.requests.count, 3)
@@ -106,7 +109,8 @@ final class QueueRunnerTests: XCTestCase {
         let runner = QueueRunner(store: store, settings: settings(attempts: 2), transport: transport, clock: time)
         let task = Task { try await runner.run() }
         await expect { (try? self.store.queue.download(id: id)?.retryAt) != nil }
-        let row = try XCTUnwrap(store.queue.download(id: id))
+        let storedDownload4 = try await store.queue.download(id: id)
+        let row = try XCTUnwrap(storedDownload4)
         XCTAssertEqual(row.state, .queued)
         XCTAssertEqual(try XCTUnwrap(row.retryAt) - time.now, 3600, accuracy: 1)
         XCTAssertEqual(server.log.requests.count, 1)
@@ -124,7 +128,8 @@ final class QueueRunnerTests: XCTestCase {
         let summary = try await task.value  // the second attempt is refused as well: the last one
         XCTAssertEqual(summary.failed, 1)
         XCTAssertEqual(server.log.requests.count, 2)
-        XCTAssertEqual(try store.queue.download(id: id)?.attempts, 2)
+        let downloadAttempts = try await store.queue.download(id: id)?.attempts
+        XCTAssertEqual(downloadAttempts, 2)
     }
 
     /// Without a `Retry-After`, the backoff's wait is on the runner's clock too: the retry starts as
@@ -138,7 +143,8 @@ final class QueueRunnerTests: XCTestCase {
         let runner = QueueRunner(store: store, settings: slow, transport: transport, clock: time)
         let task = Task { try await runner.run() }
         await expect { (try? self.store.queue.download(id: id)?.retryAt) != nil }
-        let wait = try XCTUnwrap(store.queue.download(id: id)?.retryAt) - time.now
+        let downloadRetryAt = try await store.queue.download(id: id)?.retryAt
+        let wait = try XCTUnwrap(downloadRetryAt) - time.now
         XCTAssertTrue((300...900).contains(wait), "600 s with its jitter: \(wait)")
         await expect { time.sleepers == 2 }
         time.advance(by: wait + 0.5)
@@ -153,7 +159,8 @@ final class QueueRunnerTests: XCTestCase {
         // Only the first request stalls: the second asks for a range starting after the stall point.
         let (summary, _) = try await run(settings())
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.queue.download(id: id)?.attempts, 2)
+        let downloadAttempts2 = try await store.queue.download(id: id)?.attempts
+        XCTAssertEqual(downloadAttempts2, 2)
         XCTAssertEqual(FileHash.sha256(path: dir.file("s.bin")), PatternSource(seed: 4, length: size).sha256)
     }
 
@@ -175,7 +182,8 @@ final class QueueRunnerTests: XCTestCase {
             "the stale partial of version 1 was not glued to version 2")
         let last = try XCTUnwrap(server.log.requests.last)
         XCTAssertEqual(last.header("If-Range"), "\"moving-v1\"", "the resume was conditional")
-        XCTAssertEqual(try store.queue.download(id: id)?.etag, "\"moving-v2\"")
+        let downloadEtag = try await store.queue.download(id: id)?.etag
+        XCTAssertEqual(downloadEtag, "\"moving-v2\"")
     }
 
     func testDownloadsAddedOrCancelledFromOutsideArePickedUp() async throws {
@@ -188,13 +196,15 @@ final class QueueRunnerTests: XCTestCase {
         XCTAssertTrue(started)
         // Another process (here: another connection to the same file) adds one and cancels the first.
         let other = try QueueStore(path: dir.file("q.sqlite"))
-        let late = try other.queue.add(
+        let late = try await other.queue.add(
             url: server.dataURL(size: 1000, seed: 2, name: "late.bin").absoluteString, title: "late", destination: dir.file("late.bin"))
-        try other.queue.update(id: slow) { $0.state = .cancelled }
+        try await other.queue.update(id: slow) { $0.state = .cancelled }
         let summary = try await running.value
         XCTAssertEqual(summary.completed, 1)
-        XCTAssertEqual(try store.queue.download(id: late.id)?.state, .completed)
-        XCTAssertEqual(try store.queue.download(id: slow)?.state, .cancelled)
+        let downloadState = try await store.queue.download(id: late.id)?.state
+        XCTAssertEqual(downloadState, .completed)
+        let downloadState2 = try await store.queue.download(id: slow)?.state
+        XCTAssertEqual(downloadState2, .cancelled)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin.part")), "the cancelled partial is deleted")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("slow.bin")))
     }
@@ -209,7 +219,8 @@ final class QueueRunnerTests: XCTestCase {
         await runner.stop()
         let summary = try await running.value
         XCTAssertTrue(summary.interrupted)
-        let row = try XCTUnwrap(store.queue.download(id: id))
+        let storedDownload5 = try await store.queue.download(id: id)
+        let row = try XCTUnwrap(storedDownload5)
         XCTAssertEqual(row.state, .queued)
         XCTAssertGreaterThan(row.bytesReceived, 0)
         XCTAssertEqual(row.bytesReceived, DownloadOperationSize.of(dir.file("big.bin.part")))

@@ -44,33 +44,40 @@ final class LedgerTests: XCTestCase {
 
     func testTheTriggerRecordsACompletionAndMatchesByEnclosureOrByGUIDInItsFeed() async throws {
         let store = try QueueStore(path: dir.file("queue.sqlite"))
-        let (_, a) = try store.library.addPodcast(
+        let (_, a) = try await store.library.addPodcast(
             url: "http://h/a.xml", feed: feed("A", [("1", "http://cdn/a1.mp3"), ("2", "http://cdn/a2.mp3")]),
             etag: nil, lastModified: nil, autoQueue: false)
-        let row = try store.queue.add([NewDownload(url: a[0].url, title: "a1", destination: dir.file("a1.mp3"), episodeId: a[0].id)])[0]
-        XCTAssertEqual(try store.library.episodeIdsInLedger(), [])
+        let row = try await store.queue.add([NewDownload(url: a[0].url, title: "a1", destination: dir.file("a1.mp3"), episodeId: a[0].id)])[0]
+        let episodeIdsInLedger2 = try await store.library.episodeIdsInLedger()
+        XCTAssertEqual(episodeIdsInLedger2, [])
         _ = try await store.queue.modify(id: row.id) { r in
             var done = r
             done.state = .completed
             done.completedAt = 100
             return done
         }
-        XCTAssertEqual(try store.library.episodeIdsInLedger(), [a[0].id])
+        let episodeIdsInLedger3 = try await store.library.episodeIdsInLedger()
+        XCTAssertEqual(episodeIdsInLedger3, [a[0].id])
         // Its row and file gone, the ledger keeps it.
-        try store.queue.remove(id: row.id)
-        XCTAssertEqual(try store.library.episodeIdsInLedger(), [a[0].id])
+        try await store.queue.remove(id: row.id)
+        let episodeIdsInLedger4 = try await store.library.episodeIdsInLedger()
+        XCTAssertEqual(episodeIdsInLedger4, [a[0].id])
         // Another feed: the same file is in the ledger; the same GUID "1" (another show's numbering) is not.
-        let (_, b) = try store.library.addPodcast(
+        let (_, b) = try await store.library.addPodcast(
             url: "http://h/b.xml", feed: feed("B", [("9", "http://cdn/a1.mp3?utm_source=x"), ("1", "http://cdn/b1.mp3")]),
             etag: nil, lastModified: nil, autoQueue: false)
-        XCTAssertEqual(try store.library.notInLedger(b.compactMap(\.id)), [b[1].id], "enclosure matched across feeds, tracking parameter aside")
+        let notInLedger2 = try await store.library.notInLedger(b.compactMap(\.id))
+        XCTAssertEqual(notInLedger2, [b[1].id], "enclosure matched across feeds, tracking parameter aside")
         // The same feed republishing GUID 1 with a new file: matched by its GUID.
-        let more = try store.library.refreshPodcast(
+        let more = try await store.library.refreshPodcast(
             id: a[0].podcastId, url: "http://h/a.xml",
             feed: feed("A", [("1", "http://new-cdn/a1.mp3"), ("3", "http://cdn/a3.mp3")]), etag: nil, lastModified: nil)
         XCTAssertEqual(more.map(\.guid), ["3"])
-        XCTAssertEqual(try store.library.notInLedger([a[0].id, a[1].id]), [a[1].id])
-        XCTAssertEqual(try store.library.markDownloaded(episodeIds: [a[0].id, a[1].id]), 1, "one was in it already")
-        XCTAssertEqual(try store.library.notInLedger([a[1].id]), [])
+        let notInLedger3 = try await store.library.notInLedger([a[0].id, a[1].id])
+        XCTAssertEqual(notInLedger3, [a[1].id])
+        let markDownloaded2 = try await store.library.markDownloaded(episodeIds: [a[0].id, a[1].id])
+        XCTAssertEqual(markDownloaded2, 1, "one was in it already")
+        let notInLedger4 = try await store.library.notInLedger([a[1].id])
+        XCTAssertEqual(notInLedger4, [])
     }
 }

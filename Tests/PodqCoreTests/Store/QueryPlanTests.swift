@@ -18,10 +18,10 @@ final class QueryPlanTests: XCTestCase {
         // 20 podcasts of 200 episodes, 400 of them queued: enough rows for the planner to prefer an index.
         for p in 0..<20 {
             let episodes = (0..<200).map { FeedEpisode(guid: "g\(p)-\($0)", title: "E\($0)", enclosures: [Enclosure(url: "http://h/\(p)/\($0).mp3")]) }
-            let (_, added) = try store.library.addPodcast(
+            let (_, added) = try await store.library.addPodcast(
                 url: "http://h/\(p).xml", feed: Feed(title: "P\(p)", episodes: episodes), etag: nil, lastModified: nil,
                 autoQueue: false)
-            _ = try store.queue.add(
+            _ = try await store.queue.add(
                 added.prefix(20).map {
                     NewDownload(
                         url: $0.url, title: $0.title, podcast: "P\(p)", destination: dir.file("\(p)-\($0.id).mp3"),

@@ -58,15 +58,15 @@ final class ShowNotesSearchTests: XCTestCase {
                     """)
         }
         let touched = { try await other.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM touched") } }
-        _ = try store.library.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
+        _ = try await store.library.refreshPodcast(id: podcast, url: "https://h/feed", feed: feed(notes), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [], "nothing changed, nothing written")
-        _ = try store.library.refreshPodcast(
+        _ = try await store.library.refreshPodcast(
             id: podcast, url: "https://h/feed", feed: feed(["<p>first gardens</p>", "<p>second orchards</p>", nil]),
             etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await touched(), [ids[1]])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("orchard").ids, [ids[1]])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("climate").ids, [])
-        let stored = try store.library.episode(id: ids[1]).episode.description
+        let stored = try await store.library.episode(id: ids[1]).episode.description
         XCTAssertEqual(stored, "<p>second orchards</p>")
     }
 
@@ -85,12 +85,12 @@ final class ShowNotesSearchTests: XCTestCase {
     func testARefreshReindexesChangedNotesAndRemovingThePodcastDropsThem() async throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let (podcast, ids) = try subscribe(store, ["about volcanoes", "about glaciers"])
-        _ = try store.library.refreshPodcast(
+        _ = try await store.library.refreshPodcast(
             id: podcast, url: "https://h/feed", feed: feed(["about earthquakes", "about glaciers"]), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("volcano").ids, [])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("earthquake").ids, [ids[0]])
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("about").ids, ids)
-        try store.library.removePodcast(id: podcast)
+        try await store.library.removePodcast(id: podcast)
         let rows = try await DatabaseQueue(path: dir.file("q.sqlite")).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM episode_notes") }
         XCTAssertEqual(rows, 0, "the trigger drops an episode's notes with it")
     }
@@ -120,7 +120,8 @@ final class ShowNotesSearchTests: XCTestCase {
         try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), true)
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("lighthouse"), .init(ids: [ids[0], ids[1]], isComplete: false))
         // A refresh meanwhile indexes what it changes (the last episode, ahead of the batches).
-        _ = try store.library.refreshPodcast(id: 1, url: "https://h/feed", feed: feed([nil, nil, nil, "a lighthouse, edited"]), etag: nil, lastModified: nil)
+        _ = try await store.library.refreshPodcast(
+            id: 1, url: "https://h/feed", feed: feed([nil, nil, nil, "a lighthouse, edited"]), etag: nil, lastModified: nil)
         try await XCTAssertEqualAsync(await store.library.episodesMatchingNotes("edited").ids, [ids[3]])
         try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), false, "the last batch")
         try await XCTAssertEqualAsync(await store.library.indexNotesBatch(size: 2), false, "nothing left")

@@ -88,7 +88,8 @@ final class QueueSessionCommandsTests: XCTestCase {
             let first = try await session.perform(.subscribe(Web.feedURL))
             guard case .subscribed(let outcome) = first, let podcast = outcome.podcast else { return XCTFail("\(first)") }
             let id = podcast.id
-            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 3)
+            let episodesCount = try await context.store.library.episodes(podcastId: id).count
+            XCTAssertEqual(episodesCount, 3)
             let fetches = memory.requests.values.count
             guard case .alreadySubscribed(let known) = try await session.perform(.subscribe(Web.feedURL)) else { return XCTFail("a second subscribe") }
             XCTAssertEqual(known.id, id)
@@ -101,25 +102,28 @@ final class QueueSessionCommandsTests: XCTestCase {
             XCTAssertEqual(outcomes.map(\.newCount), [1])
             XCTAssertFalse(refreshed.failed)
             XCTAssertTrue(refreshed.line?.hasPrefix("refreshed 1 feed: 1 new episode") == true, refreshed.line ?? "")
-            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 4)
+            let episodesCount2 = try await context.store.library.episodes(podcastId: id).count
+            XCTAssertEqual(episodesCount2, 4)
 
             web.feedFails.withLock { $0 = true }
             let failed = try await session.perform(.refresh(podcasts: [id]))
             XCTAssertTrue(failed.failed, "a feed that fails makes the refresh a failure")
             XCTAssertTrue(failed.line?.hasPrefix("refreshed 1 feed: 0 new episodes") == true, failed.line ?? "")
             XCTAssertTrue(failed.line?.contains("500") == true, failed.line ?? "")
-            XCTAssertEqual(try context.store.library.episodes(podcastId: id).count, 4, "a failed refresh loses nothing")
+            let episodesCount3 = try await context.store.library.episodes(podcastId: id).count
+            XCTAssertEqual(episodesCount3, 4, "a failed refresh loses nothing")
 
             let gone = try await session.perform(.unsubscribe(podcast: id))
             XCTAssertEqual(gone.line, "unsubscribed; downloaded files are kept")
-            XCTAssertEqual(try context.store.library.podcasts().count, 0)
+            let podcastsCount = try await context.store.library.podcasts().count
+            XCTAssertEqual(podcastsCount, 0)
         }
     }
 
     func testQueueingEpisodesOneByOneAndFromPodcasts() async throws {
         try await session { session, context, _ in
             let podcast = try await subscribed(session)
-            let listed = try context.store.library.episodes(podcastId: podcast.id).map(\.episode)
+            let listed = try await context.store.library.episodes(podcastId: podcast.id).map(\.episode)
             let oldest = try XCTUnwrap(listed.last?.id)
             let one = try await session.perform(.queueEpisodes([oldest]))
             guard case .queued(let made, _, 1) = one, let row = made.first else { return XCTFail("\(one)") }
@@ -131,7 +135,8 @@ final class QueueSessionCommandsTests: XCTestCase {
             XCTAssertEqual(latest.line, "queued 2 episodes")
             let rest = try await session.perform(.queueFromPodcasts([podcast.id], latest: nil))
             XCTAssertEqual(rest.line, "nothing new to queue", "every episode was queued once")
-            XCTAssertEqual(Set(try context.store.queue.downloads().map(\.episodeId)), Set(listed.map(\.id)))
+            let storedDownloads = try await context.store.queue.downloads().map(\.episodeId)
+            XCTAssertEqual(Set(storedDownloads), Set(listed.map(\.id)))
         }
     }
 
@@ -146,10 +151,12 @@ final class QueueSessionCommandsTests: XCTestCase {
             said = try await session.perform(.perform(.pause, id: ids[0])).line
 
             XCTAssertEqual(said, "paused d\(ids[0]) (its partial file is kept)")
-            XCTAssertEqual(try context.store.queue.download(id: ids[0])?.state, .paused)
+            let downloadState = try await context.store.queue.download(id: ids[0])?.state
+            XCTAssertEqual(downloadState, .paused)
             said = try await session.perform(.startNext(id: ids[3])).line
             XCTAssertEqual(said, "d\(ids[3]) starts next")
-            XCTAssertEqual(try context.store.queue.downloads().first?.id, ids[3], "first in the queue")
+            let downloadsId = try await context.store.queue.downloads().first?.id
+            XCTAssertEqual(downloadsId, ids[3], "first in the queue")
             said = try await session.perform(.move(id: ids[3], by: -1)).line
             XCTAssertEqual(said, "d\(ids[3]) is already first")
             said = try await session.perform(.move(id: ids[3], by: 1)).line
@@ -164,7 +171,8 @@ final class QueueSessionCommandsTests: XCTestCase {
             let summary = try await session.run()
             XCTAssertEqual(summary.completed, 3)
             for (n, id) in [(1, ids[0]), (3, ids[2]), (4, ids[3])] {
-                let row = try XCTUnwrap(try context.store.queue.download(id: id))
+                let storedDownload = try await context.store.queue.download(id: id)
+                let row = try XCTUnwrap(storedDownload)
                 XCTAssertEqual(row.state, .completed)
                 XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), Web.bytes(n))
             }
@@ -175,14 +183,47 @@ final class QueueSessionCommandsTests: XCTestCase {
     func testMarkingPlayed() async throws {
         try await session { session, context, _ in
             let podcast = try await subscribed(session)
-            let ids = try context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id }
+            let ids = try await context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id }
             var said: String?
             said = try await session.perform(.setPlayed([ids[0]], true)).line
             XCTAssertEqual(said, "marked e\(ids[0]) played")
-            XCTAssertNotNil(try context.store.library.episode(id: ids[0]).episode.playedAt)
+            let episodePlayedAt = try await context.store.library.episode(id: ids[0]).episode.playedAt
+            XCTAssertNotNil(episodePlayedAt)
             said = try await session.perform(.setPlayed(ids, false)).line
             XCTAssertEqual(said, "marked 3 episodes not played")
-            XCTAssertNil(try context.store.library.episode(id: ids[0]).episode.playedAt)
+            let episodePlayedAt2 = try await context.store.library.episode(id: ids[0]).episode.playedAt
+            XCTAssertNil(episodePlayedAt2)
+        }
+    }
+
+    /// What mpv said when it quit is stored by a command (off the thread that waited for the player):
+    /// the place, and the end marks the episode played.
+    func testRecordingWhatWasHeard() async throws {
+        try await session { session, context, _ in
+            let podcast = try await subscribed(session)
+            let id = try await context.store.library.episodes(podcastId: podcast.id).map { $0.episode.id }[0]
+            let episode = Listening.Episode(id: id, position: nil, played: false, duration: 60)
+            let partway = Listening.Listened(heard: Listening.Heard(started: 0, position: 31.4, duration: nil), episode: episode)
+            var said = try await session.perform(.recordListening(download: 7, partway, quietly: false)).line
+            XCTAssertEqual(said, "d7: stopped at 0:31 of 1:00; it starts there next time")
+            var stored = try await context.store.library.episode(id: id).episode
+            XCTAssertEqual(stored.position, 31)
+            XCTAssertNil(stored.playedAt)
+
+            let nothing = Listening.Listened(heard: Listening.Heard(started: 0, position: 0, duration: 60), episode: episode)
+            said = try await session.perform(.recordListening(download: 7, nothing, quietly: false)).line
+            XCTAssertNil(said, "nothing heard: nothing said, nothing stored")
+
+            let end = Listening.Listened(heard: Listening.Heard(started: 31, position: 59, duration: 60, reachedEnd: true), episode: episode)
+            said = try await session.perform(.recordListening(download: 7, end, quietly: false)).line
+            XCTAssertEqual(said, "d7: heard to the end: marked played")
+            stored = try await context.store.library.episode(id: id).episode
+            XCTAssertNotNil(stored.playedAt)
+
+            said = try await session.perform(.recordListening(download: 7, partway, quietly: true)).line
+            XCTAssertNil(said, "a player that failed: its failure is the line; what was heard is stored quietly")
+            stored = try await context.store.library.episode(id: id).episode
+            XCTAssertEqual(stored.position, 31)
         }
     }
 
@@ -242,7 +283,7 @@ final class QueueSessionCommandsTests: XCTestCase {
             }
 
             _ = try await subscribed(session)
-            try context.store.sync.saveSyncAccount(
+            try await context.store.sync.saveSyncAccount(
                 .init(server: "http://cloud.test", flavour: .nextcloud, user: "me", device: nil, passwordCommand: "echo secret", keyring: false))
             let synced = try await session.perform(.sync(full: false, asked: false))
             guard case .synced(let report) = synced else { return XCTFail("\(synced)") }
@@ -257,15 +298,26 @@ final class QueueSessionCommandsTests: XCTestCase {
             guard case .added(let rows) = try await session.perform(.add([DownloadItem(url: URL(string: "http://media.test/e1.mp3")!, title: "One")])),
                 let id = rows.first?.id
             else { return XCTFail("added") }
-            XCTAssertThrowsError(try session.preparePlay(id), "not downloaded yet: nothing to play")
+            do {
+                _ = try await session.preparePlay(id)
+                XCTFail("not downloaded yet: nothing to play")
+            } catch {
+                guard case PlayerError.notCompleted = error else { return XCTFail("\(error)") }
+            }
             _ = try await session.run()
-            let playback = try session.preparePlay(id)
+            let playback = try await session.preparePlay(id)
             XCTAssertEqual(playback.argv.first, "true")
-            let (exit, recorded) = try playback.run()
-            XCTAssertEqual(exit.status, 0)
-            XCTAssertNil(recorded, "only mpv's position is recorded")
-            XCTAssertEqual(playback.line(after: exit, recorded: nil).text, "played d\(id) with true")
-            XCTAssertThrowsError(try session.preparePlay(9999))
+            let played = try playback.run()
+            XCTAssertEqual(played.exit.status, 0)
+            XCTAssertNil(played.listened, "only mpv's position is recorded")
+            XCTAssertNil(played.line)
+            XCTAssertEqual(playback.line(after: played.exit, recorded: nil).text, "played d\(id) with true")
+            do {
+                _ = try await session.preparePlay(9999)
+                XCTFail("no such download")
+            } catch {
+                guard case PlayerError.noSuchDownload(id: 9999) = error else { return XCTFail("\(error)") }
+            }
         }
     }
 
@@ -285,7 +337,8 @@ final class QueueSessionCommandsTests: XCTestCase {
             _ = try await session.perform(.queueFromPodcasts([podcast.id], latest: 1))
             return podcast
         }
-        XCTAssertEqual(try context.store.queue.downloads().map(\.state), [.queued], "queued, not downloaded: that is the queue's runner's")
+        let storedDownloads2 = try await context.store.queue.downloads().map(\.state)
+        XCTAssertEqual(storedDownloads2, [.queued], "queued, not downloaded: that is the queue's runner's")
         held.release()
         let summary = try await QueueSession.with(context: context, overrides: .init(transport: memory), frontEnd: .init(note: { _ in })) {
             try await $0.run()
@@ -311,11 +364,12 @@ final class QueueSessionCommandsTests: XCTestCase {
         let other = try DatabaseQueue(path: context.paths.database, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let store = context.store
-        let write = Task.detached { try store.library.setPlayed(episodeIds: [1], played: true) }
+        let write = Task.detached { try await store.library.setPlayed(episodeIds: [1], played: true) }
         let waited = await waitUntil(timeout: 10) { (store.lockWait.waiting ?? 0) > 3 }
         XCTAssertTrue(waited, "the write waits for the lock past the 2 s a stopping runner allows")
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         _ = try await write.value
-        XCTAssertNotNil(try store.library.episode(id: 1).episode.playedAt, "the write went through once the lock came free")
+        let episodePlayedAt3 = try await store.library.episode(id: 1).episode.playedAt
+        XCTAssertNotNil(episodePlayedAt3, "the write went through once the lock came free")
     }
 }

@@ -96,7 +96,7 @@ final class QueueSessionTests: XCTestCase {
     /// their partial files kept, and cleanup after the run still runs (no signal came).
     func testStoppingKeepsThePartialsAndTheAdjustableRateHasALimiter() async throws {
         let context = try context(count: 1)
-        _ = try context.store.queue.add(
+        _ = try await context.store.queue.add(
             url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "200000"]).absoluteString,
             title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         var end = frontEnd(Seen())
@@ -112,7 +112,7 @@ final class QueueSessionTests: XCTestCase {
         }
         XCTAssertEqual(summary?.interrupted, true)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("out/slow.mp3.part")), "the partial is kept")
-        let row = try context.store.queue.downloads().first { $0.title == "slow" }
+        let row = try await context.store.queue.downloads().first { $0.title == "slow" }
         XCTAssertEqual(row?.state, .queued)
     }
 
@@ -120,7 +120,7 @@ final class QueueSessionTests: XCTestCase {
     /// answers the line to say; a command refused for some rows says which and why.
     func testCommandsAnswerTheirLine() async throws {
         let context = try context(count: 1)
-        _ = try context.store.queue.add(
+        _ = try await context.store.queue.add(
             url: server.dataURL(size: 5_000_000, seed: 9, name: "slow.mp3", ["rate": "100000"]).absoluteString,
             title: "slow", destination: dir.file("out/slow.mp3"), folder: dir.file("out"))
         let lines = try await QueueSession.with(context: context, frontEnd: frontEnd(Seen())) { session in
@@ -143,7 +143,8 @@ final class QueueSessionTests: XCTestCase {
         XCTAssertEqual(lines?[1], "2 downloads at once (saved in \(context.paths.configFile))")
         XCTAssertTrue(lines?[2]?.hasPrefix("cancelled 2 downloads (partial files deleted); d99: ") == true, "\(lines?[2] ?? "")")
         XCTAssertEqual(lines?[3], "removed 2 rows; files kept")
-        XCTAssertEqual(try context.store.queue.downloads().count, 0)
+        let downloadsCount = try await context.store.queue.downloads().count
+        XCTAssertEqual(downloadsCount, 0)
         XCTAssertTrue(try String(contentsOfFile: context.paths.configFile, encoding: .utf8).contains("simultaneous-downloads = 2"))
     }
 
@@ -152,7 +153,7 @@ final class QueueSessionTests: XCTestCase {
     /// through the given client only; a second session gets the lock the first released.
     func testASessionOnAMemoryTransport() async throws {
         let context = try context(count: 3)
-        let rows = try context.store.queue.downloads()
+        let rows = try await context.store.queue.downloads()
         let bytes = rows.map { row in (0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(row.id)) } }
         let memory = MemoryTransport { request, _ in
             guard let index = rows.firstIndex(where: { $0.url == request.url.absoluteString }), index < 2 else {
@@ -169,7 +170,8 @@ final class QueueSessionTests: XCTestCase {
         for (index, row) in rows.prefix(2).enumerated() {
             XCTAssertEqual(FileManager.default.contents(atPath: row.destination).map(Array.init), bytes[index], "row \(index)")
         }
-        let failed = try XCTUnwrap(try context.store.queue.download(id: rows[2].id))
+        let storedDownload = try await context.store.queue.download(id: rows[2].id)
+        let failed = try XCTUnwrap(storedDownload)
         XCTAssertEqual(failed.state, .failed)
         XCTAssertTrue(failed.lastError?.contains("404") == true, failed.lastError ?? "")
         XCTAssertEqual(Set(memory.requests.values.map(\.url.absoluteString)), Set(rows.map(\.url)))

@@ -24,7 +24,7 @@ final class SyncRunTests: XCTestCase {
         func subscriptions(since: Int64) async throws(SyncError) -> SubscriptionDelta { SubscriptionDelta(add: [], remove: [], timestamp: 10) }
         func allSubscriptions() async throws(SyncError) -> FeedList? { FeedList(urls: []) }
         func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-        func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
+        func actions(since: Int64, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
         func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult {
             if down { throw .status(503, call: "the episode action upload", detail: "maintenance") }
             batches.withLock { $0.append(actions.map(\.episode)) }
@@ -56,7 +56,7 @@ final class SyncRunTests: XCTestCase {
         XCTAssertEqual(report.sentActions, 60)
         XCTAssertEqual(report.parked.count, 1)
         XCTAssertTrue(report.parked[0].contains("bad37") && report.parked[0].contains("422"), report.parked[0])
-        let counts = try context.store.sync.syncChangeCounts()
+        let counts = try await context.store.sync.syncChangeCounts()
         XCTAssertEqual([counts.pending, counts.parked], [0, 1])
         let batches = server.batches.withLock { $0 }
         XCTAssertTrue(batches.allSatisfy { $0.count <= SyncRun.batchSize }, "\(batches.map(\.count))")
@@ -76,9 +76,12 @@ final class SyncRunTests: XCTestCase {
         XCTAssertTrue(report.needsAttention)
         XCTAssertEqual(report.leftPending, 5)
         XCTAssertTrue(report.line.contains("503") && report.line.contains("stay queued") == false && report.line.contains("5 changes not taken"), report.line)
-        XCTAssertEqual(try context.store.sync.syncChangeCounts().pending, 5)
-        XCTAssertNotNil(try context.store.sync.syncAccount()?.lastPull, "the pull ran after the failed push")
-        XCTAssertTrue(try context.store.sync.syncAccount()?.lastError?.contains("503") == true)
+        let syncChangeCountsPending = try await context.store.sync.syncChangeCounts().pending
+        XCTAssertEqual(syncChangeCountsPending, 5)
+        let syncAccountLastPull = try await context.store.sync.syncAccount()?.lastPull
+        XCTAssertNotNil(syncAccountLastPull, "the pull ran after the failed push")
+        let syncAccountContains = try await context.store.sync.syncAccount()?.lastError?.contains("503") == true
+        XCTAssertTrue(syncAccountContains)
     }
 
     /// A server that lists what is not a web feed: nothing is read from the disk or subscribed, and the
@@ -93,13 +96,16 @@ final class SyncRunTests: XCTestCase {
             }
             func allSubscriptions() async throws(SyncError) -> FeedList? { nil }
             func upload(add: [String], remove: [String]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
-            func actions(since: Int64, plays: ([EpisodeAction]) throws -> Void) async throws -> ActionsAnswer { ActionsAnswer(actions: [], timestamp: 10) }
+            func actions(since: Int64, plays: ([EpisodeAction]) async throws -> Void) async throws -> ActionsAnswer {
+                ActionsAnswer(actions: [], timestamp: 10)
+            }
             func upload(actions: [EpisodeAction]) async throws(SyncError) -> UploadResult { UploadResult(timestamp: 10) }
         }
         let context = try context(actions: 0, bad: nil)
         let report = try await SyncRun(context: context, transport: MemoryTransport { _, _ in .init(status: 500) }).run(using: Listing())
         XCTAssertEqual(report.subscribed, [])
-        XCTAssertEqual(try context.store.library.podcasts().count, 0)
+        let podcastsCount = try await context.store.library.podcasts().count
+        XCTAssertEqual(podcastsCount, 0)
         XCTAssertTrue(report.line.contains("could not subscribe to 5 listed feeds, not http(s)"), report.line)
         XCTAssertFalse(report.line.contains("\u{1B}"), report.line)
         XCTAssertEqual(SyncURL.webFeed("feed://a.example/f.xml"), "http://a.example/f.xml")
