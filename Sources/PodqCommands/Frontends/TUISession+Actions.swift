@@ -151,9 +151,7 @@ extension TUISession {
             let (text, isError) = playback.line(after: played.exit, recorded: played.line)
             say(text, isError: isError)
             // What was heard is written by the keys' worker, never on the main actor; its line follows.
-            if let listened = played.listened {
-                queue(.recordListening(download: id, listened, quietly: isError), then: .reloadLibrary)
-            }
+            if let listened = played.listened { queue(.recordListening(download: id, listened), then: .reloadLibrary) }
         } catch {
             say((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
         }

@@ -95,9 +95,9 @@ package struct Listening: Sendable {
 
     /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position (storing it
     /// every ten seconds and at a seek). Returns how the player ended and what was heard, which the
-    /// caller records (``record(_:)``) off the thread that waited for the player. However it ends (it
-    /// quit, it failed, a signal stopped podq and so the player: ``Player/run(_:)``), what was heard is
-    /// returned and mpv's socket is removed.
+    /// caller records (``record(_:)``) off the thread that waited for the player: when it quit, or a
+    /// signal stopped podq and so the player (``Player/run(_:)``); not when the player failed. However
+    /// it ends, mpv's socket is removed.
     package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> Played {
         let (command, socket, started) = prepared(argv, episode: episode)
         let store = self.store
@@ -125,6 +125,10 @@ package struct Listening: Sendable {
                 exit: exit, line: "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
         }
         let heard = follower?.finish()
+        // A player that failed (mpv with no sound device it can open runs through the file at once and
+        // says it reached the end) heard nothing worth keeping: its failure is what is said, and the
+        // episode is not marked played here and on every synced device.
+        if exit.status != 0, exit.signal == nil { return Played(exit: exit) }
         guard let episode, let heard, let follower else { return Played(exit: exit) }
         guard follower.connected else {
             // Said, never a silent loss: mpv played on, and nothing followed it.

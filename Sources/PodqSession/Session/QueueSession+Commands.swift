@@ -52,8 +52,8 @@ extension QueueSession {
         /// `asked` false (a timer): without an account, nothing happens.
         case sync(full: Bool, asked: Bool)
         /// Stores what was heard of an episode after its player exited (``Playback/run()``), and queues
-        /// it for the sync server. `quietly`: its line is not said (the player failed: that is the line).
-        case recordListening(download: Int64, Listening.Listened, quietly: Bool)
+        /// it for the sync server.
+        case recordListening(download: Int64, Listening.Listened)
     }
 
     /// Carries out `command` and says what it did.
@@ -165,9 +165,8 @@ extension QueueSession {
             let report = try await SyncRun(context: context, transport: transport).run(full: full)
             runner.wake()
             return .synced(report)
-        case .recordListening(let id, let listened, let quietly):
-            let said = try await Listening(store: context.store, home: context.paths.home).record(listened)
-            return .recordedListening(download: id, quietly ? nil : said)
+        case .recordListening(let id, let listened):
+            return .recordedListening(download: id, try await Listening(store: context.store, home: context.paths.home).record(listened))
         }
     }
 

@@ -108,6 +108,10 @@ final class ListeningTests: CLITestCase {
         XCTAssertEqual(exit.code, 1, out + err)
         XCTAssertTrue(err.contains("The player 'mpv' exited with status 2: Could not open/initialize audio device -> no sound."), err)
         XCTAssertTrue(err.contains("TROUBLESHOOTING.md"), err)
+        XCTAssertFalse(out.contains("heard to the end"), out)
+        let short = try await episode("short")
+        XCTAssertEqual(short["played"] as? Bool, false, "a player that failed heard nothing: not marked played")
+        XCTAssertNil(short["position"] as? Int)
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.file("home")).filter { $0.hasPrefix("mpv-") }
         XCTAssertEqual(left, [], "mpv's log and socket are removed")
 
