@@ -36,14 +36,6 @@ package struct Listening: Sendable {
     package static let longest = 315_576_000
 
     /// The episode of download `id`, when it has one.
-    @available(*, noasync, message: "in async code, await the twin of the same name")
-    package func episode(ofDownload id: Int64) -> Episode? {
-        guard let row = try? store.queue.download(id: id), let episodeId = row.episodeId, let found = try? store.library.episode(id: episodeId) else {
-            return nil
-        }
-        return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
-    }
-
     package func episode(ofDownload id: Int64) async -> Episode? {
         guard let row = try? await store.queue.download(id: id), let episodeId = row.episodeId,
             let found = try? await store.library.episode(id: episodeId)

@@ -72,15 +72,6 @@ package enum Player {
     }
 
     /// The completed download `id`'s file.
-    @available(*, noasync, message: "in async code, await the twin of the same name")
-    package static func file(of id: Int64, in store: QueueStore) throws -> String {
-        guard let row = try store.queue.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
-        guard row.state == .completed else { throw PlayerError.notCompleted(id: id, state: row.state.rawValue) }
-        guard FileManager.default.fileExists(atPath: row.destination) else { throw PlayerError.fileMissing(path: row.destination) }
-        return row.destination
-    }
-
-    /// The completed download `id`'s file, read without holding a thread.
     package static func file(of id: Int64, in store: QueueStore) async throws -> String {
         guard let row = try await store.queue.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
         guard row.state == .completed else { throw PlayerError.notCompleted(id: id, state: row.state.rawValue) }

@@ -86,16 +86,9 @@ package struct Playback: Sendable {
     private let listening: Listening
     private let episode: Listening.Episode?
 
-    /// Reads the row, its file and its episode (one read before the terminal goes to the player), for
-    /// `podq play`, a command that waits for its player anyway.
+    /// Reads the row, its file and its episode (one read before the terminal goes to the player),
+    /// without holding a thread: `podq play`, and the TUI's `o` off its main actor.
     /// - Throws: ``PlayerError`` (no such download, no file, no player).
-    @available(*, noasync, message: "in async code, await Playback.prepare(download:context:)")
-    package init(download id: Int64, context: QueueContext) throws {
-        let listening = Listening(store: context.store, home: context.paths.home)
-        try self.init(id: id, file: Player.file(of: id, in: context.store), listening: listening, episode: listening.episode(ofDownload: id), context: context)
-    }
-
-    /// The same, read without holding a thread (the TUI's `o`, off its main actor).
     package static func prepare(download id: Int64, context: QueueContext) async throws -> Playback {
         let listening = Listening(store: context.store, home: context.paths.home)
         let file = try await Player.file(of: id, in: context.store)
