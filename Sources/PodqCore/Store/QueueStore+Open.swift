@@ -21,8 +21,14 @@ extension QueueStore {
         if !current { lock.take(exclusive: true) }
         // The database holds logins of private feeds: it is the user's alone (0600), and SQLite
         // gives its -wal and -shm files the same mode.
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd >= 0 { close(fd) }
+        // Only a file that is not there yet is opened here: SQLite's locks are POSIX locks, and closing
+        // any descriptor of the file drops every lock this process holds on it, so an open and close of
+        // a database another store of this process uses would let another podq checkpoint and delete
+        // the WAL under it (QueueCommandTests.testASecondStoreInOneProcessKeepsTheFirstsLocks).
+        if stat(path, &info) != 0 {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 { close(fd) }
+        }
         for file in [path, path + "-wal", path + "-shm"] where stat(file, &info) == 0 && info.st_mode & 0o077 != 0 {
             chmod(file, info.st_mode & 0o700)
         }

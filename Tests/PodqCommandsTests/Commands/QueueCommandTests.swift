@@ -163,6 +163,35 @@ final class QueueCommandTests: CLITestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: dir.file("home/queue.sqlite")), junk)
     }
 
+    /// SQLite's locks on the database file are POSIX locks, which a process loses on *every* descriptor
+    /// of the file when it closes *any* one of them. A second store opened in a process that has one
+    /// open (the bench, a test, a future command) must not touch the file with open/close: another
+    /// podq closing its last connection would then take the file as unused, checkpoint and drop the
+    /// WAL under the first store, which writes on into a deleted log: the file came out "not a
+    /// database" (found by `podq-bench library`). Every round is checked through a new connection.
+    func testASecondStoreInOneProcessKeepsTheFirstsLocks() async throws {
+        let path = dir.file("home/queue.sqlite")
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        let first = try QueueStore(path: path)
+        for round in 0..<4 {
+            for i in 0..<25 {
+                _ = try await first.queue.add(url: "http://h/\(round)-\(i).mp3", title: "\(round)-\(i)", destination: "/d/\(round)-\(i).mp3")
+            }
+            let second = try QueueStore(path: path)
+            _ = try await second.queue.downloads()
+            let (exit, _, err) = try await cli.run(["queue", "--json"])
+            XCTAssertEqual(exit.code, 0, err)
+            for i in 0..<25 {
+                _ = try await first.queue.add(url: "http://h/\(round)-b\(i).mp3", title: "b", destination: "/d/\(round)-b\(i).mp3")
+            }
+            let (check, count) = try await DatabaseQueue(path: path).read { db in
+                (try String.fetchOne(db, sql: "PRAGMA integrity_check"), try Int.fetchOne(db, sql: "SELECT count(*) FROM download"))
+            }
+            XCTAssertEqual(check, "ok", "round \(round)")
+            XCTAssertEqual(count, (round + 1) * 50, "round \(round)")
+        }
+    }
+
     /// Starts `queue add` in eight processes at once on each of three homes made by `make`, and
     /// checks that every one worked and every episode is queued once.
     private func addTogether(_ make: (String) throws -> Void) async throws {
