@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         // Child processes: a private feed's password-command.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        // Already swift-subprocess's: FilePath's lexical normalization (paths standardized without a stat).
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Tests only: certificates made in-process for the TLS server (a private CA, expired, wrong name).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -65,7 +67,8 @@ let package = Package(
 
         // Layer 1: what every layer above shares: the one text cleaner (SafeText), the date parser of
         // feeds and HTTP (FeedDate), the version.
-        .target(name: "PodqBase", dependencies: ["CPodqSystem"], swiftSettings: strict),
+        .target(
+            name: "PodqBase", dependencies: ["CPodqSystem", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
 
         // Layer 1: the HTTP client (transports over AsyncHTTPClient and podq's own direct connections,
         // redirects, proxies, TLS trust, pacing) and the transfer's errors. Knows nothing of the queue,

@@ -114,45 +114,48 @@ final class TUISession {
         restored: () -> Void
     ) async throws -> Int32 {
         trace?.started()
-        // The queue now, so the first frame shows it; the library is read in the background and
-        // appears when it is ready (a big one takes a moment; the loop does not wait for it).
+        // The queue now, so the first frame shows it. The library (a big one takes a moment) and the
+        // runner start once the first frame is on the screen: on two cores they would take its CPU.
         do {
             model.update(records: try await reader.downloads())
         } catch {
             throw CommandError(error)
         }
-        library.reload()
         let screen: any TerminalScreen
         do {
             screen = try makeScreen?(settings) ?? CursesScreen(mouse: settings.mouse)
         } catch {
             throw CommandError(error.localizedDescription, code: ExitCodes.usage)
         }
-        let events = self.events, session = self.session, pending = self.pending
-        let queueTask = Task.detached {
-            do {
-                return try await session.run(untilStopped: true)
-            } catch {
-                events.post(.quit(bySignal: false))  // the store failed: leave, restore, then say why
-                throw error
+        let events = self.events, session = self.session, pending = self.pending, library = self.library
+        var queueTask: Task<QueueRunner.Summary, any Error>?
+        var worker: Task<Void, Never>?
+        loop(screen) {
+            library.reload()
+            queueTask = Task.detached {
+                do {
+                    return try await session.run(untilStopped: true)
+                } catch {
+                    events.post(.quit(bySignal: false))  // the store failed: leave, restore, then say why
+                    throw error
+                }
             }
+            // The keys' work, in the order they were pressed.
+            worker = Task.detached { [bulkWork] in
+                for await work in pending { await work.carryOut(on: session, events: events, library: library, bulk: bulkWork) }
+            }
+            session.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(session.paths.downloadFolder)"])
         }
-        // The keys' work, in the order they were pressed.
-        let worker = Task.detached { [library, bulkWork] in
-            for await work in pending { await work.carryOut(on: session, events: events, library: library, bulk: bulkWork) }
-        }
-        session.log.info("tui started", metadata: ["jobs": "\(settings.simultaneousDownloads)", "folder": "\(session.paths.downloadFolder)"])
-        loop(screen)
         screen.restore()
         restored()
         trace?.write()
         commands.finish()
-        await worker.value
+        await worker?.value
         await session.stop()
         await bulkWork.finish()
         var failure: (any Error)?
         do {
-            _ = try await queueTask.value
+            _ = try await queueTask?.value
         } catch {
             failure = error
         }
@@ -178,7 +181,10 @@ final class TUISession {
     /// The event loop: keys, actions, frames. When to draw and how long to wait for a key is the
     /// ``FramePacer``'s: while downloads run, frames come on a steady cadence and the loop wakes for a
     /// key or the next frame's deadline only.
-    private func loop(_ screen: any TerminalScreen) {
+    /// - Parameter afterFirstFrame: called once, when the first frame is on the screen (never when the
+    ///   loop ends before one was drawn: nothing was shown, nothing runs).
+    private func loop(_ screen: any TerminalScreen, afterFirstFrame: () -> Void) {
+        var started = false
         var pacer = FramePacer()
         var needsFrame = true
         // `sync = auto`: once the loop runs, then every `sync-interval` (never in the way of a frame: in the background).
@@ -238,6 +244,10 @@ final class TUISession {
             screen.draw(grid)
             trace?.frame(begin: frameBegin, libraryReady: library.isLoaded)
             needsFrame = false
+            if !started {
+                started = true
+                afterFirstFrame()
+            }
         }
     }
 

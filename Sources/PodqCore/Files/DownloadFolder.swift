@@ -1,5 +1,6 @@
 import CPodqSystem
 import Foundation
+import PodqBase
 import PodqHTTP
 
 /// The download folder, opened once: the one owner of every file podq creates, claims, writes,
@@ -20,7 +21,7 @@ public final class DownloadFolder: Sendable {
     /// Opens `path`, creating it (and its parents) when missing.
     /// - Throws: ``DownloadError/fileSystem(path:reason:)`` when it cannot be created or opened.
     public init(path: String) throws(DownloadError) {
-        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+        let standard = LexicalPath.standardized(path)
         do {
             try FileManager.default.createDirectory(atPath: standard, withIntermediateDirectories: true)
         } catch {
@@ -48,7 +49,7 @@ public final class DownloadFolder: Sendable {
     /// `path` as a path relative to this folder (named through the folder as given or as resolved).
     /// - Throws: ``DownloadError/outsideDownloadFolder(path:)`` when it is not below the folder.
     public func relativePath(of path: String) throws(DownloadError) -> String {
-        let standard = URL(fileURLWithPath: path).standardizedFileURL.path
+        let standard = LexicalPath.standardized(path)
         for root in [self.path, realPath] {
             let prefix = root.hasSuffix("/") ? root : root + "/"
             if standard.hasPrefix(prefix), standard.count > prefix.count { return String(standard.dropFirst(prefix.count)) }
