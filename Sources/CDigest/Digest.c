@@ -5,9 +5,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The whole of xxHash, inlined here: no library to load at run time.
+// The whole of xxHash, inlined here: no library to load at run time. Its AVX2 code is compiled too,
+// for functions of their own (the rest of the file stays baseline x86-64), and taken when the CPU has
+// AVX2: the way xxHash's own xxh_x86dispatch.c does it, which Debian does not ship.
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define XXH_DISPATCH_AVX2 1
+#define XXH_TARGET_AVX2 __attribute__((__target__("avx2")))
+#endif
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+XXH_TARGET_AVX2 static XXH_errorcode xxh3_update_avx2(XXH3_state_t *state, const void *bytes, size_t count) {
+    return XXH3_update(state, (const xxh_u8 *)bytes, count, XXH3_accumulate_512_avx2, XXH3_scrambleAcc_avx2);
+}
+
+static int avx2 = -1;  // -1: not asked yet
+
+static int use_avx2(void) {
+    int known = __atomic_load_n(&avx2, __ATOMIC_RELAXED);
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&avx2, known, __ATOMIC_RELAXED);
+    }
+    return known;
+}
+
+int podq_digest_vector(int wanted) {
+    if (wanted >= 0) {
+        __builtin_cpu_init();
+        __atomic_store_n(&avx2, wanted && __builtin_cpu_supports("avx2") ? 1 : 0, __ATOMIC_RELAXED);
+    }
+    return use_avx2();
+}
+#else
+static int use_avx2(void) { return 0; }
+int podq_digest_vector(int wanted) { (void)wanted; return 0; }
+#endif
 
 // libcrypto (OpenSSL 3's EVP) is loaded when a publisher's hash first needs it, not at start: linked
 // in, it cost every podq run 2 MB of memory for the checksum-only case (docs/DECISIONS.md). Its
@@ -75,6 +111,12 @@ fail:
 void podq_digest_update(podq_digest *digest, const void *bytes, size_t count) {
     if (count == 0) return;
     if (digest->xxh3 != NULL) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (use_avx2()) {
+            xxh3_update_avx2(digest->xxh3, bytes, count);
+            return;
+        }
+#endif
         XXH3_128bits_update(digest->xxh3, bytes, count);
     } else {
         crypto.update(digest->evp, bytes, count);

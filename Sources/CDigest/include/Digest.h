@@ -34,4 +34,8 @@ size_t podq_digest_final(podq_digest *digest, unsigned char *out);
 
 void podq_digest_free(podq_digest *digest);
 
+/// XXH3's vector code: 1 when it takes AVX2 (the CPU has it), 0 when the portable SSE2 code. `wanted`
+/// 0 or 1 chooses (tests compare the two; AVX2 only where the CPU has it); -1 only asks.
+int podq_digest_vector(int wanted);
+
 #endif

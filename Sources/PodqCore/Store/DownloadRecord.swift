@@ -200,3 +200,17 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         return request
     }
 }
+
+extension DownloadRecord {
+    /// The row `id`, through a statement each connection prepares once: the runner reads a row in every
+    /// change it makes, and preparing (with GRDB's authorizer) was a seventh of a transfer's user time
+    /// with 50 downloads running (docs/PERFORMANCE.md).
+    static func row(_ db: Database, id: Int64) throws -> DownloadRecord? {
+        try DownloadRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM download WHERE id = ?"), arguments: [id])
+    }
+
+    /// Every row in the queue's order, through a statement each connection prepares once.
+    static func all(_ db: Database) throws -> [DownloadRecord] {
+        try DownloadRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM download ORDER BY position, id"))
+    }
+}

@@ -14,7 +14,7 @@ extension DownloadStore {
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func apply(_ event: DownloadEvent, to id: Int64) throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
         try write { db in
-            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard let record = try DownloadRecord.row(db, id: id) else { throw StoreError.noSuchDownload(id) }
             guard let changed = try Self.apply(event, to: record, db: db) else {
                 throw StoreError.cannotChange(id: id, state: record.state.rawValue, action: event.verb)
             }
@@ -31,7 +31,7 @@ extension DownloadStore {
     }
 
     static func applyToAll(_ event: DownloadEvent, db: Database) throws -> [DownloadRecord] {
-        let rows = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
+        let rows = try DownloadRecord.all(db)
         return try rows.filter { try apply(event, to: $0, db: db) != nil }
     }
 
@@ -67,7 +67,7 @@ extension DownloadStore {
     }
 
     static func move(id: Int64, by offset: Int, db: Database) throws -> Bool {
-        let rows = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
+        let rows = try DownloadRecord.all(db)
         guard let index = rows.firstIndex(where: { $0.id == id }) else { throw StoreError.noSuchDownload(id) }
         let other = index + (offset < 0 ? -1 : 1)
         guard rows.indices.contains(other) else { return false }

@@ -7,7 +7,7 @@ import GRDB
 extension DownloadStore {
     /// Every download, in queue order.
     public func loadDownloads() async throws(StoreError) -> [DownloadRecord] {
-        try await readAsync { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
+        try await readAsync { db in try DownloadRecord.all(db) }
     }
 
     /// Reads the row `id`, lets `decide` say what it becomes (nil: leave it as it is), and saves that,
@@ -25,7 +25,7 @@ extension DownloadStore {
         -> (before: DownloadRecord, after: DownloadRecord?, result: T)?
     {
         try await writeAsync { db in
-            guard let record = try DownloadRecord.fetchOne(db, key: id) else { return nil }
+            guard let record = try DownloadRecord.row(db, id: id) else { return nil }
             let (change, result) = decide(record)
             guard var changed = change else { return (record, nil, result) }
             changed.updatedAt = Date().timeIntervalSince1970
@@ -41,7 +41,7 @@ extension DownloadStore {
         let now = Date().timeIntervalSince1970
         try await writeAsync { db in
             for (id, item) in items {
-                guard var record = try DownloadRecord.fetchOne(db, key: id), record.state == .downloading else { continue }
+                guard var record = try DownloadRecord.row(db, id: id), record.state == .downloading else { continue }
                 record.bytesReceived = item.progress.downloadedLength
                 record.bytesExpected = item.progress.expectedLength ?? record.bytesExpected
                 if let validators = item.validators { record.validators = validators }
@@ -55,7 +55,7 @@ extension DownloadStore {
     @discardableResult
     public func apply(_ event: DownloadEvent, to id: Int64) async throws(StoreError) -> (before: DownloadRecord, after: DownloadRecord) {
         try await writeAsync { db in
-            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard let record = try DownloadRecord.row(db, id: id) else { throw StoreError.noSuchDownload(id) }
             guard let changed = try Self.apply(event, to: record, db: db) else {
                 throw StoreError.cannotChange(id: id, state: record.state.rawValue, action: event.verb)
             }
@@ -94,7 +94,7 @@ extension DownloadStore {
     public func apply(_ event: DownloadEvent, to ids: [Int64]) async throws(StoreError) -> [(id: Int64, outcome: BatchOutcome)] {
         try await writeAsync { db in
             try ids.map { id in
-                guard let record = try DownloadRecord.fetchOne(db, key: id) else { return (id, .refused(.noSuchDownload(id))) }
+                guard let record = try DownloadRecord.row(db, id: id) else { return (id, .refused(.noSuchDownload(id))) }
                 guard let changed = try Self.apply(event, to: record, db: db) else {
                     return (id, .refused(.cannotChange(id: id, state: record.state.rawValue, action: event.verb)))
                 }
@@ -109,7 +109,7 @@ extension DownloadStore {
     public func remove(ids: [Int64]) async throws(StoreError) -> [DownloadRecord] {
         try await writeAsync { db in
             try ids.compactMap { id in
-                guard let record = try DownloadRecord.fetchOne(db, key: id) else { return nil }
+                guard let record = try DownloadRecord.row(db, id: id) else { return nil }
                 try record.delete(db)
                 return record
             }
@@ -120,7 +120,7 @@ extension DownloadStore {
     @discardableResult
     public func remove(id: Int64) async throws(StoreError) -> DownloadRecord {
         try await writeAsync { db in
-            guard let record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard let record = try DownloadRecord.row(db, id: id) else { throw StoreError.noSuchDownload(id) }
             try record.delete(db)
             return record
         }

@@ -13,18 +13,18 @@ extension DownloadStore {
     /// Every download, in queue order.
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func downloads() throws(StoreError) -> [DownloadRecord] {
-        try read { db in try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db) }
+        try read { db in try DownloadRecord.all(db) }
     }
 
     /// One download, or nil.
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func download(id: Int64) throws(StoreError) -> DownloadRecord? {
-        try read { db in try DownloadRecord.fetchOne(db, key: id) }
+        try read { db in try DownloadRecord.row(db, id: id) }
     }
 
     /// One download, or nil, without blocking a thread.
     public func download(id: Int64) async throws(StoreError) -> DownloadRecord? {
-        try await readAsync { db in try DownloadRecord.fetchOne(db, key: id) }
+        try await readAsync { db in try DownloadRecord.row(db, id: id) }
     }
 
     /// The destinations in use (to keep new names unique).
@@ -41,7 +41,7 @@ extension DownloadStore {
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func update(id: Int64, _ change: (inout DownloadRecord) -> Void) throws(StoreError) -> DownloadRecord {
         try write { db in
-            guard var record = try DownloadRecord.fetchOne(db, key: id) else { throw StoreError.noSuchDownload(id) }
+            guard var record = try DownloadRecord.row(db, id: id) else { throw StoreError.noSuchDownload(id) }
             change(&record)
             record.updatedAt = Date().timeIntervalSince1970
             try record.update(db)
