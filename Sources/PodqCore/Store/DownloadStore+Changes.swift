@@ -54,7 +54,7 @@ extension DownloadStore {
             break
         }
         record.updatedAt = Date().timeIntervalSince1970
-        try record.update(db)
+        try record.save(db)
         return record
     }
 
@@ -77,8 +77,8 @@ extension DownloadStore {
         let (pa, pb) = a.position == b.position ? (b.position + (offset < 0 ? -1 : 1), a.position) : (b.position, a.position)
         a.position = pa
         b.position = pb
-        try a.update(db)
-        try b.update(db)
+        try a.save(db)
+        try b.save(db)
         return true
     }
 

@@ -29,7 +29,7 @@ extension DownloadStore {
             let (change, result) = decide(record)
             guard var changed = change else { return (record, nil, result) }
             changed.updatedAt = Date().timeIntervalSince1970
-            try changed.update(db)
+            try changed.save(db)
             return (record, changed, result)
         }
     }
@@ -46,7 +46,7 @@ extension DownloadStore {
                 record.bytesExpected = item.progress.expectedLength ?? record.bytesExpected
                 if let validators = item.validators { record.validators = validators }
                 record.updatedAt = now
-                try record.update(db)
+                try record.save(db)
             }
         }
     }

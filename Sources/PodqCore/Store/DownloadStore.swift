@@ -44,7 +44,7 @@ extension DownloadStore {
             guard var record = try DownloadRecord.row(db, id: id) else { throw StoreError.noSuchDownload(id) }
             change(&record)
             record.updatedAt = Date().timeIntervalSince1970
-            try record.update(db)
+            try record.save(db)
             return record
         }
     }
