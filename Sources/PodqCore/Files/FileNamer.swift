@@ -102,8 +102,9 @@ public enum FileNamer {
         resumePartials: Bool = true
     ) throws(DownloadError) -> String {
         let fm = FileManager.default
+        var containment = Containment(folder: folder)
         for candidate in numberedNames(name) {
-            let path = try contained(candidate, in: folder)
+            let path = try containment.path(of: candidate)
             if reserved.contains(path) || fm.fileExists(atPath: path) { continue }
             if fm.fileExists(atPath: path + ".part") && !resumePartials { continue }
             return path
@@ -147,18 +148,40 @@ public enum FileNamer {
     /// `relative` inside `folder`, or an error when it would resolve outside (`..`, absolute paths,
     /// symlinked folders).
     public static func contained(_ relative: String, in folder: String) throws(DownloadError) -> String {
-        let base = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
-        let components = relative.split(separator: "/", omittingEmptySubsequences: true)
-        guard !relative.hasPrefix("/"), !components.isEmpty,
-            !components.contains(where: { $0 == ".." || $0 == "." })
-        else {
-            throw .outsideDownloadFolder(path: relative)
+        var containment = Containment(folder: folder)
+        return try containment.path(of: relative)
+    }
+
+    /// ``contained(_:in:)`` for many names in one folder: the folder's links are resolved once, and
+    /// each parent folder's once. ``uniquePath(in:name:reserved:resumePartials:)`` tries `name`,
+    /// `name (2)`… in the same parent: resolving both for each candidate made naming the 50th
+    /// `episode.mp3` cost 50 resolutions of every folder on the way (a sixth of the instructions of 50
+    /// downloads at once, docs/PERFORMANCE.md).
+    struct Containment {
+        let base: String
+        private var parentsInside: Set<String> = []
+
+        init(folder: String) {
+            base = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
         }
-        let path = (base as NSString).appendingPathComponent(relative)
-        let parent = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent).resolvingSymlinksInPath().path
-        guard parent == base || parent.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
-            throw .outsideDownloadFolder(path: relative)
+
+        mutating func path(of relative: String) throws(DownloadError) -> String {
+            let components = relative.split(separator: "/", omittingEmptySubsequences: true)
+            guard !relative.hasPrefix("/"), !components.isEmpty,
+                !components.contains(where: { $0 == ".." || $0 == "." })
+            else {
+                throw .outsideDownloadFolder(path: relative)
+            }
+            let path = (base as NSString).appendingPathComponent(relative)
+            let unresolved = (path as NSString).deletingLastPathComponent
+            if !parentsInside.contains(unresolved) {
+                let parent = URL(fileURLWithPath: unresolved).resolvingSymlinksInPath().path
+                guard parent == base || parent.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+                    throw .outsideDownloadFolder(path: relative)
+                }
+                parentsInside.insert(unresolved)
+            }
+            return path
         }
-        return path
     }
 }

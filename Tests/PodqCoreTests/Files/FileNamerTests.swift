@@ -75,4 +75,21 @@ final class FileNamerTests: XCTestCase {
         XCTAssertThrowsError(try FileNamer.contained("link/x", in: dir.path))
         XCTAssertEqual(try FileNamer.contained("sub/x.mp3", in: dir.path).hasSuffix("/sub/x.mp3"), true)
     }
+
+    /// One ``FileNamer/Containment`` for every candidate: a name taken many times over in a linked
+    /// folder is refused at the first, and in a plain subfolder numbered on (the parent resolved once).
+    func testEveryCandidateStaysContained() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: "/tmp")
+        XCTAssertThrowsError(try FileNamer.uniquePath(in: dir.path, name: "link/ep.mp3"))
+        try FileManager.default.createDirectory(atPath: dir.file("Show"), withIntermediateDirectories: true)
+        var reserved: Set<String> = []
+        for n in 1...60 {
+            let path = try FileNamer.uniquePath(in: dir.path, name: "Show/ep.mp3", reserved: reserved)
+            XCTAssertEqual((path as NSString).lastPathComponent, n == 1 ? "ep.mp3" : "ep (\(n)).mp3")
+            XCTAssertTrue(path.contains("/Show/ep"), path)
+            reserved.insert(path)
+        }
+    }
 }
