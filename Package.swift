@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Already AsyncHTTPClient's: its decompressor, for feeds sent through a proxy by podq itself.
@@ -50,6 +49,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("xml2"), .linkedLibrary("z")]
         ),
 
+        // Layer 0: SQLite's C API (Debian's libsqlite3-dev to build, libsqlite3-0 at run time).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+
         // Layer 0: system calls Swift's Glibc does not import (renameat2 with RENAME_NOREPLACE).
         .target(name: "CPodqSystem"),
 
@@ -69,6 +71,11 @@ let package = Package(
         // feeds and HTTP (FeedDate), the version.
         .target(
             name: "PodqBase", dependencies: ["CPodqSystem", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
+
+        // Layer 1: the store's SQLite layer: connections, statements, rows, a WAL pool of one writer and
+        // several readers, migrations, flat Codable records. No Foundation (docs/DECISIONS.md, "The store
+        // over SQLite's C API").
+        .target(name: "PodqSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
 
         // Layer 1: the HTTP client (transports over AsyncHTTPClient and podq's own direct connections,
         // redirects, proxies, TLS trust, pacing) and the transfer's errors. Knows nothing of the queue,
@@ -97,7 +104,7 @@ let package = Package(
                 // NIO's buffers and HTTP types, as the client hands them over; the client itself is PodqHTTP's.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ],
@@ -209,7 +216,7 @@ let package = Package(
                 "PodqBase", "PodqHTTP", "PodqCore", "PodqUI", "PodqCommands", "PodqTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), "PodqSQLite",
             ],
             swiftSettings: strict
         ),
@@ -218,7 +225,7 @@ let package = Package(
             name: "PodqCoreTests",
             dependencies: [
                 "PodqBase", "PodqHTTP", "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqServer",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
@@ -230,6 +237,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PodqUITests", dependencies: ["PodqBase", "PodqHTTP", "PodqUI", "PodqCore", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
+        .testTarget(name: "PodqSQLiteTests", dependencies: ["PodqSQLite", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
@@ -238,14 +246,13 @@ let package = Package(
         .testTarget(
             name: "PodqSessionTests",
             dependencies: [
-                "PodqBase", "PodqHTTP", "PodqSession", "PodqCore", "PodqTestSupport", "PodqTestAssertions", .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqBase", "PodqHTTP", "PodqSession", "PodqCore", "PodqTestSupport", "PodqTestAssertions", "PodqSQLite",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "PodqCommandsTests",
             dependencies: [
-                "PodqBase", "PodqHTTP", "PodqCore", "PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PodqBase", "PodqHTTP", "PodqCore", "PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport", "PodqSQLite",
             ],
             swiftSettings: strict
         ),

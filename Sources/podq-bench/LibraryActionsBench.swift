@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PodqCore
+import PodqSQLite
 import PodqSession
 import PodqTestSupport
 

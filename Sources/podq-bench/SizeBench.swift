@@ -3,7 +3,7 @@ import Foundation
 /// `podq-bench size [BINARY] [--write FILE]`: what the installed binary is made of (issue 34). The
 /// stripped size (what `make install` and the package ship), its sections, and its symbols summed by
 /// where they come from (the Swift runtime, Foundation, ICU's data and code, BoringSSL, SwiftNIO and
-/// AsyncHTTPClient, GRDB, podq's own), read with `nm -S` from the unstripped release build.
+/// AsyncHTTPClient, podq's own), read with `nm -S` from the unstripped release build.
 enum SizeBench {
     struct Part {
         var name: String
@@ -35,12 +35,13 @@ enum SizeBench {
         {
             return "Foundation"
         }
-        if swiftModule(["PodqCore", "PodqUI", "PodqCommands", "PodqTerminal", "PodqServer", "PodqResources", "podq"])
+        if swiftModule([
+            "PodqBase", "PodqHTTP", "PodqSQLite", "PodqSession", "PodqCore", "PodqUI", "PodqCommands", "PodqTerminal", "PodqServer", "PodqResources", "podq",
+        ])
             || symbol.hasPrefix("podq_") || symbol.hasPrefix("pq_")
         {
             return "podq's own code"
         }
-        if swiftModule(["GRDB"]) { return "GRDB (SQLite)" }
         if symbol.hasPrefix("$s") && (symbol.dropFirst(2).drop(while: \.isNumber).hasPrefix("NIO") || symbol.contains("AsyncHTTPClient"))
             || symbol.hasPrefix("c_nio") || symbol.hasPrefix("CNIO")
         {

@@ -11,7 +11,7 @@ import Synchronization
 /// and what a person does (``perform(_:id:)`` and the others in QueueRunner+Control.swift). Steps never
 /// overlap (an async gate inside the actor), and every write reads the row first in its own
 /// transaction, so a change another process made meanwhile (`podq queue pause 3`) is never overwritten.
-/// Store writes are GRDB's async ones; no write happens on a network thread.
+/// Store writes are the store's async ones (the writer's own queue); no write happens on a network thread.
 ///
 /// It reads the store twice a second, so downloads added, paused or cancelled by another process are
 /// picked up within a second. Hold the ``HomeLock`` before running one.
@@ -223,6 +223,9 @@ public actor QueueRunner {
     /// Stops every running download, keeping its partial file and leaving it queued for the next
     /// start (what SIGINT, SIGTERM and quitting do). ``run(untilStopped:)`` returns once they stopped.
     public func stop() async {
+        // Interrupted from now: a step that fails because it gave up on the lock ends the run as
+        // interrupted (130), not as a store that failed (5).
+        summary.interrupted = true
         // A step may be waiting for a lock another program holds: it gives up within 2 s, so the stop
         // (which waits for that step) is never held by it.
         store.lockWait.giveUp()

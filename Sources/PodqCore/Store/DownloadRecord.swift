@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// One row of the queue, as stored: a download with its state, progress, validators and retries.
 /// The columns are documented in docs/STORE.md. Read from the store, it has its row's id; one being
@@ -89,7 +89,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     /// ``columns`` for a SELECT.
     static let selection = columns.joined(separator: ", ")
 
-    /// Reads a row by its columns' names (GRDB's query interface, a join); a `state` this podq does not
+    /// Reads a row by its columns' names (a record read by name, a join); a `state` this podq does not
     /// know is ``StoreError/unknownState(id:value:)``.
     public init(row: Row) throws {
         try self.init { row[Self.columns[$0]] }
@@ -268,7 +268,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Per
 
 extension DownloadRecord {
     /// The row `id`, through a statement each connection prepares once: the runner reads a row in every
-    /// change it makes, and preparing (with GRDB's authorizer) was a seventh of a transfer's user time
+    /// change it makes, and preparing (with GRDB's authorizer, before PodqSQLite) was a seventh of a transfer's user time
     /// with 50 downloads running (docs/PERFORMANCE.md).
     static func row(_ db: Database, id: Int64) throws -> DownloadRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM download WHERE id = ?"), arguments: [id]).map(DownloadRecord.init(ordered:))
@@ -276,13 +276,13 @@ extension DownloadRecord {
 
     /// Every row in the queue's order, through a statement each connection prepares once.
     static func all(_ db: Database) throws -> [DownloadRecord] {
-        try Array(Row.fetchCursor(db.cachedStatement(sql: "SELECT \(selection) FROM download ORDER BY position, id")).map(DownloadRecord.init(ordered:)))
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT \(selection) FROM download ORDER BY position, id"), DownloadRecord.init(ordered:))
     }
 }
 
 extension DownloadRecord {
-    /// Writes every column of the row `id` through a statement each connection prepares once (GRDB's
-    /// `update` built its statement and encoded the record through `Encodable` on every call).
+    /// Writes every column of the row `id` through a statement each connection prepares once (a
+    /// record's `update` encodes it through `Encodable` on every call).
     /// - Throws: ``StoreError/noSuchDownload(_:)`` when there is no such row.
     func save(_ db: Database) throws {
         let statement = try db.cachedStatement(sql: Self.saveSQL)

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// A download to put on the queue: a URL (perhaps a feed episode's enclosure) and where it goes.
 public struct NewDownload: Sendable, Equatable {

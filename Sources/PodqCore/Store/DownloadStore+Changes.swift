@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 extension DownloadStore {
     /// Applies `event` (pause, resume, cancel, retry) to the stored download `id` through the state

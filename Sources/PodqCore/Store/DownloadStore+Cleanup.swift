@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// A completed download of a feed episode, with what the cleanup rules need.
 public struct CleanupCandidate: Sendable, Equatable {

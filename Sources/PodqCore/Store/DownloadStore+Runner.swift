@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
-/// The queue runner's reads and writes: GRDB's async ones, so the runner's actor never blocks a
+/// The queue runner's reads and writes: the pool's async ones, so the runner's actor never blocks a
 /// thread on the database, and each change a read-modify-write in one transaction, so a change made
 /// meanwhile by another process (`podq queue pause 3`) is seen, never overwritten.
 extension DownloadStore {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// The queue's rows (`download`): in a process that runs the queue, written by its ``QueueRunner``
 /// only; `podq queue …` commands write their own transactions from other processes.

@@ -1,4 +1,4 @@
-import GRDB
+import PodqSQLite
 
 extension LibraryStore {
     /// Flags an episode as updated upstream with `reason` (``EpisodeRecord/upstreamChange``).
@@ -14,8 +14,8 @@ extension LibraryStore {
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func updatedUpstream(podcastId: Int64) throws(StoreError) -> [EpisodeRecord] {
         try read { db in
-            try EpisodeRecord.filter(Column("podcastId") == podcastId && Column("upstreamChange") != nil)
-                .order(Column("published"), Column("id")).fetchAll(db)
+            try EpisodeRecord.fetchAll(
+                db, sql: "SELECT * FROM episode WHERE podcastId = ? AND upstreamChange IS NOT NULL ORDER BY published, id", arguments: [podcastId])
         }
     }
 
@@ -24,7 +24,7 @@ extension LibraryStore {
     public func podcastRules() throws(StoreError) -> [Int64: PodcastSettings] {
         try read { db in
             var rules: [Int64: PodcastSettings] = [:]
-            for p in try PodcastRecord.filter(Column("settings") != nil).fetchAll(db) {
+            for p in try PodcastRecord.fetchAll(db, sql: "SELECT * FROM podcast WHERE settings IS NOT NULL ORDER BY id") {
                 rules[p.id] = p.rules
             }
             return rules

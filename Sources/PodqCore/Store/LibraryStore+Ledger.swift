@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// The ledger (issue 18, point 4): every feed episode ever downloaded, or marked as downloaded, by its
 /// enclosure key and its GUID with its feed's URL, so that auto-queue never fetches it again, whatever

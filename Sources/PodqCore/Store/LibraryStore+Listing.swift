@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// Listing episodes for the commands (`podq episodes`, `queue add --latest`, `verify`): whole, or one
 /// row at a time (``forEachEpisode(podcastId:notesMatching:_:)``), so that a listing of 100,000

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// Search in the show notes: an SQLite FTS5 table, `episode_notes`, holds each episode's notes as
 /// the plain text the detail pane shows (``ShowNotes``), so markup is never matched ("strong",

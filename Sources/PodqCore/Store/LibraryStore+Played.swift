@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// Played and not played, and where an episode was left: each mark made here queued for the sync
 /// server in the same transaction.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 extension LibraryStore {
     /// Subscribes: stores the podcast and every episode of `feed` (none queued).
@@ -10,7 +10,7 @@ extension LibraryStore {
         -> (podcast: PodcastRecord, episodes: [EpisodeRecord])
     {
         try write { db in
-            if let existing = try PodcastRecord.filter(Column("url") == url).fetchOne(db) {
+            if let existing = try PodcastRecord.fetchOne(db, url: url) {
                 throw StoreError.podcastExists(id: existing.id, title: existing.title)
             }
             var podcast = PodcastRecord(title: feed.title.isEmpty ? url : feed.title, url: url, autoQueue: autoQueue)
@@ -32,7 +32,7 @@ extension LibraryStore {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
             Self.apply(feed, to: &podcast)
-            if try PodcastRecord.filter(Column("url") == url && Column("id") != id).fetchCount(db) == 0 { podcast.url = url }
+            if try !PodcastRecord.exists(db, url: url, besides: id) { podcast.url = url }
             podcast.etag = etag
             podcast.lastModified = lastModified
             podcast.lastRefresh = Date().timeIntervalSince1970
@@ -49,7 +49,7 @@ extension LibraryStore {
     public func refreshedUnchanged(id: Int64, movedTo: String?) throws(StoreError) -> String {
         try write { db in
             guard var podcast = try PodcastRecord.fetchOne(db, key: id) else { throw StoreError.noSuchPodcast(String(id)) }
-            if let movedTo, try PodcastRecord.filter(Column("url") == movedTo && Column("id") != id).fetchCount(db) == 0 { podcast.url = movedTo }
+            if let movedTo, try !PodcastRecord.exists(db, url: movedTo, besides: id) { podcast.url = movedTo }
             podcast.lastRefresh = Date().timeIntervalSince1970
             podcast.error = nil
             try podcast.update(db)
@@ -78,7 +78,7 @@ extension LibraryStore {
     /// Every subscription, by title.
     @available(*, noasync, message: "in async code, await the twin of the same name")
     public func podcasts() throws(StoreError) -> [PodcastRecord] {
-        try read { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
+        try read { db in try PodcastRecord.byTitle(db) }
     }
 
     /// The number of episodes of each podcast.
@@ -102,7 +102,7 @@ extension LibraryStore {
     public func podcast(matching query: String) throws(StoreError) -> PodcastRecord {
         let found = try read { db -> PodcastRecord? in
             if let id = Int64(query), let p = try PodcastRecord.fetchOne(db, key: id) { return p }
-            if let p = try PodcastRecord.filter(Column("url") == query).fetchOne(db) { return p }
+            if let p = try PodcastRecord.fetchOne(db, url: query) { return p }
             return try PodcastRecord.fetchAll(db).first { $0.title.lowercased() == query.lowercased() }
         }
         guard let found else { throw .noSuchPodcast(query) }
@@ -184,7 +184,7 @@ extension LibraryStore {
 
     /// ``podcasts()`` without blocking a thread.
     public func podcasts() async throws(StoreError) -> [PodcastRecord] {
-        try await readAsync { db in try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db) }
+        try await readAsync { db in try PodcastRecord.byTitle(db) }
     }
 
     /// What tells whether a podcast changed: its id, title, last refresh and error.
@@ -221,7 +221,7 @@ extension LibraryStore {
     /// ``podcasts()`` and ``episodeCounts()`` in one read, without blocking a thread.
     public func podcastsWithCounts() async throws(StoreError) -> (podcasts: [PodcastRecord], counts: [Int64: Int]) {
         try await readAsync { db in
-            let podcasts = try PodcastRecord.order(Column("title").collating(.localizedCaseInsensitiveCompare)).fetchAll(db)
+            let podcasts = try PodcastRecord.byTitle(db)
             let rows = try Row.fetchAll(db, sql: "SELECT podcastId, COUNT(*) AS n FROM episode GROUP BY podcastId")
             return (podcasts, Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Int64, $0[1] as Int) }))
         }
@@ -262,8 +262,9 @@ extension LibraryStore {
     /// 45 MB of them twice): an episode's notes are compared and written by SQLite itself, and only
     /// the columns that changed are written (a refresh that changes nothing writes nothing).
     static func merge(_ feed: Feed, podcastId: Int64, db: Database) throws -> [EpisodeRecord] {
-        let columns = try db.columns(in: EpisodeRecord.databaseTableName).map(\.name).filter { $0 != "description" }
-        let known = try EpisodeRecord.select(columns.map { Column($0) }).filter(Column("podcastId") == podcastId).fetchAll(db)
+        let columns = try db.columnNames(in: EpisodeRecord.databaseTableName).filter { $0 != "description" }.map { "\"\($0)\"" }
+        let known = try EpisodeRecord.fetchAll(
+            db, sql: "SELECT \(columns.joined(separator: ", ")) FROM episode WHERE podcastId = ? ORDER BY id", arguments: [podcastId])
         let feedGUIDs = Set(feed.episodes.compactMap(\.guid))
         var byGUID: [String: EpisodeRecord] = [:]
         var byKey: [String: EpisodeRecord] = [:]

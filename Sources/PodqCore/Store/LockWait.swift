@@ -59,12 +59,15 @@ public final class LockWait: Sendable {
     }
 
     /// A write came back: the wait, if any, is over; with `gotIt`, the lock came free (said), else the
-    /// write gave up (its error says so).
-    func done(gotIt: Bool) {
+    /// write gave up (its error says so). Returns how long it waited; nil when it did not.
+    @discardableResult
+    func done(gotIt: Bool) -> Double? {
         state.withLock { state in
-            guard let since = state.since else { return }
+            guard let since = state.since else { return nil }
             state.since = nil
-            if gotIt { state.ended = Date().timeIntervalSince1970 - since }
+            let waited = Date().timeIntervalSince1970 - since
+            if gotIt { state.ended = waited }
+            return waited
         }
     }
 }

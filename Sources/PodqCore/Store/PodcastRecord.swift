@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// A subscription, as stored (docs/STORE.md). Read from the store, it has its row's id; one not stored
 /// yet has 0 until ``LibraryStore`` adds it.
@@ -156,4 +156,28 @@ public struct EpisodeRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
 
     /// Query parameters that mark who sent a listener, not which file.
     static let trackingParameters: Set<String> = ["fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "_hsenc", "_hsmi", "igshid", "yclid"]
+}
+
+extension PodcastRecord {
+    /// The podcast whose feed is `url`.
+    static func fetchOne(_ db: Database, url: String) throws -> PodcastRecord? {
+        try fetchOne(db, sql: "SELECT * FROM podcast WHERE url = ?", arguments: [url])
+    }
+
+    /// Whether a podcast other than `id` has the feed `url`.
+    static func exists(_ db: Database, url: String, besides id: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM podcast WHERE url = ? AND id != ?)", arguments: [url, id]) ?? false
+    }
+
+    /// Every podcast, by title as a person reads a list (case and the user's language's rules), then
+    /// in the order they were added.
+    static func byTitle(_ db: Database) throws -> [PodcastRecord] {
+        try fetchAll(db).sorted {
+            switch $0.title.localizedCaseInsensitiveCompare($1.title) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: $0.id < $1.id
+            }
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 extension QueueStore {
     /// Looks at the file at `path`, then opens the pool and brings the schema up to date.

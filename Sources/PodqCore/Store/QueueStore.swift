@@ -1,9 +1,9 @@
 import Foundation
-import GRDB
 import PodqHTTP
+import PodqSQLite
 import Synchronization
 
-/// The durable queue: an SQLite database (WAL) in the home, through GRDB.
+/// The durable queue: an SQLite database (WAL) in the home, through PodqSQLite's pool.
 ///
 /// Every change is one committed transaction, so a crash or `kill -9` loses nothing acknowledged.
 /// Several processes may open it at once (the runner, `podq queue add`, read-only commands).
@@ -64,8 +64,7 @@ public final class QueueStore: Sendable {
             lockWait.done(gotIt: true)
             return result
         } catch {
-            lockWait.done(gotIt: false)
-            throw storeError(error)
+            throw storeError(error, waited: lockWait.done(gotIt: false))
         }
     }
 
@@ -73,7 +72,7 @@ public final class QueueStore: Sendable {
         do { return try pool.read(body) } catch { throw storeError(error) }
     }
 
-    /// ``write(_:)`` without blocking a thread: GRDB's async write (the queue runner's).
+    /// ``write(_:)`` without blocking a thread: the pool's async write (the queue runner's).
     func writeAsync<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
         defer { writes.add(1, ordering: .relaxed) }
         do {
@@ -81,8 +80,7 @@ public final class QueueStore: Sendable {
             lockWait.done(gotIt: true)
             return result
         } catch {
-            lockWait.done(gotIt: false)
-            throw storeError(error)
+            throw storeError(error, waited: lockWait.done(gotIt: false))
         }
     }
 
@@ -114,8 +112,7 @@ public final class QueueStore: Sendable {
             lockWait.done(gotIt: true)
             return result
         } catch {
-            lockWait.done(gotIt: false)
-            throw storeError(error)
+            throw storeError(error, waited: lockWait.done(gotIt: false))
         }
     }
 
@@ -124,12 +121,14 @@ public final class QueueStore: Sendable {
         do { return try await pool.read(body) } catch { throw storeError(error) }
     }
 
-    /// Any failure of a read or a write as the ``StoreError`` a person can act on.
-    func storeError(_ error: any Error) -> StoreError {
+    /// Any failure of a read or a write as the ``StoreError`` a person can act on; `waited`: how long a
+    /// write waited for another program's lock before it gave up (its patience, or less when the run
+    /// stopped).
+    func storeError(_ error: any Error, waited: Double? = nil) -> StoreError {
         switch error {
         case let error as StoreError: error
         case let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED:
-            .locked(path: path, seconds: LockWait.patience)
+            .locked(path: path, seconds: waited ?? LockWait.patience)
         case let error as DatabaseError: Self.map(error, path: path)
         default: .database(String(describing: error))
         }
@@ -142,79 +141,39 @@ public final class QueueStore: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: download") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            try db.create(table: "download") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("position", .integer).notNull()
-                t.column("url", .text).notNull()
-                t.column("title", .text).notNull()
-                t.column("podcast", .text)
-                t.column("destination", .text).notNull()
-                t.column("state", .text).notNull()
-                t.column("bytesReceived", .integer).notNull().defaults(to: 0)
-                t.column("bytesExpected", .integer)
-                t.column("etag", .text)
-                t.column("lastModified", .text)
-                t.column("totalLength", .integer)
-                t.column("finalURL", .text)
-                t.column("attempts", .integer).notNull().defaults(to: 0)
-                t.column("lastError", .text)
-                t.column("retryAt", .double)
-                t.column("createdAt", .double).notNull()
-                t.column("updatedAt", .double).notNull()
-                t.column("completedAt", .double)
-            }
-            try db.create(index: "download_position", on: "download", columns: ["position"])
+            try db.execute(
+                sql: """
+                    CREATE TABLE "download" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "position" INTEGER NOT NULL, "url" TEXT NOT NULL, \
+                    "title" TEXT NOT NULL, "podcast" TEXT, "destination" TEXT NOT NULL, "state" TEXT NOT NULL, \
+                    "bytesReceived" INTEGER NOT NULL DEFAULT 0, "bytesExpected" INTEGER, "etag" TEXT, "lastModified" TEXT, \
+                    "totalLength" INTEGER, "finalURL" TEXT, "attempts" INTEGER NOT NULL DEFAULT 0, "lastError" TEXT, "retryAt" DOUBLE, \
+                    "createdAt" DOUBLE NOT NULL, "updatedAt" DOUBLE NOT NULL, "completedAt" DOUBLE);
+                    CREATE INDEX "download_position" ON "download"("position")
+                    """)
         }
         migrator.registerMigration("v2: podcast and episode") { db in
-            try db.create(table: "podcast") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("title", .text).notNull()
-                t.column("url", .text).notNull().unique()
-                t.column("link", .text)
-                t.column("description", .text)
-                t.column("author", .text)
-                t.column("imageURL", .text)
-                t.column("etag", .text)
-                t.column("lastModified", .text)
-                t.column("lastRefresh", .double)
-                t.column("error", .text)
-                t.column("autoQueue", .boolean).notNull().defaults(to: false)
-                t.column("createdAt", .double).notNull()
-            }
-            try db.create(table: "episode") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("podcastId", .integer).notNull().references("podcast", onDelete: .cascade)
-                t.column("guid", .text)
-                t.column("enclosureKey", .text).notNull()
-                t.column("title", .text).notNull()
-                t.column("link", .text)
-                t.column("description", .text)
-                t.column("published", .double)
-                t.column("duration", .integer)
-                t.column("url", .text).notNull()
-                t.column("type", .text)
-                t.column("length", .integer)
-                t.column("season", .integer)
-                t.column("episodeNumber", .integer)
-                t.column("firstSeenAt", .double).notNull()
-                t.column("downloadId", .integer).references("download", onDelete: .setNull)
-            }
-            try db.create(index: "episode_guid", on: "episode", columns: ["podcastId", "guid"])
-            try db.create(index: "episode_key", on: "episode", columns: ["podcastId", "enclosureKey"])
-            try db.alter(table: "download") { t in t.add(column: "episodeId", .integer) }
+            try db.execute(
+                sql: """
+                    CREATE TABLE "podcast" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "title" TEXT NOT NULL, "url" TEXT NOT NULL UNIQUE, \
+                    "link" TEXT, "description" TEXT, "author" TEXT, "imageURL" TEXT, "etag" TEXT, "lastModified" TEXT, \
+                    "lastRefresh" DOUBLE, "error" TEXT, "autoQueue" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DOUBLE NOT NULL);
+                    CREATE TABLE "episode" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, \
+                    "podcastId" INTEGER NOT NULL REFERENCES "podcast"("id") ON DELETE CASCADE, "guid" TEXT, "enclosureKey" TEXT NOT NULL, \
+                    "title" TEXT NOT NULL, "link" TEXT, "description" TEXT, "published" DOUBLE, "duration" INTEGER, "url" TEXT NOT NULL, \
+                    "type" TEXT, "length" INTEGER, "season" INTEGER, "episodeNumber" INTEGER, "firstSeenAt" DOUBLE NOT NULL, \
+                    "downloadId" INTEGER REFERENCES "download"("id") ON DELETE SET NULL);
+                    CREATE INDEX "episode_guid" ON "episode"("podcastId", "guid");
+                    CREATE INDEX "episode_key" ON "episode"("podcastId", "enclosureKey");
+                    """)
+            try db.add(columns: ["episodeId INTEGER"], to: "download")
         }
         migrator.registerMigration("v3: download folder and committed file") { db in
-            try db.alter(table: "download") { t in
-                t.add(column: "folder", .text)
-                t.add(column: "commitPath", .text)
-                t.add(column: "commitDevice", .integer)
-                t.add(column: "commitInode", .integer)
-                t.add(column: "commitSize", .integer)
-                t.add(column: "commitModified", .integer)
-            }
+            try db.add(
+                columns: ["folder TEXT", "commitPath TEXT", "commitDevice INTEGER", "commitInode INTEGER", "commitSize INTEGER", "commitModified INTEGER"],
+                to: "download")
         }
         migrator.registerMigration("v4: whole enclosure URLs as keys, feed repairs") { db in
-            try db.alter(table: "podcast") { t in t.add(column: "repairs", .text) }
+            try db.add(columns: ["repairs TEXT"], to: "podcast")
             // The key was the URL without its query, which merged `get.php?id=1` and `?id=2`.
             let rows = try Row.fetchAll(db, sql: "SELECT id, url FROM episode")
             for row in rows {
@@ -223,51 +182,37 @@ public final class QueueStore: Sendable {
             }
         }
         migrator.registerMigration("v5: podcast logins and User-Agent") { db in
-            try db.alter(table: "podcast") { t in
-                t.add(column: "loginUser", .text)
-                t.add(column: "loginPassword", .text)
-                t.add(column: "passwordCommand", .text)
-                t.add(column: "userAgent", .text)
-            }
+            try db.add(columns: ["loginUser TEXT", "loginPassword TEXT", "passwordCommand TEXT", "userAgent TEXT"], to: "podcast")
         }
         migrator.registerMigration("v6: every enclosure of an item") { db in
-            try db.alter(table: "episode") { t in t.add(column: "enclosures", .text) }
+            try db.add(columns: ["enclosures TEXT"], to: "episode")
         }
         migrator.registerMigration("v7: played episodes") { db in
-            try db.alter(table: "episode") { t in t.add(column: "playedAt", .double) }
+            try db.add(columns: ["playedAt DOUBLE"], to: "episode")
         }
         migrator.registerMigration("v8: search in show notes") { db in try LibraryStore.createNotesIndex(db) }
         migrator.registerMigration("v9: segmented downloads") { db in
-            try db.alter(table: "download") { t in t.add(column: "segments", .text) }
+            try db.add(columns: ["segments TEXT"], to: "download")
         }
         migrator.registerMigration("v10: integrity") { db in
-            try db.alter(table: "episode") { t in t.add(column: "digests", .text) }
-            try db.alter(table: "download") { t in
-                t.add(column: "publishedDigests", .text)
-                t.add(column: "serverDigests", .text)
-                t.add(column: "checksum", .text)
-                t.add(column: "sha256", .text)
-                t.add(column: "verifiedBy", .text)
-                t.add(column: "integrityProblem", .text)
-            }
+            try db.add(columns: ["digests TEXT"], to: "episode")
+            try db.add(
+                columns: ["publishedDigests TEXT", "serverDigests TEXT", "checksum TEXT", "sha256 TEXT", "verifiedBy TEXT", "integrityProblem TEXT"],
+                to: "download")
         }
         migrator.registerMigration("v11: the ledger of downloaded episodes") { db in try LibraryStore.createLedger(db) }
         migrator.registerMigration("v12: podcast settings") { db in
-            try db.alter(table: "podcast") { t in t.add(column: "settings", .text) }
+            try db.add(columns: ["settings TEXT"], to: "podcast")
         }
         migrator.registerMigration("v13: updated upstream") { db in
-            try db.alter(table: "episode") { t in t.add(column: "upstreamChange", .text) }
-            try db.alter(table: "download") { t in t.add(column: "replaces", .integer) }
+            try db.add(columns: ["upstreamChange TEXT"], to: "episode")
+            try db.add(columns: ["replaces INTEGER"], to: "download")
         }
         migrator.registerMigration("v14: offline-complete episodes") { db in
-            try db.alter(table: "episode") { t in
-                t.add(column: "transcripts", .text)
-                t.add(column: "chaptersURL", .text)
-                t.add(column: "imageURL", .text)
-            }
+            try db.add(columns: ["transcripts TEXT", "chaptersURL TEXT", "imageURL TEXT"], to: "episode")
         }
         migrator.registerMigration("v15: a login bound to its origin") { db in
-            try db.alter(table: "podcast") { t in t.add(column: "loginOrigin", .text) }
+            try db.add(columns: ["loginOrigin TEXT"], to: "podcast")
             // Logins given before: bound to where their feed is now (the best there is to know).
             for row in try Row.fetchAll(db, sql: "SELECT id, url FROM podcast WHERE loginUser IS NOT NULL") {
                 let url: String = row["url"]
@@ -279,22 +224,19 @@ public final class QueueStore: Sendable {
         migrator.registerMigration("v16: every foreign key indexed") { db in
             // Deleting a download sets its episode's downloadId to NULL: without this index SQLite scanned
             // every episode for each deleted row (1,000 completed rows cleared in 69–83 s at 100,000 episodes).
-            try db.create(index: "episode_download", on: "episode", columns: ["downloadId"], ifNotExists: true)
+            try db.execute(sql: #"CREATE INDEX IF NOT EXISTS "episode_download" ON "episode"("downloadId")"#)
         }
         migrator.registerMigration("v17: sync with a phone") { db in try SyncStore.createSyncTables(db) }
         migrator.registerMigration("v18: downloads told to a gpodder.net server") { db in try SyncStore.createSyncDownloadTrigger(db) }
         migrator.registerMigration("v19: the committed file's birth time") { db in
             // With the inode, it tells the file podq wrote (changed since: bit rot) from a new file that
             // took the freed inode number: `podq queue add --replace` of a changed file (issue 41).
-            try db.alter(table: "download") { t in t.add(column: "commitBorn", .integer) }
+            try db.add(columns: ["commitBorn INTEGER"], to: "download")
         }
         migrator.registerMigration("v20: plays from a wrong clock") { db in
             // A play stamped in the future is counted at the time it first arrived (issue 42): the time
             // it arrived, kept, so a pull again (the overlap window) does not make it newer each time.
-            try db.create(table: "sync_future") { t in
-                t.primaryKey("action", .text)
-                t.column("receivedAt", .double).notNull()
-            }
+            try db.execute(sql: #"CREATE TABLE "sync_future" ("action" TEXT PRIMARY KEY NOT NULL, "receivedAt" DOUBLE NOT NULL)"#)
         }
         return migrator
     }

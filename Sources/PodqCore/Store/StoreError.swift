@@ -43,7 +43,7 @@ public enum StoreError: Error, LocalizedError, Sendable, Equatable {
         case .newerVersion(let path):
             "The queue database \(path) was written by a newer podq. Update podq, or use another --home."
         case .locked(let path, let seconds):
-            "Another program has held the queue database \(path) locked for more than \(Int(seconds / 60)) minutes; podq could not save its changes. Find it with `fuser \(path)` (a backup tool, sqlite3), let it finish, then run podq again: the partial files are kept."
+            "Another program has held the queue database \(path) locked for \(seconds < 120 ? "\(Int(seconds.rounded())) seconds" : "more than \(Int(seconds / 60)) minutes"); podq could not save its changes. Find it with `fuser \(path)` (a backup tool, sqlite3), let it finish, then run podq again: the partial files are kept."
         case .database(let reason):
             "Queue database error: \(reason)."
         case .noSuchDownload(let id):

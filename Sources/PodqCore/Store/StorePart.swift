@@ -1,5 +1,5 @@
 import Dispatch
-import GRDB
+import PodqSQLite
 import Synchronization
 
 /// One owner's part of the database (``QueueStore``): the queue's rows (``DownloadStore``), the
@@ -32,7 +32,7 @@ extension StorePart {
 
 extension QueueStore {
     /// Where the async twins run the synchronous API: four serial queues, taken in turn. Serial
-    /// queues get threads of their own from Dispatch (as GRDB's own queues do); a concurrent queue would
+    /// queues get threads of their own from Dispatch (as the pool's own queues do); a concurrent queue would
     /// take the threads of Dispatch's global pool, which on Linux also runs Swift's tasks, so writes
     /// waiting for another program's lock (``LockWait``) would starve them.
     private static let lanes = (0..<4).map { DispatchQueue(label: "podq.store.\($0)", qos: .userInitiated) }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// The sync account and the durable queue of changes for the sync server (docs/SYNC.md): every change
 /// podq makes that the server should hear of is written here first, in the same transaction as the
@@ -47,39 +47,19 @@ extension SyncStore {
     }
 
     static func createSyncTables(_ db: Database) throws {
-        try db.create(table: "sync_account") { t in
-            t.primaryKey("id", .integer).check { $0 == 1 }
-            t.column("server", .text).notNull()
-            t.column("flavour", .text).notNull()
-            t.column("user", .text).notNull()
-            t.column("device", .text)
-            t.column("passwordCommand", .text)
-            t.column("keyring", .boolean).notNull().defaults(to: false)
-            t.column("subscriptionsSince", .integer).notNull().defaults(to: 0)
-            t.column("actionsSince", .integer).notNull().defaults(to: 0)
-            t.column("lastPush", .double)
-            t.column("lastPull", .double)
-            t.column("lastError", .text)
-        }
-        try db.create(table: "sync_change") { t in
-            t.autoIncrementedPrimaryKey("id")
-            t.column("kind", .text).notNull()
-            t.column("url", .text).notNull()
-            t.column("episode", .text)
-            t.column("guid", .text)
-            t.column("action", .text)
-            t.column("timestamp", .integer).notNull()
-            t.column("started", .integer)
-            t.column("position", .integer)
-            t.column("total", .integer)
-            // Why the server refused it; a parked change is kept (and shown) but not sent again.
-            t.column("parked", .text)
-        }
-        try db.alter(table: "episode") { t in
-            t.add(column: "position", .integer)
-            t.add(column: "positionAt", .double)
-        }
-        try db.alter(table: "podcast") { t in t.add(column: "syncURL", .text) }
+        // A parked change (`parked`: why the server refused it) is kept (and shown) but not sent again.
+        try db.execute(
+            sql: """
+                CREATE TABLE "sync_account" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "server" TEXT NOT NULL, "flavour" TEXT NOT NULL, \
+                "user" TEXT NOT NULL, "device" TEXT, "passwordCommand" TEXT, "keyring" BOOLEAN NOT NULL DEFAULT 0, \
+                "subscriptionsSince" INTEGER NOT NULL DEFAULT 0, "actionsSince" INTEGER NOT NULL DEFAULT 0, "lastPush" DOUBLE, \
+                "lastPull" DOUBLE, "lastError" TEXT);
+                CREATE TABLE "sync_change" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "kind" TEXT NOT NULL, "url" TEXT NOT NULL, \
+                "episode" TEXT, "guid" TEXT, "action" TEXT, "timestamp" INTEGER NOT NULL, "started" INTEGER, "position" INTEGER, \
+                "total" INTEGER, "parked" TEXT)
+                """)
+        try db.add(columns: ["position INTEGER", "positionAt DOUBLE"], to: "episode")
+        try db.add(columns: ["syncURL TEXT"], to: "podcast")
     }
 
     /// A feed episode's download completed (by the runner, reconcile, any podq): on a gpodder.net

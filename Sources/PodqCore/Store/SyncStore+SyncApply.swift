@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 
 /// What a sync server sent, applied to the library: plays (positions and played marks) matched to
 /// episodes, and the URLs it rewrote. Pulls are idempotent: an action applied once changes nothing the

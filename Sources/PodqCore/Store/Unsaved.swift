@@ -1,4 +1,4 @@
-import GRDB
+import PodqSQLite
 
 /// A record being added: every column but its id, which SQLite gives as it stores it. The records read
 /// from the store (``DownloadRecord``, ``PodcastRecord``, ``EpisodeRecord``) have non-optional ids; this
@@ -16,7 +16,7 @@ struct Unsaved<Record: EncodableRecord & TableRecord>: PersistableRecord {
 
     /// Stores the record; returns the id SQLite gave it.
     func add(to db: Database) throws -> Int64 {
-        try insert(db, onConflict: nil)
+        try insert(db)
         return db.lastInsertedRowID
     }
 }

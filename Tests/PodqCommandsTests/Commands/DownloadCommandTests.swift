@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
@@ -198,7 +198,6 @@ final class DownloadCommandTests: CLITestCase {
         let database = dir.file("home/queue.sqlite")
         await expect(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/locked.mp3.part")) }
         var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: database, configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
@@ -257,7 +256,6 @@ final class DownloadCommandTests: CLITestCase {
         let child = try podq(["download", "--download-dir", dir.file("out"), url.absoluteString])
         await expect(timeout: 5, every: 10) { FileManager.default.fileExists(atPath: dir.file("out/held.mp3.part")) }
         var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }

@@ -1,4 +1,4 @@
-import GRDB
+import PodqSQLite
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import PodqCore
+import PodqSQLite
 import PodqServer
 import PodqSession
 import PodqTestAssertions

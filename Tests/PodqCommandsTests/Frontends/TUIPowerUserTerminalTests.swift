@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
@@ -289,7 +289,6 @@ final class TUIPowerUserTerminalTests: TerminalTestCase {
         let queued = try await cli.run(["queue", "add", "1", "2", "3"])
         XCTAssertEqual(queued.exit.code, 0, queued.out + queued.err)
         var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
         configuration.busyMode = .timeout(10)  // podq may be writing its progress at that moment
         let other = try DatabaseQueue(path: cli.home + "/queue.sqlite", configuration: configuration)
         try await other.write { db in try db.execute(sql: "UPDATE download SET state = 'completed'") }

@@ -1,4 +1,4 @@
-import GRDB
+import PodqSQLite
 import PodqSession
 import PodqTestAssertions
 import PodqTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 import PodqTestAssertions
 import PodqTestSupport
 import XCTest
@@ -19,10 +19,17 @@ final class SignalWhileLockedTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, out + err)
     }
 
+    /// A download queued (not of the feed), so that `podq download` has a row to write and waits for the
+    /// lock: with nothing to do it ends without writing, lock or not.
+    private func queueOne() async throws {
+        server.serve(Array("ID3 another".utf8), as: "two.mp3", type: "audio/mpeg")
+        let (exit, out, err) = try await cli.run(["queue", "add", server.url("/static/two.mp3").absoluteString])
+        XCTAssertEqual(exit.code, 0, out + err)
+    }
+
     /// Another program's write lock on the database, as sqlite3's `BEGIN IMMEDIATE` holds it.
     private func holdTheLock() async throws -> DatabaseQueue {
         var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true
         configuration.busyMode = .timeout(10)
         let other = try DatabaseQueue(path: dir.file("home/queue.sqlite"), configuration: configuration)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
@@ -31,6 +38,7 @@ final class SignalWhileLockedTests: CLITestCase {
 
     func testEveryCommandWaitingForTheLockSaysSoAndEndsWith130OnSIGTERM() async throws {
         try await subscribe()
+        try await queueOne()
         let other = try await holdTheLock()
         let commands: [(args: [String], signal: Int32)] = [
             (["mark-played", "e1"], SIGTERM), (["refresh"], SIGTERM), (["download"], SIGTERM), (["queue", "add", "--latest", "1", "Held"], SIGINT),
@@ -44,6 +52,8 @@ final class SignalWhileLockedTests: CLITestCase {
             child.send(sig)
             let exit = await child.finish(timeout: 10)
             XCTAssertEqual(exit.code, 130, "\(args): " + child.standardOutput + child.standardError)
+            XCTAssertFalse(
+                (child.standardOutput + child.standardError).contains("more than 10 minutes"), "\(args): a stop after seconds says no 10 minutes")
         }
         try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         // Nothing was lost: the next commands run as if nothing happened.
@@ -51,9 +61,26 @@ final class SignalWhileLockedTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, out + err)
     }
 
+    /// Reading needs no lock: opening a home writes nothing, so a listing answers while another program
+    /// holds the write lock, without a wait to say.
+    func testReadingCommandsAnswerWhileTheLockIsHeld() async throws {
+        try await subscribe()
+        try await queueOne()
+        let other = try await holdTheLock()
+        for args in [["episodes"], ["queue"], ["feeds"]] {
+            let (exit, out, err) = try await cli.run(args)
+            XCTAssertEqual(exit.code, 0, "\(args): " + out + err)
+            XCTAssertFalse((out + err).contains("waiting"), "\(args): " + out + err)
+        }
+        let listed = try await cli.run(["episodes"]).1
+        XCTAssertTrue(listed.contains("One"), listed)
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+    }
+
     /// `podq download --json` says the wait as a JSON object, as every line it writes.
     func testDownloadJSONSaysTheWaitAsAnObject() async throws {
         try await subscribe()
+        try await queueOne()
         let other = try await holdTheLock()
         let child = try cli.start(["download", "--json"])
         await expect(timeout: 15, every: 50) { child.standardOutput.contains("waiting: another program") }

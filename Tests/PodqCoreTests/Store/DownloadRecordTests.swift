@@ -1,4 +1,4 @@
-import GRDB
+import PodqSQLite
 import PodqServer
 import PodqTestSupport
 import XCTest
@@ -43,7 +43,7 @@ final class DownloadRecordTests: XCTestCase {
             XCTAssertEqual(try store.queue.download(id: added.id), saved, "every column written (DownloadRecord.save) and read back")
         }
         try store.pool.read { db in
-            let byName = try DownloadRecord.order(Column("position"), Column("id")).fetchAll(db)
+            let byName = try DownloadRecord.fetchAll(db, sql: "SELECT * FROM download ORDER BY position, id")
             XCTAssertEqual(try DownloadRecord.all(db), byName)
             for record in byName { XCTAssertEqual(try DownloadRecord.row(db, id: record.id), record) }
             XCTAssertNil(try DownloadRecord.row(db, id: 10_000))
@@ -57,8 +57,8 @@ final class DownloadRecordTests: XCTestCase {
         XCTAssertThrowsError(try store.pool.write { db in try added.save(db) }) { XCTAssertEqual($0 as? StoreError, .noSuchDownload(added.id)) }
     }
 
-    /// A value of the wrong kind (another program's write) is an error naming the column, not a crash;
-    /// an unknown state is the error that says so.
+    /// A value of the wrong kind (another program's write) is an error naming the column, not a crash
+    /// and not a silent 0, read alone or in the list; an unknown state is the error that says so.
     func testAValueOfTheWrongKindIsAnErrorNotACrash() throws {
         let store = try QueueStore(path: dir.file("q.sqlite"))
         let a = try store.queue.add(url: "http://h/a.mp3", title: "a", destination: "/d/a.mp3")
@@ -68,6 +68,9 @@ final class DownloadRecordTests: XCTestCase {
             try db.execute(sql: "UPDATE download SET state = 'bogus' WHERE id = ?", arguments: [b.id])
         }
         XCTAssertThrowsError(try store.pool.read { db in try DownloadRecord.row(db, id: a.id) }) { error in
+            XCTAssertTrue("\(error)".contains("bytesReceived") && "\(error)".contains("many"), "\(error)")
+        }
+        XCTAssertThrowsError(try store.pool.read { db in try DownloadRecord.all(db) }) { error in
             XCTAssertTrue("\(error)".contains("bytesReceived") && "\(error)".contains("many"), "\(error)")
         }
         XCTAssertThrowsError(try store.pool.read { db in try DownloadRecord.row(db, id: b.id) }) { error in

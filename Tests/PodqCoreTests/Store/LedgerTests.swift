@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 import PodqTestSupport
 import XCTest
 

@@ -1,5 +1,5 @@
-import GRDB
 import PodqCore
+import PodqSQLite
 import PodqTestSupport
 import XCTest
 

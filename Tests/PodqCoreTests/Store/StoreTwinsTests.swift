@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import PodqSQLite
 import PodqTestSupport
 import Synchronization
 import XCTest
@@ -14,9 +14,7 @@ final class StoreTwinsTests: XCTestCase {
         let store = try QueueStore(path: dir.file("queue.sqlite"))
         let feed = Feed(title: "Show", episodes: [FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")])])
         let (_, episodes) = try await store.library.addPodcast(url: "http://h/feed", feed: feed, etag: nil, lastModified: nil, autoQueue: false)
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
-        let other = try DatabaseQueue(path: dir.file("queue.sqlite"), configuration: configuration)
+        let other = try DatabaseQueue(path: dir.file("queue.sqlite"))
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         // The lock's deadline: it goes after 20 s whatever happens (on a queue of its own, not the pool the
         // test watches), so a pool that is held makes this test fail, not hang.

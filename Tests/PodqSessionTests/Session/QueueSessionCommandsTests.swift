@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import PodqCore
 import PodqHTTP
+import PodqSQLite
 import PodqTestSupport
 import Synchronization
 import XCTest
@@ -354,9 +354,7 @@ final class QueueSessionCommandsTests: XCTestCase {
         let context = try QueueContext.open(home: home, downloadDir: dir.file("out"), echoLog: false)
         let memory = MemoryTransport { request, _ in Web().answer(request) }
         _ = try await QueueSession.beside(context: context, transport: memory) { session in try await subscribed(session) }
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true  // the lock held across accesses, as sqlite3's BEGIN does
-        let other = try DatabaseQueue(path: context.paths.database, configuration: configuration)
+        let other = try DatabaseQueue(path: context.paths.database)
         try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let store = context.store
         let write = Task.detached { try await store.library.setPlayed(episodeIds: [1], played: true) }
