@@ -94,6 +94,11 @@ public final class DatabasePool: DatabaseWriter {
 }
 
 /// A reading connection handed from thread to thread, one at a time, through the pool's lock.
+///
+/// Why `@unchecked Sendable` is true: a box is either in `idle` (touched only under its `Mutex`) or
+/// held by exactly one `read`, which took it out under that lock and puts it back before returning;
+/// no two threads ever hold the same box. `Mutex<[Database]>` was tried: the compiler cannot see that a
+/// connection popped from the array leaves it (`'inout sending' parameter cannot be task-isolated`).
 private final class ReaderBox: @unchecked Sendable {
     let database: Database
     init(_ database: Database) { self.database = database }

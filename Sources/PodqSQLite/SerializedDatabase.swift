@@ -2,7 +2,10 @@ import Dispatch
 
 /// A connection and the serial queue that is the only way to it: one thread at a time uses it.
 final class SerializedDatabase: @unchecked Sendable {
-    // Only touched on `queue` (or before the first use, in init): what makes the unchecked Sendable true.
+    // Why `@unchecked Sendable` is true: `database` is read only inside blocks run on `queue`, a serial
+    // queue (`sync`, `async`), and `sync` refuses to run inside one of its own blocks; so one thread at a
+    // time uses the connection, as SQLite's SQLITE_OPEN_NOMUTEX requires. An actor cannot serve the
+    // synchronous `sync` callers (the CLI commands), which is why it is a queue.
     private let database: Database
     let queue: DispatchQueue
     private let key = DispatchSpecificKey<Bool>()
