@@ -119,6 +119,8 @@ bench: bench-deps commit-info
 	.build/release/podq-bench sync --feeds 1000,20000 --write docs/PERFORMANCE.md
 	.build/release/podq-bench fresh-build --write docs/PERFORMANCE.md
 	.build/release/podq-bench size .build/release/podq --write docs/PERFORMANCE.md
+	# README's "Why podq" table and the other generated sections, from the PERFORMANCE.md this run wrote.
+	.build/release/podq-bench docs --write
 
 # A smoke check for CI on the debug build that `make test` made: small files, one run each, no ratios.
 bench-quick: bench-deps
@@ -133,12 +135,12 @@ docs:
 	.build/debug/podq-bench docs --write
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format --in-place --recursive Sources Tests Resources Package.swift
 
 lint:
-	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Resources Package.swift
 
-# `make install PREFIX=~/.local`: bin/podq with its resource bundle (the demo podcast),
+# `make install PREFIX=~/.local`: bin/podq, the demo podcast in share/podq/demo,
 # share/man/man1/podq.1, the guides in share/doc/podq, and completions where bash-completion, zsh and
 # fish look for them.
 install: release

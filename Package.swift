@@ -122,6 +122,7 @@ let package = Package(
         .target(
             name: "PodqServer",
             dependencies: [
+                "PodqBase",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -130,13 +131,12 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Bundled files (the demo podcast). The folder is the top-level Resources/.
+        // Files shipped beside the binary (the demo podcast), found at run time. The folder is the top-level Resources/.
         .target(
             name: "PodqResources",
             path: "Resources",
-            exclude: ["README.md"],
+            exclude: ["README.md", "demo"],
             sources: ["PodqResources.swift"],
-            resources: [.copy("demo")],
             swiftSettings: strict
         ),
 

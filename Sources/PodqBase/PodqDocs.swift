@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where podq's guides are on this machine, so that a message that points to one points somewhere that
 /// exists: the Debian package's `/usr/share/doc/podq` (compressed there when over 4 KB), `make install`'s

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// A parsed `Content-Range` header: `bytes 100-199/1000`, `bytes 100-199/*` or `bytes */1000`.
 public struct ContentRange: Sendable, Equatable {
@@ -14,9 +16,9 @@ public struct ContentRange: Sendable, Equatable {
 
     /// Parses the header value; nil when it is not a valid byte range.
     public init?(_ header: String) {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingSpaces
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let spec = text.dropFirst(6).trimmingSpaces
         let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         if parts[1] == "*" {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A login for one server: sent as HTTP Basic to that host only (its scheme, host and port), never to
 /// another one a redirect leads to, and never over plain HTTP when it was given for HTTPS.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqBase
 
@@ -133,7 +134,7 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
 
     /// " Did you mean https://…?" for a scheme one typo away from http(s) (`htp://`, `htps://`).
     public static func schemeHint(_ url: String) -> String {
-        guard let range = url.range(of: "://") else { return "" }
+        guard let range = url.firstRange(of: "://") else { return "" }
         let scheme = String(url[..<range.lowerBound])
         guard let near = Suggestion.nearest(to: scheme, in: ["http", "https"]), near != scheme.lowercased() else { return "" }
         return " Did you mean \(near)://\(SafeText.clean(String(url[range.upperBound...])))?"
@@ -237,6 +238,6 @@ public enum DownloadError: Error, LocalizedError, Sendable, Equatable {
     }
 
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(printf: "%.1f", seconds)
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Which proxy a request goes through, read as curl reads it: the config's `proxy` first (as curl's
 /// `-x`), else `http_proxy` for http URLs (lower case only: `HTTP_PROXY` can be set by a CGI request's
@@ -58,7 +60,7 @@ public struct ProxySettings: Sendable, Equatable {
             settings.http = try value("http_proxy", upper: false).map { (name, v) throws(DownloadError) in try parse(v, source: name) } ?? all
             settings.https = try value("https_proxy").map { (name, v) throws(DownloadError) in try parse(v, source: name) } ?? all
         }
-        settings.noProxy = (value("no_proxy")?.1 ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        settings.noProxy = (value("no_proxy")?.1 ?? "").split(separator: ",").map { $0.trimmingSpaces.lowercased() }
             .filter { !$0.isEmpty }
         return settings
     }
@@ -104,7 +106,7 @@ public struct ProxySettings: Sendable, Equatable {
     /// A proxy as curl reads it: `host:port`, `http://host:port`, `http://user:pass@host:port`,
     /// `socks5://host:port`; the port defaults to 1080 (curl's).
     package static func parse(_ text: String, source: String) throws(DownloadError) -> Server {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let url = URLComponents(string: withScheme), let host = url.host, !host.isEmpty else {
             throw .badProxy(source: source, value: trimmed, reason: "it is not a proxy address such as http://proxy.example:3128")
@@ -121,7 +123,7 @@ public struct ProxySettings: Sendable, Equatable {
             throw .badProxy(source: source, value: trimmed, reason: "podq speaks to HTTP and SOCKS5 proxies, not \(other)")
         }
         return Server(
-            kind: kind, host: host, port: url.port ?? 1080, user: url.user?.removingPercentEncoding ?? url.user,
-            password: url.password?.removingPercentEncoding ?? url.password)
+            kind: kind, host: host, port: url.port ?? 1080, user: url.user.flatMap(PercentEncoding.decode) ?? url.user,
+            password: url.password.flatMap(PercentEncoding.decode) ?? url.password)
     }
 }

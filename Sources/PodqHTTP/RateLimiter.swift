@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PodqBase
 import Synchronization
 
 /// The global speed limit (`rate-limit`, `--limit-rate`, `<`/`>` in the TUI), shared by every running
@@ -81,7 +84,7 @@ public final class RateLimiter: Sendable {
     /// `2M` is the "2.0 MB/s" the TUI says), `KB`/`MB` the same, `KiB`/`MiB` 1024 and 1024²; `0`, `none`
     /// or `off` mean no limit (nil). Below ``slowest`` is not valid.
     public static func parse(_ text: String) -> (valid: Bool, bytesPerSecond: Int?) {
-        var t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var t = text.trimmingSpaces.lowercased()
         if t == "0" || t == "none" || t == "off" || t == "unlimited" { return (true, nil) }
         if t.hasSuffix("/s") { t.removeLast(2) }
         var digits = Substring(t)

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import NIOHTTP1
+import PodqBase
 
 /// Sends a GET and follows redirects itself: at most `maxRedirects`, no loops, http and https only,
 /// remembering the chain and whether every hop was permanent (301/308), so a feed's stored URL can
@@ -91,7 +93,7 @@ public struct RedirectFollower: Sendable {
                     } else if [301, 302, 303, 307, 308].contains(response.status) {
                         try await Self.drain(response.body)
                         guard let location = response.headers.first(name: "Location"),
-                            let target = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+                            let target = URL(string: location.trimmingSpaces, relativeTo: url)?.absoluteURL
                         else {
                             throw DownloadError.badRedirect(url: url.absoluteString)
                         }
@@ -155,7 +157,7 @@ public struct RedirectFollower: Sendable {
         case .stalled: "stalled"
         case .untrustedCertificate(_, let reason): "certificate not trusted: \(reason)"
         case .tlsRefused(let reason): "TLS failed: \(reason)"
-        default: error.localizedDescription
+        default: ErrorText.describe(error)
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 
 /// Fetches a small file whole into memory, with a size cap: an episode's transcript, chapters or image

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -24,8 +25,8 @@ public enum TLSTrust {
         var tls = TLSConfiguration.makeClientConfiguration()
         var certificates: [NIOSSLCertificate] = []
         if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), !isFolder.boolValue else {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), !isFolder else {
                 throw .badTrustStore(variable: "SSL_CERT_FILE", path: file, reason: "there is no file there")
             }
             guard let loaded = try? NIOSSLCertificate.fromPEMFile(file), !loaded.isEmpty else {
@@ -34,8 +35,8 @@ public enum TLSTrust {
             certificates += loaded
         }
         if let folder = environment["SSL_CERT_DIR"], !folder.isEmpty {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder else {
                 throw .badTrustStore(variable: "SSL_CERT_DIR", path: folder, reason: "there is no folder there")
             }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

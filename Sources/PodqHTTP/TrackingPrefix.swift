@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Analytics prefixes in front of an episode's URL: podtrac `…/redirect.mp3/<host>/<path>`, pdst.fm and
 /// OP3 `…/e/<host>/<path>`, chartable `…/track/<id>/<host>/<path>`, podscribe, and the like, which
@@ -15,7 +17,7 @@ public enum TrackingPrefix {
         // Only an http(s) hop carries one (FuzzHeaders: `wps://…/t.st/…` made a `wps:` URL).
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         let text = url.absoluteString
-        guard let schemeEnd = text.range(of: "://") else { return nil }
+        guard let schemeEnd = text.firstRange(of: "://") else { return nil }
         let afterScheme = text[schemeEnd.upperBound...]
         guard let slash = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return nil }
         let rest = afterScheme[slash...]
@@ -36,14 +38,14 @@ public enum TrackingPrefix {
     private static func embeddedURL(in rest: Substring) -> URL? {
         let lowered = rest.lowercased()
         for marker in ["https%3a%2f%2f", "http%3a%2f%2f", "https://", "http://", "https:/", "http:/"] {
-            guard let found = lowered.range(of: marker) else { continue }
+            guard let found = lowered.firstRange(of: marker) else { continue }
             let offset = lowered.distance(from: lowered.startIndex, to: found.lowerBound)
             var candidate = String(rest.dropFirst(offset))
             let inQuery = rest.prefix(offset).contains("?")
             if marker.contains("%") {
                 // Encoded: it ends where its parameter does.
                 if inQuery, let amp = candidate.firstIndex(of: "&") { candidate = String(candidate[..<amp]) }
-                guard let decoded = candidate.removingPercentEncoding else { continue }
+                guard let decoded = PercentEncoding.decode(candidate) else { continue }
                 candidate = decoded
             } else if marker.hasSuffix(":/") {
                 // `http:/host/x`: a path that collapsed its double slash.

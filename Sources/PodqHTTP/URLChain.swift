@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The URLs a request went through, the first one included, filled in as each redirect is followed,

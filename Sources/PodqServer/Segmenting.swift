@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import Synchronization
 
@@ -31,7 +32,8 @@ public struct Segmenting: Sendable, Equatable {
         guard let value = environment["PODQ_TEST_SEGMENTING"], !value.isEmpty, value != "0" else { return nil }
         if let seed = UInt64(value) { return Segmenting(seed: seed) }
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        FileHandle.standardError.write(Data("PodqServer: PODQ_TEST_SEGMENTING=\(seed) (every response cut at random byte boundaries)\n".utf8))
+        let notice = "PodqServer: PODQ_TEST_SEGMENTING=\(seed) (every response cut at random byte boundaries)\n"
+        _ = notice.withCString { Glibc.write(2, $0, strlen($0)) }
         return Segmenting(seed: seed)
     }
 }

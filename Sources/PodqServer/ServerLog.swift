@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// What the server saw: every request, how many were in flight at once, and how each response ended.

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
+import PodqBase
 
 /// A request as a route sees it and as the server records it.
 public struct ServerRequest: Sendable {
@@ -38,8 +40,8 @@ public struct ServerRequest: Sendable {
         var result: [String: String] = [:]
         for pair in q.split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = String(kv[0]).removingPercentEncoding ?? String(kv[0])
-            let value = kv.count > 1 ? (String(kv[1]).removingPercentEncoding ?? String(kv[1])) : ""
+            let key = PercentEncoding.decode(kv[0]) ?? String(kv[0])
+            let value = kv.count > 1 ? (PercentEncoding.decode(kv[1]) ?? String(kv[1])) : ""
             result[key] = value
         }
         return result

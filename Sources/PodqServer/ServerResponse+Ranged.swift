@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Range requests, as a file server answers them: the demo's episodes and the tests' routes.
 extension ServerResponse {
@@ -31,11 +32,11 @@ extension ServerResponse {
 
     /// `bytes=N-` or `bytes=N-M` as (N, M); nil for anything else (suffix ranges, several ranges).
     public static func parseRange(_ header: String) -> (start: Int64, last: Int64?)? {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingSpaces
         guard text.hasPrefix("bytes="), !text.contains(",") else { return nil }
         let spec = text.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard spec.count == 2, let start = Int64(spec[0].trimmingCharacters(in: .whitespaces)) else { return nil }
-        let lastText = spec[1].trimmingCharacters(in: .whitespaces)
+        guard spec.count == 2, let start = Int64(spec[0].trimmingSpaces) else { return nil }
+        let lastText = spec[1].trimmingSpaces
         if lastText.isEmpty { return (start, nil) }
         guard let last = Int64(lastText) else { return nil }
         return (start, last)

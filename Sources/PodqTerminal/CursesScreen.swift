@@ -1,6 +1,7 @@
 import CNcursesw
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqUI
 
 /// The one owner of curses: sets the terminal up, draws ``Grid``s, reads keys, and restores the

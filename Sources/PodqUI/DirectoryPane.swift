@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 
 /// The results of a directory search the TUI shows (`a`, then words): the list of shows, which is
@@ -58,7 +60,7 @@ public struct DirectoryPane: Sendable, Equatable {
     /// Words a person typed at `a` rather than an address: a space, or no `.`, `/`, `:` or `~` at all
     /// (`radiolab`); `example.org/feed`, `feed.xml`, `~/feeds/show.xml` are addresses or files.
     public static func isWords(_ text: String) -> Bool {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty, !trimmed.contains("://"), !trimmed.contains("/"), !trimmed.hasPrefix("~") else { return false }
         return trimmed.contains(" ") || !trimmed.contains(where: { $0 == "." || $0 == ":" })
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What one row of the Episodes view shows.
 public struct EpisodeRow: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import PodqBase
 import PodqCore
 
 /// The TUI's own state (not the queue's): the view, the selection, the filter, what is being typed,
@@ -185,7 +186,7 @@ public struct TUIState: Sendable, Equatable {
             switch order.key {
             case .state: rows = Self.stableSorted(rows) { Self.rank($0.state) < Self.rank($1.state) }
             case .progress: rows = Self.stableSorted(rows) { ($0.fraction ?? -1) > ($1.fraction ?? -1) }
-            case .title: rows = Self.stableSorted(rows) { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
+            case .title: rows = TextOrder.sorted(rows) { $0.title }
             default: break
             }
             let ids = rows.map { Int64($0.id) }

@@ -22,7 +22,7 @@ enum ArgumentCheck {
             // help queu` printed the general help and exited 0).
             if word == "help" {
                 let rest = Array(arguments[(index + 1)...].prefix { !$0.hasPrefix("-") })
-                return rest.isEmpty || path.count > 1 ? nil : problem(in: rest).map { $0.replacingOccurrences(of: " --help'", with: " help'") }
+                return rest.isEmpty || path.count > 1 ? nil : problem(in: rest).map { $0.replacingEvery(" --help'", with: " help'") }
             }
             if let next = subcommands.first(where: { name(of: $0) == word || $0.configuration.aliases.contains(word) }) {
                 command = next

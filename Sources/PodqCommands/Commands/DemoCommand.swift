@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 
@@ -37,7 +39,7 @@ struct DemoCommand: AsyncParsableCommand {
         var podcast = try DemoPodcast.load()
         if let bytesPerSecond { podcast.bytesPerSecond = max(1000, bytesPerSecond) }
         let server = try await podcast.serve()
-        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-demo-\(UUID().uuidString.prefix(8))")
+        let scratch = LexicalPath.join(LexicalPath.temporaryFolder, "podq-demo-\(UUID().uuidString.prefix(8))")
         let home = global.home ?? scratch + "/home"
         let folder = downloadDir ?? scratch + "/downloads"
         // Nothing is left in the temporary folder: what was not asked for by --home or --download-dir goes.

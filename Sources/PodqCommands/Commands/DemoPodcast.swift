@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
+import PodqBase
 import PodqResources
 import PodqServer
 
@@ -67,14 +69,14 @@ struct DemoPodcast: Decodable, Sendable {
     }
 
     private func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        s.replacingEvery("&", with: "&amp;").replacingEvery("<", with: "&lt;")
     }
 }
 
 enum DemoError: Error, LocalizedError {
     case missingResources
     var errorDescription: String? {
-        "The demo's files are missing next to the podq executable; reinstall podq (make install)."
+        "The demo's files are missing: podq looks for them in share/podq/demo beside its bin folder; reinstall podq (make install)."
     }
 }
 

@@ -19,7 +19,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// An empty path option is a mistake (`--home ''` would mean the current folder): exit 2, said.
     static func path(_ value: String?, _ option: String) throws {
-        if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let value, value.trimmingSpaces.isEmpty {
             throw ValidationError("\(option) needs a folder; it was given an empty value.")
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -63,13 +64,13 @@ extension ImportCommand {
             do {
                 return try await SmallFetch.get(url, transport: transport, limit: urlLimit).bytes
             } catch let error as SmallFetch.TooLarge {
-                throw CommandError("\(SafeText.clean(address)): \(error.localizedDescription)", code: ExitCodes.failure)
+                throw CommandError("\(SafeText.clean(address)): \(ErrorText.describe(error))", code: ExitCodes.failure)
             } catch {
                 throw CommandError(FeedError.fetch(error as? DownloadError ?? .network(String(describing: error)), url: address))
             }
         }
         // A new file of our own in $TMPDIR, as a fetched feed's (O_EXCL, no link followed), read, then gone.
-        let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-opml-\(UUID().uuidString).opml")
+        let temporary = LexicalPath.join(LexicalPath.temporaryFolder, "podq-opml-\(UUID().uuidString).opml")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CommandError("cannot write \(temporary) to read the OPML: \(String(cString: strerror(errno)))", code: ExitCodes.failure) }
         defer { unlink(temporary) }

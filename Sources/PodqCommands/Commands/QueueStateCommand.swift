@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 
@@ -65,7 +67,7 @@ enum QueueStateCommand {
                 // A running download's partial is its runner's to delete (it holds it, and stops the
                 // transfer first); any other goes now.
                 if event == .cancel { _ = try? DownloadFolder(path: row.folderPath).removePartial(of: row.destination) }
-                Console.out("\(Self.verb(event).padding(toLength: 9, withPad: " ", startingAt: 0)) \(ItemKind.download.label(id)) \(row.title)")
+                Console.out("\(Self.verb(event).padded(to: 9)) \(ItemKind.download.label(id)) \(row.title)")
             }
         } catch let error as CommandError {
             throw error

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqSession
@@ -21,7 +22,7 @@ struct SearchCommand: AsyncParsableCommand {
         guard !text.isEmpty else { throw ValidationError("Give the words to look for: podq search history of rome") }
     }
 
-    var text: String { words.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines) }
+    var text: String { words.joined(separator: " ").trimmingWhitespace }
 
     func run() async throws {
         let context = try QueueContext.open(global)
@@ -78,7 +79,7 @@ struct SearchCommand: AsyncParsableCommand {
         .object([
             "title": .string(show.given?.title ?? show.title), "author": .string(show.given?.author ?? show.author), "feedUrl": .string(show.feedURL),
             "episodes": .optional(show.episodes), "sources": .array(show.sources.map(JSONValue.string)),
-            "latest": .optional(show.latest.map { ISO8601DateFormatter().string(from: $0) }), "description": .string(show.description),
+            "latest": .optional(show.latest.map { $0.ISO8601Format() }), "description": .string(show.description),
             "subscribers": .optional(show.subscribers),
         ])
     }

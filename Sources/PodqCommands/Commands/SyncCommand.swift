@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -140,7 +141,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
             Console.out("Open this page in a browser, log in and grant access (podq waits 10 minutes):\n  \(started.loginPage)")
             return try await flow.wait(for: started)
         } catch {
-            throw CommandError(error.localizedDescription, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
+            throw CommandError(ErrorText.describe(error), code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
         }
     }
 
@@ -164,7 +165,7 @@ struct SyncLoginCommand: AsyncParsableCommand {
                 let both = (try? await NextcloudServer(connection: connection).checkActions(since: now)) != nil
                 return (.gpodder, both ? "its login and lists answer; it also speaks Nextcloud's (--flavour nextcloud)" : "its login and lists answer")
             } catch {
-                if given == .gpodder || SyncRun.stopsTheSync(error) { throw CommandError(error.localizedDescription, code: ExitCodes.failure) }
+                if given == .gpodder || SyncRun.stopsTheSync(error) { throw CommandError(ErrorText.describe(error), code: ExitCodes.failure) }
                 gpodderFailure = error
             }
         }
@@ -178,11 +179,11 @@ struct SyncLoginCommand: AsyncParsableCommand {
             switch error {
             case .status(let code, _, let detail) where given == nil:
                 throw CommandError(
-                    SyncError.notASyncServer(url: connection.serverName, detail: "\(code) \(detail)").localizedDescription, code: ExitCodes.failure)
+                    ErrorText.describe(SyncError.notASyncServer(url: connection.serverName, detail: "\(code) \(detail)")), code: ExitCodes.failure)
             case .badAnswer(_, let detail) where given == nil:
-                throw CommandError(SyncError.notASyncServer(url: connection.serverName, detail: detail).localizedDescription, code: ExitCodes.failure)
+                throw CommandError(ErrorText.describe(SyncError.notASyncServer(url: connection.serverName, detail: detail)), code: ExitCodes.failure)
             default:
-                throw CommandError(error.localizedDescription, code: ExitCodes.failure)
+                throw CommandError(ErrorText.describe(error), code: ExitCodes.failure)
             }
         }
     }
@@ -265,6 +266,6 @@ struct SyncStatusCommand: ParsableCommand {
         var time = time_t(t)
         var parts = tm()
         localtime_r(&time, &parts)
-        return String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+        return String(printf: "%02d:%02d", parts.tm_hour, parts.tm_min)
     }
 }

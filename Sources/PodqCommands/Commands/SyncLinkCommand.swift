@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqSession
@@ -18,7 +19,7 @@ struct SyncLinkCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try QueueContext.open(global)
         guard let account = try await context.store.sync.syncAccount() else {
-            throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage)
+            throw CommandError(ErrorText.describe(SyncError.notLoggedIn), code: ExitCodes.usage)
         }
         guard account.flavour == .gpodder else {
             throw CommandError("Nextcloud's GPodder Sync has no devices: every client already shares one list.", code: ExitCodes.usage)
@@ -63,7 +64,7 @@ struct SyncLinkCommand: AsyncParsableCommand {
                             + "none: every device there already shares the account's subscriptions). Nothing was linked.",
                         code: ExitCodes.failure)
                 }
-                throw CommandError(error.localizedDescription, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
+                throw CommandError(ErrorText.describe(error), code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)
             }
         }
         Console.out(line)

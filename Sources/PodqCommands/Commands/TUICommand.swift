@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSession
 
 /// `podq` / `podq tui`: the terminal UI on the queue and the subscriptions.

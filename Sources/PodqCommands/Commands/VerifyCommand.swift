@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqSession
@@ -97,7 +98,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     static func line(_ row: DownloadRecord, _ check: FileCheck) -> String {
-        let head = "\(check.word.padding(toLength: 12, withPad: " ", startingAt: 0)) \(ItemKind.download.label(row.id)) \(row.title)"
+        let head = "\(check.word.padded(to: 12)) \(ItemKind.download.label(row.id)) \(row.title)"
         switch check {
         case .ok, .notRecorded: return head
         case .changed: return head + ": \(row.destination) differs from the file podq downloaded. \(Self.again(row))"

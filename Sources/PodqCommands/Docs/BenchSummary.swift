@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// README's "Why podq" table, made from the tables `make bench` wrote into docs/PERFORMANCE.md, so that
 /// the two never disagree: a new bench run and `make docs` change both.
@@ -17,7 +19,7 @@ enum BenchSummary {
                 continue
             }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingSpaces }
             if titles.isEmpty {
                 titles = cells.map { $0.lowercased() }
             } else if !cells.allSatisfy({ $0.allSatisfy { "-: ".contains($0) } }), let key = cells.first {
@@ -38,7 +40,7 @@ enum BenchSummary {
         func number(_ rows: [String: [String: String]], _ tool: String, _ column: String) -> Double? {
             rows[tool]?[column].flatMap { Double($0.split(separator: " ").first ?? "") }
         }
-        let date = performance.range(of: #"Measured by `make bench` on [0-9-]+"#, options: .regularExpression).map { String(performance[$0]) }
+        let date = performance.firstMatch(of: #/Measured by `make bench` on [0-9-]+/#).map { String($0.output) }
         var text = (date ?? "Measured by `make bench`") + " in one run against the same nginx on 127.0.0.1 (medians; the machine, "
         text += "versions and every figure are in `docs/PERFORMANCE.md`):\n\n"
         text += "| | podq | curl | wget | aria2c |\n|---|---|---|---|---|\n"
@@ -67,7 +69,7 @@ enum BenchSummary {
         text += "\nAgainst podcast clients' parsers in the same run: podcastparser (gPodder's) took \(value(e, "podcastparser", "wall s")) s and "
         text += "feedparser \(value(e, "feedparser", "wall s")) s on that feed."
         if let podq = number(b, "podq", "cpu s"), let curl = number(b, "curl", "cpu s"), curl > 0 {
-            text += String(format: " The CPU of 50 downloads at once is %.2fx curl's", podq / curl)
+            text += String(printf: " The CPU of 50 downloads at once is %.2fx curl's", podq / curl)
             text += podq > curl ? "; `docs/PERFORMANCE.md` has the profile and the plan." : "."
         }
         return text + "\n"

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 import PodqUI
@@ -52,7 +54,7 @@ public enum GeneratedDocs {
         var text = document
         for section in sections(performance: performance) where section.file == file {
             let (begin, end) = markers(section.name, mdoc: file.hasSuffix(".mdoc") || file.hasSuffix(".1"))
-            guard let open = text.range(of: begin), let close = text.range(of: end, range: open.upperBound..<text.endIndex),
+            guard let open = text.firstRange(of: begin), let close = text[open.upperBound...].firstRange(of: end),
                 let lineEnd = text[open.upperBound...].firstIndex(of: "\n")
             else { throw MarkerError(file: file, name: section.name) }
             text.replaceSubrange(text.index(after: lineEnd)..<close.lowerBound, with: section.text)
@@ -75,7 +77,7 @@ public enum GeneratedDocs {
 
     /// A markdown table cell: `|` escaped, one line.
     private static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        text.replacingEvery("|", with: "\\|").replacingEvery("\n", with: " ")
     }
 
     static func markdownTUIKeys() -> String {
@@ -112,7 +114,7 @@ public enum GeneratedDocs {
             | the file | \(limits.fileSize / 1_000_000) MB (`feed-size-limit` in the config) | refused while it downloads |
             | text added by entity expansion | the file's own size plus \(mib(limits.expansion)) | refused: "the feed's entities expand to more than \(mib(limits.expansion))…" (one large entity referenced many times: quadratic expansion, which libxml2's own amplification limit lets through) |
             | one element's text (a title, the show notes) | \(mib(Int64(limits.fieldBytes))) | refused, naming the element |
-            | items | \(limits.items.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) | refused (never a silent part of the feed) |
+            | items | \(Self.grouped(limits.items)) | refused (never a silent part of the feed) |
             | entity loops (billion laughs) | an entity whose value refers to another entity (not `&amp;` and the other four XML predefines, nor `&#…;`) is refused as it is declared; libxml2's amplification limits behind it | refused |
 
             """
@@ -120,13 +122,13 @@ public enum GeneratedDocs {
 
     /// An mdoc text line: backticks dropped, ` · ` as `; `, and a leading dot or quote escaped.
     private static func mdocLine(_ text: String) -> String {
-        let line = text.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: " · ", with: "; ")
+        let line = text.replacingEvery("`", with: "").replacingEvery(" · ", with: "; ")
         return line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : line
     }
 
     static func mdocTUIKeys() -> String {
         KeyTable.rows.map { row in
-            let keys = KeyTable.keys(row).replacingOccurrences(of: "  ", with: " ")
+            let keys = KeyTable.keys(row).replacingEvery("  ", with: " ")
             return ".It Li " + (keys.contains(" ") ? "\"\(keys)\"" : keys) + "\n" + mdocLine(row.brief) + "\n"
         }.joined()
     }
@@ -152,7 +154,7 @@ public enum GeneratedDocs {
 
     /// Markdown's marks taken out of a text: `code`, **bold**.
     static func plain(_ text: String) -> String {
-        text.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "**", with: "")
+        text.replacingEvery("`", with: "").replacingEvery("**", with: "")
     }
 
     static func wrap(_ text: String, width: Int) -> [String] {
@@ -170,5 +172,16 @@ public enum GeneratedDocs {
 
     static func mdocExitStatus() -> String {
         ExitCodes.table.map { ".It \($0.code)\n" + mdocLine($0.when) + ".\n" }.joined()
+    }
+
+    /// `10,000`: thousands grouped with commas, as the docs write numbers.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (value < 0 ? "-" : "") + out
     }
 }

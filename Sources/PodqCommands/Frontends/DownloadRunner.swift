@@ -1,6 +1,8 @@
 import CPodqSystem
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 import PodqUI
@@ -55,8 +57,8 @@ final class DownloadRunner: Sendable {
                 ran.withLock { $0 = summary }
                 return summary
             } catch {
-                reporter.end("stopped: \(error.localizedDescription)")
-                context.log.error("queue run stopped", metadata: ["reason": "\(error.localizedDescription)"])
+                reporter.end("stopped: \(ErrorText.describe(error))")
+                context.log.error("queue run stopped", metadata: ["reason": "\(ErrorText.describe(error))"])
                 throw CommandError(error)
             }
         }
@@ -72,7 +74,7 @@ final class DownloadRunner: Sendable {
 
     /// What `podq download` says at its end.
     static func summaryLine(_ summary: QueueRunner.Summary, seconds: Double) -> String {
-        var line = "\(summary.completed) completed, \(summary.failed) failed" + String(format: " in %.1f s", seconds)
+        var line = "\(summary.completed) completed, \(summary.failed) failed" + String(printf: " in %.1f s", seconds)
         if summary.unverified > 0 { line += "; \(summary.unverified) unverified (differ from their published hash; see podq queue --json)" }
         if summary.completed == 0 && summary.failed == 0 && !summary.interrupted && !summary.diskFull {
             line = "nothing to download: the queue has no waiting downloads (add some with `podq queue add` or give URLs)"

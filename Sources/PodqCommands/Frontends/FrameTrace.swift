@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The TUI's timing, kept when `PODQ_TRACE_FRAMES=<file>` is set, and written to that file when the
 /// TUI quits: when each key was read and each frame was drawn, on `CLOCK_MONOTONIC` (the clock every

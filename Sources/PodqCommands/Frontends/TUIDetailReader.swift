@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -38,10 +39,7 @@ struct TUIDetailReader {
 
     private static func time(_ unixSeconds: Double?) -> String {
         guard let unixSeconds else { return "" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: unixSeconds))
+        return LocalTime.text(Date(timeIntervalSince1970: unixSeconds), format: "%Y-%m-%d %H:%M")
     }
 
     private func download(_ id: Int64) async throws -> Detail {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqSession
@@ -162,7 +163,7 @@ final class TUILibrary: Sendable {
             }
             post(.libraryChanged)
         } catch {
-            post(.libraryFailed(SafeText.clean(error.localizedDescription)))
+            post(.libraryFailed(SafeText.clean(ErrorText.describe(error))))
         }
     }
 }

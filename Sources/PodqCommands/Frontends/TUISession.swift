@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 import PodqTerminal
@@ -125,7 +127,7 @@ final class TUISession {
         do {
             screen = try makeScreen?(settings) ?? CursesScreen(mouse: settings.mouse)
         } catch {
-            throw CommandError(error.localizedDescription, code: ExitCodes.usage)
+            throw CommandError(ErrorText.describe(error), code: ExitCodes.usage)
         }
         let events = self.events, session = self.session, pending = self.pending, library = self.library
         var queueTask: Task<QueueRunner.Summary, any Error>?

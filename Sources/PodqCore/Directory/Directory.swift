@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqBase
 import PodqHTTP
@@ -56,7 +57,7 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
         }
         parts.queryItems = query
         // `+` is a space to these servers' form decoding: a literal plus is sent as %2B.
-        parts.percentEncodedQuery = parts.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        parts.percentEncodedQuery = parts.percentEncodedQuery?.replacingEvery("+", with: "%2B")
         guard let url = parts.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         var headers = HTTPHeaders()
         headers.add(name: "Accept", value: "application/json")
@@ -73,7 +74,7 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
     static func sha1Hex(_ text: String) -> String {
         guard let digester = Digester(.sha1) else { return "" }
         Array(text.utf8).withUnsafeBytes { digester.update($0) }
-        return digester.finish().map { String(format: "%02x", $0) }.joined()
+        return digester.finish().map { String(printf: "%02x", $0) }.joined()
     }
 
     /// The shows in an answer, in the directory's order, without those that have no usable feed URL.
@@ -81,7 +82,8 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
     public func shows(in bytes: [UInt8]) throws(DirectoryError) -> [DirectoryShow] {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            guard let parsed = JSONTree.any(bytes) else { throw DirectoryError.badAnswer(self, detail: "not JSON") }
+            object = parsed
         } catch {
             throw .badAnswer(self, detail: "not JSON")
         }
@@ -138,7 +140,8 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
     static func text(_ value: Any?) -> String? {
         switch value {
         case let text as String: text
-        case let number as NSNumber: number.stringValue
+        case let number as Double: JSONTree.text(of: number)
+        case let flag as Bool: flag ? "1" : "0"
         default: nil
         }
     }
@@ -152,8 +155,8 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
 
     static func number(_ value: Any?) -> Int? {
         switch value {
-        case let number as NSNumber: Double(truncating: number).isFinite ? Int(exactly: number.doubleValue.rounded()) : nil
-        case let text as String: Int(text.trimmingCharacters(in: .whitespaces))
+        case let number as Double: number.isFinite ? Int(exactly: number.rounded()) : nil
+        case let text as String: Int(text.trimmingSpaces)
         default: nil
         }
     }
@@ -168,9 +171,7 @@ public enum Directory: String, Sendable, CaseIterable, Codable {
     }
 
     static func isoDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why a directory gave no shows: said as a note beside the other directories' results, or, when every
 /// directory failed, as the search's error.

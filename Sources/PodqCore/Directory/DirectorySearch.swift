@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqBase
 import PodqHTTP
@@ -101,7 +102,7 @@ public struct DirectorySearch: Sendable {
                 let response = try await transport.send(request)
                 if [301, 302, 303, 307, 308].contains(response.status), let location = response.headers.first(name: "Location") {
                     try? await RedirectFollower.drain(response.body)
-                    guard let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: request.url)?.absoluteURL,
+                    guard let next = URL(string: location.trimmingSpaces, relativeTo: request.url)?.absoluteURL,
                         let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https"
                     else { throw DirectoryError.unreachable(directory, reason: "a redirect to '\(SafeText.clean(location))'") }
                     if !SyncConnection.sameOrigin(next, first.url) {
@@ -131,7 +132,7 @@ public struct DirectorySearch: Sendable {
             // The transport's own clocks (`fetch-timeout`, `response-timeout`, `stall-timeout`) may end
             // it first: the same "too slow" as the search's deadline.
             case .tooSlow(let seconds), .noResponse(let seconds), .stalled(let seconds): throw .tooSlow(directory, seconds: Int(seconds.rounded(.up)))
-            default: throw .unreachable(directory, reason: SafeText.clean(error.localizedDescription))
+            default: throw .unreachable(directory, reason: SafeText.clean(ErrorText.describe(error)))
             }
         } catch {
             throw .unreachable(directory, reason: SafeText.clean(String(describing: error)))
@@ -206,7 +207,7 @@ public struct DirectorySearch: Sendable {
             }
         }
         func fold(_ text: String) -> [String] {
-            text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            TextFold.fold(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber })
                 .map(String.init)
         }
         let needle = fold(words)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// One show a podcast directory found: what a search lists, merged across directories by its feed URL
@@ -51,7 +52,7 @@ public struct DirectoryShow: Sendable, Equatable {
     /// `javascript:` or `file:` link, a typo'd scheme).
     public static func usableFeedURL(_ given: String?) -> String? {
         guard let given else { return nil }
-        let text = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = given.trimmingWhitespace
         guard !text.isEmpty, text.utf8.count <= 2000, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && !SafeText.isUnsafe($0) }),
             let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty, url.user == nil, url.password == nil

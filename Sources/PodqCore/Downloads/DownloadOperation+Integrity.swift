@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The check of a file's bytes against what its publisher and server say, before it takes its final
 /// name (docs/FILES.md, "Integrity").

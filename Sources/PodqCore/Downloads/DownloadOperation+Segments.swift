@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import NIOHTTP1
+import PodqBase
 import PodqHTTP
 import Synchronization
 
@@ -179,7 +181,7 @@ extension DownloadOperation {
             } catch let error as DownloadError where error.isRetryable && run.table.connections > 1 {
                 // Another connection goes on and takes this segment over; a busy server gets no more.
                 if case .httpStatus(let code, _, _) = error, code == 429 || code == 503 { configuration.connections?.learnOneConnection(run.host) }
-                configuration.logger.debug("segment connection ends", metadata: ["reason": "\(error.localizedDescription)"])
+                configuration.logger.debug("segment connection ends", metadata: ["reason": "\(ErrorText.describe(error))"])
                 run.quiet(error)
                 return
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import NIOHTTP1
 import PodqBase
@@ -219,7 +220,7 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
                     // Where it failed, when the request went through other hosts (a tracking chain).
                     let chain = fields.withLock { $0.redirectChain }
                     let via = chain.urls.count > 1 ? " (via \(SafeText.clean(chain.hosts)))" : ""
-                    transition(.fail(reason: (failure.localizedDescription) + via))
+                    transition(.fail(reason: (ErrorText.describe(failure)) + via))
                 }
             }
         }
@@ -342,8 +343,8 @@ public final class DownloadOperation: KeyValueObservable, Sendable {
     /// when it has none, then numbered ones.
     func commitNames() -> some Sequence<String> {
         let (destination, type) = fields.withLock { ($0.destination, $0.contentType) }
-        var name = (destination as NSString).lastPathComponent
-        if (name as NSString).pathExtension.isEmpty, let type, let ext = FileNamer.fileExtension(forContentType: type) {
+        var name = LexicalPath.lastComponent(of: destination)
+        if LexicalPath.pathExtension(of: name).isEmpty, let type, let ext = FileNamer.fileExtension(forContentType: type) {
             name += "." + ext
         }
         return FileNamer.numberedNames(name)

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqHTTP
 
 /// What to download and where: the input of a ``DownloadOperation``.
@@ -42,7 +44,7 @@ public struct DownloadRequest: Sendable, Equatable {
     public var partialPath: String { destination + ".part" }
 
     /// ``folder``, or the destination's own folder.
-    public var folderPath: String { folder ?? (destination as NSString).deletingLastPathComponent }
+    public var folderPath: String { folder ?? LexicalPath.parent(of: destination) }
 }
 
 /// What the owner of a ``DownloadOperation`` (the queue runner) hears from it, in the order things

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import Synchronization
 
 /// The extra connections segmented downloads may open to each host, shared by every download of a
@@ -23,7 +25,7 @@ public final class HostConnections: Sendable {
     public init(perDownload: Int, perHost: Int, politeHosts: [String] = []) {
         self.perDownload = max(1, perDownload)
         self.state = Mutex(State(perHost: max(max(1, perDownload), perHost)))
-        self.politeHosts = politeHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
+        self.politeHosts = politeHosts.map { $0.lowercased().trimming { $0 == "." } }
     }
 
     /// True when `host` gets one connection per download.

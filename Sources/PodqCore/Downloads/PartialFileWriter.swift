@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqHTTP
 
 /// Writes a download's chunks through an `OutputStream`: in podq, one over the claimed partial file's
@@ -31,7 +32,7 @@ final class PartialFileWriter {
             errno = 0
             let n = stream.write(base, maxLength: remaining)
             if n <= 0 {
-                throw Self.error(errno: (stream as? DescriptorOutputStream)?.errorNumber ?? errno, path: path)
+                throw Self.error(errno: stream.errorNumber != 0 ? stream.errorNumber : errno, path: path)
             }
             remaining -= n
             base += n

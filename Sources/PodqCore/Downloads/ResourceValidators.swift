@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
+import PodqBase
 
 /// What the first response said about the resource, used to check that a resume continues the same
 /// bytes: the strong ETag, Last-Modified, the total length and the final URL after redirects.
@@ -34,7 +36,7 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     /// Reads the validators of a `200` or `206` response.
     init(headers: HTTPHeaders, status: Int, totalLength: Int64?, finalURL: String) {
         serverDigests = PublishedDigest.stored(PublishedDigest.fromHeaders(headers, status: status))
-        if let tag = headers.first(name: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
+        if let tag = headers.first(name: "ETag")?.trimmingSpaces, !tag.isEmpty {
             if tag.hasPrefix("W/") { weakETag = tag } else { strongETag = tag }
         }
         lastModified = headers.first(name: "Last-Modified")
@@ -45,7 +47,7 @@ public struct ResourceValidators: Sendable, Equatable, Codable {
     /// True when `tag` (an `ETag` header) differs from the known weak ETag by RFC 9110's weak
     /// comparison: the file changed. False when either is missing.
     func weakETagChanged(to tag: String?) -> Bool {
-        guard let weakETag, let tag = tag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty else { return false }
+        guard let weakETag, let tag = tag?.trimmingSpaces, !tag.isEmpty else { return false }
         func opaque(_ t: String) -> Substring { t.hasPrefix("W/") ? t.dropFirst(2) : Substring(t) }
         return opaque(weakETag) != opaque(tag)
     }

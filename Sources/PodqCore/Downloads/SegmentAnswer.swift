@@ -22,7 +22,7 @@ enum SegmentAnswer {
         for digest in PublishedDigest.fromHeaders(headers, status: 206) {
             if let said = first.first(where: { $0.source == digest.source && $0.algorithm == digest.algorithm }), said.bytes != digest.bytes {
                 return
-                    "a part came with another \(IntegrityVerdict.describe(digest.source).replacingOccurrences(of: "the server's ", with: "")) than the first answer's"
+                    "a part came with another \(IntegrityVerdict.describe(digest.source).replacingEvery("the server's ", with: "")) than the first answer's"
             }
         }
         return nil

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The parts of one file fetched over several connections, and how much of each is on disk: what a
 /// segmented download saves (after `fdatasync`, so a saved count never exceeds what the disk holds)

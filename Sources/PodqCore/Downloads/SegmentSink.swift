@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import PodqHTTP
 import Synchronization

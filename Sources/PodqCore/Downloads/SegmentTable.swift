@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// The ``SegmentMap`` of a segmented download while it runs, shared by its connections: which

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// An Apple Podcasts page (`https://podcasts.apple.com/us/podcast/some-show/id123456789`), the link
 /// people copy most: its page links to no feed, so the feed is asked of Apple's public lookup
@@ -26,7 +28,7 @@ public enum ApplePodcastsLink {
 
     /// The feed URL in a lookup answer (JSON, `results[].feedUrl`); nil when there is none.
     public static func feedURL(inLookup data: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        guard let object = JSONTree.any(data) as? [String: Any],
             let results = object["results"] as? [[String: Any]]
         else { return nil }
         for result in results {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A parsed feed: the podcast and its episodes in document order.
 public struct Feed: Sendable, Equatable {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// URLs and numbers as the feed writes them.
 extension FeedBuilder {
@@ -9,7 +11,7 @@ extension FeedBuilder {
         let trimmed = text.trimmingASCIIWhitespace
         guard !trimmed.isEmpty else { return nil }
         if Self.isPlainAbsoluteHTTP(trimmed) { return trimmed }  // the common case, without Foundation
-        let escaped = trimmed.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? trimmed
+        let escaped = PercentEncoding.encode(trimmed, allowing: Self.urlCharacters)
         guard let url = URL(string: escaped, relativeTo: currentBase)?.absoluteURL else { return nil }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return nil }
         // `Https://` is the same scheme: written lowercase, so keys and checks compare alike (FuzzFeed).
@@ -36,11 +38,7 @@ extension FeedBuilder {
     }
 
     /// What a URL may hold as it is; anything else is percent-encoded.
-    static let urlCharacters: CharacterSet = {
-        var set = CharacterSet.urlQueryAllowed
-        set.insert(charactersIn: "#%")
-        return set
-    }()
+    static let urlCharacters = PercentEncoding.Allowed.urlQuery.adding("#%")
 
     static func length(_ text: String?) -> Int64? {
         guard let text, let n = Int64(text.trimmingASCIIWhitespace), n > 0 else { return nil }

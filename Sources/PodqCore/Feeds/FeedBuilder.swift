@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// Builds a ``Feed`` from the SAX events of ``FeedXMLReader``: an element stack, a text buffer, and
@@ -71,7 +72,7 @@ final class FeedBuilder: FeedXMLHandler {
         if let base = attributes["base", namespace: FeedNamespace.xml] {
             bases.append(
                 URL(
-                    string: base.trimmingASCIIWhitespace.addingPercentEncoding(withAllowedCharacters: Self.urlCharacters) ?? base,
+                    string: PercentEncoding.encode(base.trimmingASCIIWhitespace, allowing: Self.urlCharacters),
                     relativeTo: currentBase)?.absoluteURL ?? currentBase)
         } else {
             bases.append(currentBase)
@@ -323,7 +324,7 @@ final class FeedBuilder: FeedXMLHandler {
     static func title(fromFileOf url: String) -> String {
         let path = URLComponents(string: url)?.percentEncodedPath ?? ""
         let last = path.split(separator: "/").last.map(String.init) ?? ""
-        var name = SafeText.clean(last.removingPercentEncoding ?? last)
+        var name = SafeText.clean(PercentEncoding.decode(last) ?? last)
         if let dot = name.lastIndex(of: "."), dot != name.startIndex, name.distance(from: dot, to: name.endIndex) <= 6 {
             name = String(name[..<dot])
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqHTTP
 
@@ -50,10 +51,10 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
             "Cannot fetch the feed: the connection broke while it was read (\(reason)). Try again later."
         case .fetch(.shortBody(let received, let expected), _):
             "Cannot fetch the feed: the server sent \(received) of its \(expected) bytes and stopped. Try again later."
-        case .fetch(let error, let url?) where !(error.localizedDescription.contains(url)):
-            "Cannot fetch the feed at \(SafeText.clean(url)): \(error.localizedDescription)"
+        case .fetch(let error, let url?) where !(ErrorText.describe(error).contains(url)):
+            "Cannot fetch the feed at \(SafeText.clean(url)): \(ErrorText.describe(error))"
         case .fetch(let error, _):
-            "Cannot fetch the feed: \(error.localizedDescription)"
+            "Cannot fetch the feed: \(ErrorText.describe(error))"
         case .notXML(let kind):
             "This is not a feed: it looks like \(kind). To download a file, use `podq download <url>` or `podq queue add <url>`; to subscribe, give the URL of the podcast's RSS or Atom feed."
         case .hostileEntities:

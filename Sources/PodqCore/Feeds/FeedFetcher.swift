@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqBase
 import PodqHTTP
@@ -37,7 +38,7 @@ public struct FeedFetcher: Sendable {
         headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         if let etag { headers.add(name: "If-None-Match", value: etag) }
         if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
-        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
+        let path = LexicalPath.join(LexicalPath.temporaryFolder, "podq-feed-\(UUID().uuidString).xml")
         do {
             let result = try await RedirectFollower(transport: transport).send(url: url, headers: headers, decompress: true, access: access, trace: trace)
             let response = result.response

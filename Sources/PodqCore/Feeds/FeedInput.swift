@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Gets a feed file ready for libxml2 as UTF-8. (corelibs' `XMLParser`, used before, crashed on names
 /// that were not UTF-8, found by the robustness test with three flipped bytes; libxml2 directly
@@ -12,8 +14,8 @@ enum FeedInput {
     /// - Parameter checkUTF8: false to pass a UTF-8 file through unread (libxml2 reports bad bytes;
     ///   the caller then asks again with true).
     static func prepare(_ path: String, checkUTF8: Bool = true) throws(FeedError) -> (path: String, isCopy: Bool) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
-        defer { try? handle.close() }
+        guard let handle = PlainFile(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
+        defer { handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
         if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) {
             return (try transcode(path, from: .utf16), true)
@@ -38,7 +40,7 @@ enum FeedInput {
 
     /// True when the rest of the file is valid UTF-8, read 1 MiB at a time and checked in place
     /// (ASCII eight bytes at a time; no String is built).
-    static func isValidUTF8(_ handle: FileHandle) -> Bool {
+    static func isValidUTF8(_ handle: PlainFile) -> Bool {
         var carry = Data()
         while let read = try? handle.read(upToCount: 1 << 20), !read.isEmpty {
             let chunk = carry.isEmpty ? read : carry + read
@@ -60,7 +62,7 @@ enum FeedInput {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: encoding) else {
             throw .malformed(line: 1, column: 1, reason: "the text is not in the encoding the feed declares")
         }
-        let output = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
+        let output = LexicalPath.join(LexicalPath.temporaryFolder, "podq-feed-\(UUID().uuidString).xml")
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         guard FileManager.default.createFile(atPath: output, contents: Data(rewriteDeclaration(Array(body.utf8)))) else {
             throw .unreadable(path: output, reason: "cannot write a UTF-8 copy")
@@ -70,13 +72,13 @@ enum FeedInput {
 
     /// Writes the UTF-8 copy: repaired, or transcoded with `table` (and the declaration rewritten).
     private static func copy(_ path: String, table: [UInt32]?) throws(FeedError) -> String {
-        let output = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
-        guard let input = FileHandle(forReadingAtPath: path), FileManager.default.createFile(atPath: output, contents: nil),
-            let out = FileHandle(forWritingAtPath: output)
+        let output = LexicalPath.join(LexicalPath.temporaryFolder, "podq-feed-\(UUID().uuidString).xml")
+        guard let input = PlainFile(forReadingAtPath: path), FileManager.default.createFile(atPath: output, contents: nil),
+            let out = PlainFile(forWritingAtPath: output)
         else { throw .unreadable(path: path, reason: "cannot write a UTF-8 copy") }
         defer {
-            try? input.close()
-            try? out.close()
+            input.close()
+            out.close()
         }
         var repair = UTF8Repair()
         var first = true
@@ -101,8 +103,8 @@ enum FeedInput {
     /// The `encoding` of the XML declaration, if any.
     static func declaredEncoding(_ head: [UInt8]) -> String? {
         let text = String(decoding: head.prefix(300), as: UTF8.self)
-        guard text.hasPrefix("<?xml") || text.dropFirst().hasPrefix("<?xml"), let end = text.range(of: "?>"),
-            let key = text.range(of: "encoding", range: text.startIndex..<end.lowerBound)
+        guard text.hasPrefix("<?xml") || text.dropFirst().hasPrefix("<?xml"), let end = text.firstRange(of: "?>"),
+            let key = text[..<end.lowerBound].firstRange(of: "encoding")
         else { return nil }
         let rest = text[key.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" }
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
@@ -113,9 +115,10 @@ enum FeedInput {
     static func rewriteDeclaration(_ bytes: [UInt8]) -> [UInt8] {
         guard let end = bytes.prefix(300).firstIndex(of: UInt8(ascii: ">")) else { return bytes }
         let declaration = String(decoding: bytes[...end], as: UTF8.self)
-        guard declaration.hasPrefix("<?xml"), let range = declaration.range(of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression)
-        else { return bytes }
-        return Array(declaration.replacingCharacters(in: range, with: "encoding=\"UTF-8\"").utf8) + bytes[(end + 1)...]
+        guard declaration.hasPrefix("<?xml"), let match = declaration.firstMatch(of: #/encoding\s*=\s*["'][^"']*["']/#) else { return bytes }
+        var rewritten = declaration
+        rewritten.replaceSubrange(match.range, with: "encoding=\"UTF-8\"")
+        return Array(rewritten.utf8) + bytes[(end + 1)...]
     }
 
     static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {

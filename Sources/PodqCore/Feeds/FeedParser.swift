@@ -1,5 +1,6 @@
 import CFeedXML
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// A streaming (SAX) parser for RSS 2.0, 0.9x and 1.0, Atom 1.0, the iTunes namespace and Media RSS,
@@ -153,7 +154,7 @@ public enum FeedParser {
         defer { close(input) }
         var magic: (UInt8, UInt8) = (0, 0)
         guard read(input, &magic, 2) == 2, magic == (0x1F, 0x8B), lseek(input, 0, SEEK_SET) == 0 else { return nil }
-        let target = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-gunzip-\(UUID().uuidString).xml")
+        let target = LexicalPath.join(LexicalPath.temporaryFolder, "podq-gunzip-\(UUID().uuidString).xml")
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw .unreadable(path: target, reason: String(cString: strerror(errno))) }
         let written = podq_gunzip(input, output, limit)
@@ -169,8 +170,8 @@ public enum FeedParser {
     /// What the file's first bytes say it is when not XML (a known binary format, or data that does not
     /// start with `<`), from one read of its first 64 bytes; nil when it may be XML.
     static func sniffNotXML(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
+        guard let handle = PlainFile(forReadingAtPath: path) else { return nil }
+        defer { handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
         return sniffNotXML(bytes: head) ?? notStartingWithXML(bytes: head)
     }
@@ -203,7 +204,7 @@ public enum FeedParser {
         head = head.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         guard let first = head.first, first != UInt8(ascii: "<") else { return nil }
         let shown = head.prefix(12).map { byte -> String in
-            (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "\\x%02X", byte)
+            (0x21...0x7E).contains(byte) ? String(UnicodeScalar(byte)) : String(printf: "\\x%02X", byte)
         }.joined()
         return "data that does not start with XML (it starts with “\(shown)”)"
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Mends a feed that libxml2 refused for a sloppy character, so that one bad byte does not lose every
 /// episode (newsboat and feedparser keep them too). Streams a copy; the original is kept.
@@ -28,13 +30,13 @@ struct FeedRepair {
     /// Writes a repaired copy of `path` in the temporary folder. Returns nil (and no copy) when
     /// nothing needed repair.
     static func repair(file path: String) throws(FeedError) -> (path: String, repairs: FeedRepairs)? {
-        guard let input = FileHandle(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
-        defer { try? input.close() }
-        let output = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-feed-\(UUID().uuidString).xml")
-        guard FileManager.default.createFile(atPath: output, contents: nil), let out = FileHandle(forWritingAtPath: output) else {
+        guard let input = PlainFile(forReadingAtPath: path) else { throw .unreadable(path: path, reason: "cannot open") }
+        defer { input.close() }
+        let output = LexicalPath.join(LexicalPath.temporaryFolder, "podq-feed-\(UUID().uuidString).xml")
+        guard FileManager.default.createFile(atPath: output, contents: nil), let out = PlainFile(forWritingAtPath: output) else {
             throw .unreadable(path: output, reason: "cannot write a repaired copy")
         }
-        defer { try? out.close() }
+        defer { out.close() }
         var repair = FeedRepair()
         while true {
             let chunk = (try? input.read(upToCount: 1 << 20)) ?? nil

@@ -1,5 +1,6 @@
 import CFeedXML
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Receives the events of ``FeedXMLReader``: elements by namespace URI ("" for none) and local name
 /// (and both as a ``FeedTag``), and text (character data and CDATA alike) as UTF-8 bytes, valid only

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// OPML 2.0 subscription lists, read with the same libxml2 reader as feeds (``FeedXMLReader``: no
@@ -62,8 +63,8 @@ public enum OPML {
     /// The list as OPML 2.0.
     public static func write(_ podcasts: [(title: String, url: String, link: String?)]) -> String {
         func esc(_ s: String) -> String {
-            SafeText.clean(s).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            SafeText.clean(s).replacingEvery("&", with: "&amp;").replacingEvery("<", with: "&lt;")
+                .replacingEvery(">", with: "&gt;").replacingEvery("\"", with: "&quot;")
         }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  <head><title>podq subscriptions</title></head>\n  <body>\n"
         for p in podcasts {
@@ -76,11 +77,11 @@ public enum OPML {
 
     /// `text` as an absolute http(s) URL with unsafe characters percent-encoded; nil for anything else.
     public static func httpURL(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace
         var encoded = ""
         for scalar in trimmed.unicodeScalars {
             if scalar.value <= 0x20 || scalar.value >= 0x7F || "\"<>\\^`{|}".unicodeScalars.contains(scalar) {
-                for b in String(scalar).utf8 { encoded += String(format: "%%%02X", b) }
+                for b in String(scalar).utf8 { encoded += String(printf: "%%%02X", b) }
             } else {
                 encoded.unicodeScalars.append(scalar)
             }
@@ -113,7 +114,7 @@ public enum OPML {
                 limitReached = .expansionTooLarge(limit: limits.expansion)
                 return
             }
-            guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+            guard !raw.trimmingSpaces.isEmpty else { return }
             guard let url = OPML.httpURL(raw) else {
                 skipped += 1
                 return

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The links podcast apps and "subscribe" buttons hand over: `feed://host/x`, `itpc://`, `pcast://`
 /// and `podcast://` mean `http://host/x`, as podcast apps read them (a server that wants https

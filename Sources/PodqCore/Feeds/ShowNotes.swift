@@ -1,5 +1,6 @@
 import CFeedXML
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// Show notes as a terminal shows them: plain text in paragraphs, read from the feed's HTML by
@@ -12,7 +13,7 @@ public enum ShowNotes {
     public static func paragraphs(_ notes: String) -> [String] {
         guard notes.contains("<") else {
             // Plain text: its own lines are its paragraphs; only entities need reading.
-            let text = notes.contains("&") ? markup(notes.replacingOccurrences(of: "\n", with: "<br>")) : notes.components(separatedBy: "\n")
+            let text = notes.contains("&") ? markup(notes.replacingEvery("\n", with: "<br>")) : notes.components(separatedBy: "\n")
             return text.map(clean).filter { !$0.isEmpty }
         }
         return markup(notes).map(clean).filter { !$0.isEmpty }
@@ -32,7 +33,7 @@ public enum ShowNotes {
         }
 
         func link(_ href: String) {
-            let address = href.trimmingCharacters(in: .whitespacesAndNewlines)
+            let address = href.trimmingWhitespace
             guard address.hasPrefix("http://") || address.hasPrefix("https://"), !line.contains(address) else { return }
             line += " <\(address)>"
         }

@@ -1,5 +1,6 @@
 import CFeedXML
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// The feeds a web page advertises, for `podq add https://show.example/`: its
@@ -20,8 +21,8 @@ public enum WebPageFeeds {
     /// True when the file at `path` is an HTML document: an HTML doctype, or an HTML element (`html`,
     /// `head`, `body`…) as its first (after any XML declaration, comments and processing instructions).
     public static func looksLikeHTML(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
+        guard let handle = PlainFile(forReadingAtPath: path) else { return false }
+        defer { handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
         let text = String(decoding: head, as: UTF8.self).lowercased()
         var rest = Substring(text)
@@ -29,7 +30,7 @@ public enum WebPageFeeds {
             let after = rest[rest.index(after: open)...]
             if after.hasPrefix("!doctype") { return after.dropFirst(8).drop(while: \.isWhitespace).hasPrefix("html") }
             if after.hasPrefix("!--") {
-                guard let end = after.range(of: "-->") else { return false }
+                guard let end = after.firstRange(of: "-->") else { return false }
                 rest = after[end.upperBound...]
             } else if after.hasPrefix("?") || after.hasPrefix("!") {
                 guard let end = after.firstIndex(of: ">") else { return false }
@@ -88,8 +89,8 @@ public enum WebPageFeeds {
 
     /// True when the page's first 4 KiB name a charset (`<meta charset=…>`, `content="…; charset=…"`).
     private static func declaresCharset(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
+        guard let handle = PlainFile(forReadingAtPath: path) else { return false }
+        defer { handle.close() }
         let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self).lowercased()
         return head.contains("charset=") || head.contains("charset =")
     }

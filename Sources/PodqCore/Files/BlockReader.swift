@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqHTTP
 
 /// Reads a range of an open file in 1 MiB blocks with `pread` (the descriptor's position is left

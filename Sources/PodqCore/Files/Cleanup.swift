@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The config's cleanup rules: `cleanup-days`, `keep-episodes` and `cleanup-unplayed`.
 public struct CleanupPolicy: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An `OutputStream` over an open file descriptor: what a download writes through, on its claimed
 /// partial file (``PartialFile/makeOutputStream()``). Foundation's file streams open a path; this one
@@ -10,34 +11,26 @@ import Foundation
 /// to its owner, the ``PartialFile``. A failed write returns -1 and keeps the `errno` in
 /// ``errorNumber``.
 final class DescriptorOutputStream: OutputStream {
+    private enum Status { case notOpen, open, closed, failed }
     private let descriptor: Int32
     /// Where the next positional write goes; nil: at the descriptor's position.
     private(set) var offset: Int64?
-    private var status: Stream.Status = .notOpen
+    private var status = Status.notOpen
     /// The `errno` of the last failed write; 0 when none failed.
     private(set) var errorNumber: Int32 = 0
 
     init(descriptor: Int32, offset: Int64? = nil) {
         self.descriptor = descriptor
         self.offset = offset
-        super.init(toMemory: ())
     }
 
-    /// Foundation requires it of subclasses; such a stream has no file and fails every write.
-    required init(toMemory: ()) {
-        self.descriptor = -1
-        super.init(toMemory: ())
-    }
-
-    override func open() { if status == .notOpen { status = .open } }
-    override func close() { status = .closed }
-    override var streamStatus: Stream.Status { status }
-    override var hasSpaceAvailable: Bool { status == .open }
-    override var streamError: (any Error)? {
+    func open() { if status == .notOpen { status = .open } }
+    func close() { status = .closed }
+    var streamError: (any Error)? {
         errorNumber == 0 ? nil : POSIXError(POSIXErrorCode(rawValue: errorNumber) ?? .EIO)
     }
 
-    override func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
+    func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
         guard status == .open, descriptor >= 0 else {
             errorNumber = EBADF
             return -1
@@ -51,7 +44,7 @@ final class DescriptorOutputStream: OutputStream {
         }
         if written < 0 {
             errorNumber = errno
-            status = .error
+            status = .failed
         }
         return written
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqHTTP
 
 /// Chooses the destination of a new download: a safe, unique name in the download folder.
@@ -21,7 +23,7 @@ public enum DestinationPlanner {
         template: FileNameTemplate = .standard,
         reserved: Set<String>, rules: FileNamer.Rules = .posix
     ) throws(DownloadError) -> String {
-        let urlExt = URL(string: episode.url).map { ($0.path as NSString).pathExtension.lowercased() } ?? ""
+        let urlExt = URL(string: episode.url).map { LexicalPath.pathExtension(of: $0.path).lowercased() } ?? ""
         let ext =
             (!urlExt.isEmpty && urlExt.count <= 5 && urlExt.allSatisfy { $0.isLetter || $0.isNumber })
             ? urlExt

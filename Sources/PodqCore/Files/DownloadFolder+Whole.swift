@@ -1,5 +1,7 @@
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqHTTP
 
 extension DownloadFolder {
@@ -56,8 +58,8 @@ extension DownloadFolder {
     /// claimed as `<relative>.part`, written through its `OutputStream`, synced and committed under the
     /// first free name of `relative`, ` (2)`… (never over another file). Returns its path.
     public func writeFile(_ relative: String, bytes: [UInt8]) async throws(DownloadError) -> String {
-        let names = Array(FileNamer.numberedNames((relative as NSString).lastPathComponent).prefix(100))
-        let folder = (relative as NSString).deletingLastPathComponent
+        let names = Array(FileNamer.numberedNames(LexicalPath.lastComponent(of: relative)).prefix(100))
+        let folder = LexicalPath.parent(of: relative)
         for name in names {
             let candidate = folder.isEmpty ? name : folder + "/" + name
             guard let file = try claim(candidate, exclusive: true) else { continue }

@@ -1,5 +1,6 @@
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqHTTP
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which file a name pointed to when podq committed it: device, inode, size and modification time,
 /// and, where the file system keeps one, its birth time.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// Where a feed episode's file goes inside the download folder (`file-name-template`):
@@ -71,7 +72,7 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``Invalid`` naming what is wrong.
     public init(_ text: String) throws(Invalid) {
         description = text
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !text.trimmingSpaces.isEmpty else {
             throw Invalid(description: "a template such as \"{podcast}/{title}.{ext}\", not empty")
         }
         guard !text.hasPrefix("/") else { throw Invalid(description: "a path inside the download folder: it starts with /") }
@@ -80,7 +81,7 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
         }
         var components: [[Piece]] = []
         for raw in try Self.folders(text) {
-            let literal = raw.trimmingCharacters(in: .whitespaces)
+            let literal = raw.trimmingSpaces
             if literal == ".." || literal == "." { throw Invalid(description: "a path inside the download folder: it has a '\(literal)' folder") }
             if literal.isEmpty { throw Invalid(description: "a path without empty folders (//, or a / at the end)") }
             components.append(try Self.pieces(String(raw)))
@@ -182,7 +183,7 @@ public struct FileNameTemplate: Sendable, Equatable, CustomStringConvertible {
             }
             if isFile {
                 // A name that would be only its extension (an empty or all-dots title) gets a stem.
-                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                let trimmed = name.trimmingSpaces
                 if trimmed.isEmpty || trimmed.hasPrefix(".") { name = "episode" + trimmed }
                 parts.append(FileNamer.safeName(name, rules: rules))
             } else {

@@ -1,5 +1,6 @@
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqHTTP
 
@@ -23,7 +24,7 @@ public enum FileNamer {
             var path = folder
             var type = podq_file_system_type(path)
             while type < 0 {
-                let parent = (path as NSString).deletingLastPathComponent
+                let parent = LexicalPath.parent(of: path)
                 guard !parent.isEmpty, parent != path else { return .posix }
                 path = parent
                 type = podq_file_system_type(path)
@@ -42,14 +43,14 @@ public enum FileNamer {
     /// The name for a bare URL: its last path segment, percent-decoded, made safe; `download` if empty.
     public static func name(forURL url: URL, rules: Rules = .posix) -> String {
         let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
-        let decoded = segment.removingPercentEncoding ?? segment
+        let decoded = PercentEncoding.decode(segment) ?? segment
         let safe = safeName(decoded, rules: rules)
         return safe.isEmpty ? "download" : safe
     }
 
     /// The usual extension for a media type (`audio/mpeg` → `mp3`), nil when unknown.
     public static func fileExtension(forContentType contentType: String) -> String? {
-        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = contentType.split(separator: ";").first?.trimmingSpaces.lowercased() ?? ""
         return extensions[type]
     }
 
@@ -82,7 +83,7 @@ public enum FileNamer {
     /// Cuts `name` to `maxBytes` of UTF-8 on a character boundary, keeping a short extension.
     static func truncate(_ name: String, maxBytes: Int) -> String {
         guard name.utf8.count > maxBytes else { return name }
-        let ext = (name as NSString).pathExtension
+        let ext = LexicalPath.pathExtension(of: name)
         let keepExt = !ext.isEmpty && ext.utf8.count <= 16
         let suffix = keepExt ? "." + ext : ""
         var stem = keepExt ? String(name.dropLast(suffix.count)) : name
@@ -120,7 +121,7 @@ public enum FileNamer {
         let slash = name.lastIndex(of: "/")
         let folder = slash.map { String(name[..<$0]) } ?? ""
         let last = slash.map { String(name[name.index(after: $0)...]) } ?? name
-        let ext = (last as NSString).pathExtension
+        let ext = LexicalPath.pathExtension(of: last)
         let stem = ext.isEmpty ? last : String(last.dropLast(ext.count + 1))
         let dotExt = ext.isEmpty ? "" : "." + ext
         return (1...10_000).lazy.map { n in
@@ -172,8 +173,8 @@ public enum FileNamer {
             else {
                 throw .outsideDownloadFolder(path: relative)
             }
-            let path = (base as NSString).appendingPathComponent(relative)
-            let unresolved = (path as NSString).deletingLastPathComponent
+            let path = LexicalPath.join(base, relative)
+            let unresolved = LexicalPath.parent(of: path)
             if !parentsInside.contains(unresolved) {
                 let parent = URL(fileURLWithPath: unresolved).resolvingSymlinksInPath().path
                 guard parent == base || parent.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// The files podq writes in its home (the database and its `-wal`/`-shm`, `lock`, `sync.lock`,
 /// `podq.log`): opened as the download folder's files are, never through a symbolic link (a link at
@@ -24,7 +26,7 @@ public enum OwnFile {
     /// Opens `path` with `flags` (O_CREAT and the others as for open(2)), never following a link and
     /// never blocking on a FIFO; the descriptor is blocking again once it is known to be a regular file.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) -> Result<Int32, Refusal> {
-        let fd = Foundation.open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
+        let fd = Glibc.open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP { return .failure(.link) }

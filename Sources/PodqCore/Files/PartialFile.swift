@@ -1,5 +1,7 @@
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqHTTP
 import Synchronization
 
@@ -102,13 +104,13 @@ public final class PartialFile: Sendable {
         guard fstat(descriptor, &info) == 0 else { throw DownloadFolder.error(errno, path: path) }
         var identity = FileIdentity(info)
         identity.born = DownloadFolder.birthTime(descriptor, nil)
-        let folderPath = (folder.absolute(relative) as NSString).deletingLastPathComponent
+        let folderPath = LexicalPath.parent(of: folder.absolute(relative))
         for candidate in names {
             var existing = stat()
             if fstatat(parent.descriptor, candidate, &existing, AT_SYMLINK_NOFOLLOW) == 0 { continue }
             // Another download's partial of that name will want it: leave it the name.
             if candidate != name && fstatat(parent.descriptor, candidate + ".part", &existing, AT_SYMLINK_NOFOLLOW) == 0 { continue }
-            let final = (folderPath as NSString).appendingPathComponent(candidate)
+            let final = LexicalPath.join(folderPath, candidate)
             await record(identity, final)
             switch renameNoReplace(to: candidate) {
             case 0:

@@ -29,7 +29,7 @@ public enum DigestAlgorithm: Int32, Sendable, CaseIterable, Comparable {
     /// The algorithm named `name` (podq's names, SRI's `sha256`, Media RSS's `sha-1`, RFC 9530's
     /// `sha-256`), case-insensitively.
     public init?(name: String) {
-        switch name.lowercased().replacingOccurrences(of: "-", with: "") {
+        switch name.lowercased().replacingEvery("-", with: "") {
         case "xxh3": self = .xxh3
         case "md5": self = .md5
         case "sha1": self = .sha1

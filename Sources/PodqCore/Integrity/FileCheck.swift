@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// `podq verify`'s check of one completed file against the checksum recorded when it was downloaded.
 public enum FileCheck: Sendable, Equatable {
@@ -48,7 +50,7 @@ public enum FileCheck: Sendable, Equatable {
             }
             guard found else { return .missing }
         } catch {
-            return .unreadable(error.localizedDescription)
+            return .unreadable(ErrorText.describe(error))
         }
         let digest = digester.finish()
         return digest == expected ? .ok : .changed(expected: checksum, found: "\(algorithm.name):\(digest.hex)")

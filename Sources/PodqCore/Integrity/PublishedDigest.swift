@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
+import PodqBase
 import RawStructuredFieldValues
 
 /// A hash of a file given by someone other than podq: the publisher in the feed, or the server in a
@@ -132,7 +134,7 @@ public struct PublishedDigest: Sendable, Hashable {
 
     /// Base64, standard or URL-safe, with or without its padding.
     static func base64(_ text: some StringProtocol) -> [UInt8]? {
-        var s = String(text).trimmingASCIIWhitespace.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var s = String(text).trimmingASCIIWhitespace.replacingEvery("-", with: "+").replacingEvery("_", with: "/")
         while s.utf8.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map { [UInt8]($0) }
     }

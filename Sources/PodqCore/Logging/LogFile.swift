@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// An append-only, size-capped log file with rotation: `podq.log` grows to ``maxBytes``, then becomes

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PodqBase
 
@@ -50,7 +51,7 @@ public struct PodqLogHandler: LogHandler {
 
     static func quoted(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "\"" + value.replacingEvery("\\", with: "\\\\").replacingEvery("\"", with: "\\\"") + "\""
     }
 
     static func timestamp(_ date: Date) -> String {
@@ -65,6 +66,6 @@ public struct PodqLogHandler: LogHandler {
         func text(_ chars: [CChar], _ count: Int) -> String {
             String(decoding: chars.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        return text(buffer, count) + String(format: ".%03d", millis) + text(zone, zoneCount)
+        return text(buffer, count) + String(printf: ".%03ld", millis) + text(zone, zoneCount)
     }
 }

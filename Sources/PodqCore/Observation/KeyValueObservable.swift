@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// KVO-style observation for Linux, where Foundation's `observe(_:options:changeHandler:)` is missing.

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PodqBase
 import Synchronization
 
 /// The observer registry of one object, with coalesced delivery.
@@ -26,7 +29,7 @@ public final class ObservationCenter: Sendable {
     private let registry = Mutex(Registry())
     /// Held while handlers run: never two deliveries at once. Recursive, because a handler may cause
     /// a change that delivers on the same thread (cancelling an operation flushes).
-    private let deliveryLock = NSRecursiveLock()
+    private let deliveryLock = RecursiveLock()
 
     /// - Parameters:
     ///   - interval: the shortest time between deliveries, 50 ms (20 a second) by default.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import Synchronization
 
@@ -19,13 +20,13 @@ public final class HomeLock: Sendable {
 
     /// The lock `name` in `home`: `lock` runs the queue; `sync.lock` one sync at a time.
     public init(home: String, name: String = "lock") {
-        path = (home as NSString).appendingPathComponent(name)
+        path = LexicalPath.join(home, name)
     }
 
     /// Takes the lock without waiting; returns nil on success, or who holds it.
     /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the lock file cannot be created.
     public func acquire(command: String = CommandLine.arguments.joined(separator: " ")) throws(StoreError) -> Holder? {
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: LexicalPath.parent(of: path), withIntermediateDirectories: true)
         let fd: Int32
         switch OwnFile.open(path, O_RDWR | O_CREAT, mode: 0o644) {
         case .success(let opened): fd = opened

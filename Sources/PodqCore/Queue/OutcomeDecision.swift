@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqHTTP
 
 /// What a row becomes when its operation stops: a pure function, so every case is tested without I/O.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The time the queue runner plans by: Unix time in seconds (what the store's retry times are written
 /// in) and its waits (the tick, a retry coming due). A test gives its own and moves it by hand, so a

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The queue runner's decisions, as a value: each event (a look at the queue, the rows read, the
 /// timer ringing, a limit changed, a stop, a full disk) returns the actions the ``QueueRunner`` actor

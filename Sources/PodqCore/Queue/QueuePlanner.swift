@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decides what the queue runner starts, stops and waits for: a pure function of the stored rows and
 /// the downloads running, tested case by case like the ``DownloadState`` table.

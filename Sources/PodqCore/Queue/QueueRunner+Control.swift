@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a person does to the queue while it runs (the TUI's keys), each a step of its own: the change
 /// is saved in the store first, then applied to the running transfer at once, and the loop wakes.

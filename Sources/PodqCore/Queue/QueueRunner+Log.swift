@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqHTTP
 
 /// The log lines of a run: one per event, failures with their cause and the URLs they went through.
@@ -34,7 +36,7 @@ extension QueueRunner {
             metadata["reason"] = "\(reason)"
             metadata["cause"] = "\(Self.cause(op.error))"
             metadata["attempt"] = "\(attempts)"
-            metadata["retry-in"] = "\(String(format: "%.1f", delay))s"
+            metadata["retry-in"] = "\(String(printf: "%.1f", delay))s"
             logger.warning("download attempt failed, will retry", metadata: metadata)
         case .failed(_, _, let reason):
             metadata["reason"] = "\(reason)"

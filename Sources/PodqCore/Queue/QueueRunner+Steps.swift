@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PodqBase
 import PodqHTTP
@@ -56,7 +57,7 @@ extension QueueRunner {
     private func start(_ row: DownloadRecord, now: Double) async throws(StoreError) {
         let id = row.id
         guard let url = URL(string: row.url) else {
-            let reason = DownloadError.invalidURL(row.url).localizedDescription
+            let reason = ErrorText.describe(DownloadError.invalidURL(row.url))
             try await store.queue.modify(id: id) { row in
                 guard row.state == .queued else { return nil }
                 var failed = row
@@ -292,7 +293,7 @@ extension QueueRunner {
             logger.error("could not replace an earlier download", metadata: ["id": "\(id)", "replaced": "\(old)", "reason": "\(error)"])
             return (
                 final,
-                "could not replace \(SafeText.clean(previous.destination)) (\(SafeText.clean(error.localizedDescription))); both are kept: the new file is \(SafeText.clean(final))"
+                "could not replace \(SafeText.clean(previous.destination)) (\(SafeText.clean(ErrorText.describe(error)))); both are kept: the new file is \(SafeText.clean(final))"
             )
         }
     }

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqHTTP
 import Synchronization
 
@@ -203,7 +205,7 @@ public actor QueueRunner {
                     } catch {
                         if failure == nil {
                             failure = error
-                            self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(error.localizedDescription)"])
+                            self.logger.error("the queue's store failed; stopping the run", metadata: ["reason": "\(ErrorText.describe(error))"])
                             self.machine.stop()
                             self.store.lockWait.giveUp()  // the ends still to save wait no longer than 2 s more
                             for run in self.running.values { run.operation.pause() }

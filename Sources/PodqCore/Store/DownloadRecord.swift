@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqSQLite
 
 /// One row of the queue, as stored: a download with its state, progress, validators and retries.
@@ -253,7 +255,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var partialPath: String { destination + ".part" }
 
     /// ``folder``, or the destination's own folder for older rows.
-    public var folderPath: String { folder ?? (destination as NSString).deletingLastPathComponent }
+    public var folderPath: String { folder ?? LexicalPath.parent(of: destination) }
 
     /// What a ``DownloadOperation`` needs to run this row.
     public func request(url: URL) -> DownloadRequest {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// A download to put on the queue: a URL (perhaps a feed episode's enclosure) and where it goes.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// The queue runner's reads and writes: the pool's async ones, so the runner's actor never blocks a

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// The queue's rows (`download`): in a process that runs the queue, written by its ``QueueRunner``

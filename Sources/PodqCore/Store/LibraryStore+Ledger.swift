@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// The ledger (issue 18, point 4): every feed episode ever downloaded, or marked as downloaded, by its

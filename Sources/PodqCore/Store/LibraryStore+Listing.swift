@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// Listing episodes for the commands (`podq episodes`, `queue add --latest`, `verify`): whole, or one

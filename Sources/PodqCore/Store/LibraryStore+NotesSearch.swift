@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// Search in the show notes: an SQLite FTS5 table, `episode_notes`, holds each episode's notes as

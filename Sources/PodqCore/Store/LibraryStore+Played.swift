@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// Played and not played, and where an episode was left: each mark made here queued for the sync

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqSQLite
 
 /// A subscription, as stored (docs/STORE.md). Read from the store, it has its row's id; one not stored
@@ -169,15 +171,9 @@ extension PodcastRecord {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM podcast WHERE url = ? AND id != ?)", arguments: [url, id]) ?? false
     }
 
-    /// Every podcast, by title as a person reads a list (case and the user's language's rules), then
-    /// in the order they were added.
+    /// Every podcast, by title as a person reads a list (``TextOrder``: letters first, then accents and
+    /// case, numbers by value), then in the order they were added.
     static func byTitle(_ db: Database) throws -> [PodcastRecord] {
-        try fetchAll(db).sorted {
-            switch $0.title.localizedCaseInsensitiveCompare($1.title) {
-            case .orderedAscending: true
-            case .orderedDescending: false
-            case .orderedSame: $0.id < $1.id
-            }
-        }
+        try TextOrder.sorted(fetchAll(db).sorted { $0.id < $1.id }) { $0.title }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// One podcast's own rules (issue 18, point 5), set with `podq set <podcast> key=value` and stored as
@@ -97,7 +98,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
             sizeBudget = clear ? nil : Self.size(v)
         case "download-folder":
             guard clear || v.hasPrefix("/") || v.hasPrefix("~") else { throw BadValue(key: key, expected: "an absolute path, such as ~/Audiobooks") }
-            downloadFolder = clear ? nil : (v as NSString).expandingTildeInPath
+            downloadFolder = clear ? nil : LexicalPath.expandingTilde(v)
         case "file-name-template":
             if !clear {
                 do { _ = try FileNameTemplate(v) } catch { throw BadValue(key: key, expected: "a template: \(error)") }
@@ -175,7 +176,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
 
     /// `500M`, `2G`, `1.5G`, `123456`: bytes (K, M, G, T are 1024-based); nil when unreadable.
     static func size(_ text: String) -> Int64? {
-        let t = text.uppercased().replacingOccurrences(of: "B", with: "").replacingOccurrences(of: "I", with: "")
+        let t = text.uppercased().replacingEvery("B", with: "").replacingEvery("I", with: "")
         var digits = Substring(t)
         var unit: Double = 1
         if let last = digits.last, let power = ["K": 1.0, "M": 2, "G": 3, "T": 4][String(last)] {
@@ -189,7 +190,7 @@ public struct PodcastSettings: Sendable, Equatable, Codable {
     static func sizeText(_ bytes: Int64) -> String {
         for (suffix, power) in [("T", 4.0), ("G", 3), ("M", 2), ("K", 1)] where bytes >= Int64(pow(1024, power)) {
             let value = Double(bytes) / pow(1024, power)
-            return (value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)) + suffix
+            return (value == value.rounded() ? String(Int(value)) : String(printf: "%.1f", value)) + suffix
         }
         return String(bytes)
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqHTTP
 import PodqSQLite
 import Synchronization
@@ -25,7 +27,7 @@ public final class QueueStore: Sendable {
     public init(path: String, lockWait: LockWait = LockWait()) throws(StoreError) {
         self.path = path
         self.lockWait = lockWait
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = LexicalPath.parent(of: path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {

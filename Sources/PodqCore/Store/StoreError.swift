@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// Failures of the queue database, each naming the file and what to do.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The sync account and its changes from async code: each synchronous entry point (`@available(*, noasync)`: the compiler refuses it
 /// in async code) has this twin of the same name, which runs it on a thread of the store's own

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqSQLite
 
 /// The sync account and the durable queue of changes for the sync server (docs/SYNC.md): every change

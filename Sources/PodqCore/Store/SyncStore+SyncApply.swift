@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqSQLite
 
 /// What a sync server sent, applied to the library: plays (positions and played marks) matched to
@@ -170,9 +172,7 @@ struct EpisodeMatcher {
             var urls: [String] = [row["url"]]
             if let queued: String = row["queued"] { urls.append(queued) }
             if let final: String = row["finalURL"] { urls.append(final) }
-            if let stored: String = row["enclosures"], let data = stored.data(using: .utf8),
-                let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-            {
+            if let stored: String = row["enclosures"], let list = JSONTree.any(stored.utf8) as? [[String: Any]] {
                 urls += list.compactMap { $0["url"] as? String }
             }
             for url in urls {

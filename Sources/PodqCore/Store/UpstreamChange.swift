@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqHTTP
 
@@ -60,7 +61,7 @@ public enum UpstreamChange {
         }
         // The scheme aside: a prefix often drops or adds it.
         let text = current.absoluteString
-        let bare = text.range(of: "://").map { String(text[$0.upperBound...]) } ?? text
+        let bare = text.firstRange(of: "://").map { String(text[$0.upperBound...]) } ?? text
         return EpisodeRecord.key(for: bare)
     }
 }

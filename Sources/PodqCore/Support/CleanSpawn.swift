@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `posix_spawn` attributes for a child that starts with a clean signal state: nothing blocked and
 /// every signal at its default action.

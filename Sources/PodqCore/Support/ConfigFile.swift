@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqHTTP
 
@@ -166,8 +167,8 @@ public struct ConfigFile: Sendable {
             ? (realpath(path, nil).map { p in
                 defer { free(p) }; return String(cString: p)
             } ?? path) : path
-        let folder = (target as NSString).deletingLastPathComponent
-        let temp = (folder as NSString).appendingPathComponent(".config.tmp-\(getpid())")
+        let folder = LexicalPath.parent(of: target)
+        let temp = LexicalPath.join(folder, ".config.tmp-\(getpid())")
         var mode: mode_t = 0o644
         var info = stat()
         if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
@@ -203,17 +204,17 @@ public struct ConfigFile: Sendable {
 
     /// `(key, value)` of a line, nil for a blank or comment line.
     static func parse(_ raw: Substring, path: String, line: Int) throws(ConfigError) -> (String, String)? {
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = raw.trimmingWhitespace
         if text.isEmpty || text.hasPrefix("#") { return nil }
         guard let eq = text.firstIndex(of: "=") else { throw .syntax(path: path, line: line) }
-        let key = text[..<eq].trimmingCharacters(in: .whitespaces)
-        var value = text[text.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+        let key = text[..<eq].trimmingSpaces
+        var value = text[text.index(after: eq)...].trimmingSpaces
         guard !key.isEmpty else { throw .syntax(path: path, line: line) }
         if value.hasPrefix("\"") {
             guard let close = value.dropFirst().firstIndex(of: "\"") else { throw .syntax(path: path, line: line) }
             value = String(value[value.index(after: value.startIndex)..<close])
         } else if let hash = value.firstIndex(of: "#") {
-            value = value[..<hash].trimmingCharacters(in: .whitespaces)
+            value = value[..<hash].trimmingSpaces
         }
         return (key, value)
     }
@@ -240,7 +241,7 @@ public struct ConfigFile: Sendable {
         case "per-host-downloads": settings.perHostDownloads = try int(1...64)
         case "connections-per-download": settings.connectionsPerDownload = try int(1...16)
         case "polite-hosts":
-            let hosts = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let hosts = value.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
             guard hosts.allSatisfy({ $0.utf8.allSatisfy { b in b > 0x20 && b < 0x7F && b != UInt8(ascii: "/") } }) else {
                 throw .badValue(path: path, line: line, key: key, expected: "host names separated by commas, such as \"cdn.example.com, example.org\"")
             }
@@ -288,7 +289,7 @@ public struct ConfigFile: Sendable {
             settings.cleanup.keepNewest = count == 0 ? nil : count
         case "log-size": settings.logSize = Int64(try int(0...100)) * 1_000_000
         case "player":
-            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !value.trimmingSpaces.isEmpty else {
                 throw .badValue(path: path, line: line, key: key, expected: "a command, such as mpv or \"vlc --play-and-exit\"")
             }
             settings.player = value
@@ -306,7 +307,7 @@ public struct ConfigFile: Sendable {
             }
             settings.proxy = value
         case "on-complete":
-            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !value.trimmingSpaces.isEmpty else {
                 throw .badValue(path: path, line: line, key: key, expected: "a command, such as \"beet import -q %f\"")
             }
             settings.onComplete = value
@@ -318,7 +319,7 @@ public struct ConfigFile: Sendable {
             default: throw .badValue(path: path, line: line, key: key, expected: "xxh3 or sha256")
             }
         case "password-command":
-            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !value.trimmingSpaces.isEmpty else {
                 throw .badValue(path: path, line: line, key: key, expected: "a command that prints the password, such as \"pass show podcasts/%h\"")
             }
             settings.passwordCommand = value
@@ -333,7 +334,7 @@ public struct ConfigFile: Sendable {
             }
         case "download-folder":
             guard !value.isEmpty else { throw .badValue(path: path, line: line, key: key, expected: "a folder path") }
-            settings.downloadFolder = (value as NSString).expandingTildeInPath
+            settings.downloadFolder = LexicalPath.expandingTilde(value)
         case "windows-safe-names":
             switch value.lowercased() {
             case "auto": settings.windowsSafeNames = nil

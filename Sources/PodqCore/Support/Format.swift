@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// Human units for the table and the progress lines.
@@ -8,9 +9,9 @@ public enum Format {
         let value = Double(count)
         switch count {
         case ..<1000: return "\(count) B"
-        case ..<1_000_000: return String(format: "%.1f KB", value / 1e3)
-        case ..<1_000_000_000: return String(format: "%.1f MB", value / 1e6)
-        default: return String(format: "%.2f GB", value / 1e9)
+        case ..<1_000_000: return String(printf: "%.1f KB", value / 1e3)
+        case ..<1_000_000_000: return String(printf: "%.1f MB", value / 1e6)
+        default: return String(printf: "%.2f GB", value / 1e9)
         }
     }
 
@@ -25,8 +26,8 @@ public enum Format {
         let s = Int.clamped(seconds, .up, in: 0...(1 << 40))
         switch s {
         case ..<60: return "\(s)s"
-        case ..<3600: return String(format: "%dm%02ds", s / 60, s % 60)
-        case ..<(100 * 3600): return String(format: "%dh%02dm", s / 3600, (s % 3600) / 60)
+        case ..<3600: return String(printf: "%ldm%02lds", s / 60, s % 60)
+        case ..<(100 * 3600): return String(printf: "%ldh%02ldm", s / 3600, (s % 3600) / 60)
         default: return ">99h"
         }
     }
@@ -52,6 +53,6 @@ public enum Format {
     /// `42:05` or `1:02:03`; blank when unknown.
     public static func duration(_ seconds: Int?) -> String {
         guard let s = seconds, s >= 0 else { return "" }
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, (s % 3600) / 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+        return s >= 3600 ? String(printf: "%ld:%02ld:%02ld", s / 3600, (s % 3600) / 60, s % 60) : String(printf: "%ld:%02ld", s / 60, s % 60)
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Where podq keeps its files (docs/FILES.md).
 ///
@@ -12,14 +14,14 @@ public struct PodqPaths: Sendable, Equatable {
     public var configFile: String
 
     /// The queue database.
-    public var database: String { (home as NSString).appendingPathComponent("queue.sqlite") }
+    public var database: String { LexicalPath.join(home, "queue.sqlite") }
 
     /// Resolves the paths from the options and the environment.
     public init(
         home explicitHome: String?, downloadDir: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        let userHome = environment["HOME"] ?? NSHomeDirectory()
+        let userHome = environment["HOME"] ?? LexicalPath.accountHome ?? "/"
         let givenHome = explicitHome ?? environment["PODQ_HOME"].flatMap { $0.isEmpty ? nil : $0 }
         if let givenHome {
             home = Self.absolute(givenHome)
@@ -50,7 +52,7 @@ public struct PodqPaths: Sendable, Equatable {
     }
 
     static func absolute(_ path: String) -> String {
-        let expanded = (path as NSString).expandingTildeInPath
+        let expanded = LexicalPath.expandingTilde(path)
         return URL(fileURLWithPath: expanded).standardizedFileURL.path
     }
 }

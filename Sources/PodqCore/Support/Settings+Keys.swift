@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Settings {
     /// One key of the config file, as docs/CONFIG.md's table shows it (generated from here: `make docs`).

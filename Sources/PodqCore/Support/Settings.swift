@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The settings in the config file (docs/CONFIG.md), with their defaults.
 public struct Settings: Sendable, Equatable {

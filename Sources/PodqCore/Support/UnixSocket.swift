@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A Unix domain socket's client end (mpv's IPC socket).
 public enum UnixSocket {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Reads a server's episode-action answer (`{"actions": [ … ], "timestamp": N}`) as its bytes arrive,
 /// one action at a time: only the action being read is held, never the answer (a long-lived account
@@ -131,7 +133,7 @@ public struct ActionStream: Sendable {
         if track(byte) { return }
         if depth == 0, byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") {
             if key == Array("timestamp".utf8), !bufferOverflow {
-                timestampText = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                timestampText = String(decoding: buffer, as: UTF8.self).trimmingWhitespace
             }
             buffer = []
             place = byte == UInt8(ascii: "}") ? .done : .members

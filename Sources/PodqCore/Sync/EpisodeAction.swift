@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// One episode action as the gpodder.net API v2 and Nextcloud's GPodder Sync app carry it: a `play`
@@ -131,7 +132,7 @@ public struct EpisodeAction: Sendable, Equatable, Codable {
 
     /// A wire timestamp read: `2026-11-26T10:00:00`, with `Z`, an offset or a fraction; nil otherwise.
     public static func seconds(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         let bytes = Array(trimmed.utf8)
         guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
+import PodqBase
 
 /// A server of the gpodder.net API v2 (gpodder.net, mygpo, opodsync, gpodder2go,
 /// gpodder-fastapi-router): this device's subscriptions, every device's episode actions.
@@ -19,8 +21,7 @@ public struct GPodderServer: SyncServer {
 
     /// A path segment: the characters the API allows in user names and device ids, the rest escaped.
     static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."))
-            ?? text
+        PercentEncoding.encode(text, allowing: PercentEncoding.Allowed.alphanumerics.adding("-_."))
     }
 
     private struct Empty: Codable {}
@@ -116,7 +117,7 @@ public struct SyncGroups: Sendable, Equatable {
     /// Read from a server's answer: `{"synchronized": [[…]], "not-synchronized": […]}`. An answer
     /// without `synchronized` (an empty `200`: opodsync keeps no groups) is not one.
     static func read(_ bytes: [UInt8], call: String, excerpt: ([UInt8]) -> String) throws(SyncError) -> SyncGroups {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], let groups = object["synchronized"] as? [Any] else {
+        guard let object = JSONTree.any(bytes) as? [String: Any], let groups = object["synchronized"] as? [Any] else {
             throw .badAnswer(call: call, detail: bytes.isEmpty ? "an empty answer" : excerpt(bytes))
         }
         let synchronized = groups.compactMap { ($0 as? [Any])?.compactMap { $0 as? String } }

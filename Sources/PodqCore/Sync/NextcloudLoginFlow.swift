@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqBase
 import PodqHTTP
@@ -54,7 +55,7 @@ public struct NextcloudLoginFlow: Sendable {
             }
             return (response.status, bytes)
         } catch let error as DownloadError {
-            throw .network(error.localizedDescription)
+            throw .network(ErrorText.describe(error))
         } catch {
             throw .network(String(describing: error))
         }
@@ -80,7 +81,7 @@ public struct NextcloudLoginFlow: Sendable {
         user: String, password: String
     ) {
         let deadline = ContinuousClock.now + timeout
-        let form = "token=" + (started.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? started.token)
+        let form = "token=" + PercentEncoding.encode(started.token, allowing: .alphanumerics)
         while ContinuousClock.now < deadline {
             let (status, bytes) = try await post(started.endpoint, form: form)
             if status == 200, let granted = try? JSONDecoder().decode(Granted.self, from: Data(bytes)) {

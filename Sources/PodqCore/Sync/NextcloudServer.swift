@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 
 /// Nextcloud's GPodder Sync app (`/index.php/apps/gpoddersync/…`): one list of subscriptions and of

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// What a server's list of episode actions held that podq did not apply: action kinds it does not use
 /// (`flattr` is valid on gpodder.net) and actions that are not what the API says. Each is skipped and
@@ -175,7 +177,7 @@ enum SyncNumber {
     static func seconds<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) -> Int64? {
         if let text = try? c.decodeIfPresent(String.self, forKey: key) {
             if let seconds = EpisodeAction.seconds(text) { return seconds }
-            guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+            guard let value = Double(text.trimmingSpaces) else { return nil }
             return inRange(value)
         }
         return number(c, key).flatMap(inRange)
@@ -186,7 +188,7 @@ enum SyncNumber {
         var text = text
         if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
         if let seconds = EpisodeAction.seconds(text) { return seconds }
-        return Double(text.trimmingCharacters(in: .whitespaces)).flatMap(inRange)
+        return Double(text.trimmingSpaces).flatMap(inRange)
     }
 
     private static func inRange(_ value: Double) -> Int64? {

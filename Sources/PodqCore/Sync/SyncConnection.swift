@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -95,7 +96,7 @@ public struct SyncConnection: Sendable {
                 }
             }
         } catch let error as DownloadError {
-            throw SyncError.network(error.localizedDescription)
+            throw SyncError.network(ErrorText.describe(error))
         }
         answer.log(received: received)
         try check(answer.response.status, refused, call: call)
@@ -126,7 +127,7 @@ public struct SyncConnection: Sendable {
     private static func syncError(_ error: any Error) -> SyncError {
         switch error {
         case let error as SyncError: error
-        case let error as DownloadError: .network(error.localizedDescription)
+        case let error as DownloadError: .network(ErrorText.describe(error))
         default: .network(String(describing: error))
         }
     }
@@ -236,8 +237,8 @@ public struct SyncConnection: Sendable {
     /// before anything is cleaned or cut: a cut cannot leave half of it.
     func excerpt(_ bytes: [UInt8]) -> String {
         var text = String(decoding: bytes.prefix(Self.answerLimit), as: UTF8.self)
-        for secret in secrets where !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "…") }
-        text = SafeText.clean(String(text.prefix(400))).trimmingCharacters(in: .whitespacesAndNewlines)
+        for secret in secrets where !secret.isEmpty { text = text.replacingEvery(secret, with: "…") }
+        text = SafeText.clean(String(text.prefix(400))).trimmingWhitespace
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 
@@ -245,7 +246,7 @@ public struct SyncConnection: Sendable {
     private var secrets: [String] {
         guard !password.isEmpty else { return [] }
         var forms: Set<String> = [password, Data("\(user):\(password)".utf8).base64EncodedString()]
-        if let escaped = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { forms.insert(escaped) }
+        forms.insert(PercentEncoding.encode(password, allowing: .alphanumerics))
         if let json = try? JSONEncoder().encode(password), let quoted = String(data: json, encoding: .utf8) {
             forms.insert(String(quoted.dropFirst().dropLast()))
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 
 /// What can go wrong with a sync server, each said with what to do. Nothing here carries a password:
@@ -52,7 +53,7 @@ public enum SyncError: Error, LocalizedError, Sendable, Equatable {
 
     /// `text` ended by one full stop, whatever it ended with ("address." stays "address.", never "address..").
     static func sentence(_ text: String) -> String {
-        var text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = text.trimmingWhitespace
         while text.hasSuffix(".") { text.removeLast() }
         return text + "."
     }

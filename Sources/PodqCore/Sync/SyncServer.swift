@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which API a sync server speaks.
 public enum SyncFlavour: String, Sendable, CaseIterable, Codable {

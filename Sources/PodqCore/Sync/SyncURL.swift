@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqHTTP
 
 /// Feed and episode URLs as sync servers compare them: servers rewrite what they are sent (mygpo
@@ -8,7 +10,7 @@ public enum SyncURL {
     /// The form two URLs are compared in: no scheme, the host in lower case without a login or a
     /// default port, the path (`/` when empty) and the query as they are, no fragment.
     public static func key(_ text: String) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace
         guard let components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else { return trimmed.lowercased() }
         var key = host.lowercased()
         let scheme = components.scheme?.lowercased()
@@ -18,7 +20,7 @@ public enum SyncURL {
         // Decoded: servers escape what they store (mygpo quotes `:` in a path, `+` for a space in a query).
         key += components.path.isEmpty ? "/" : components.path
         if let query = components.percentEncodedQuery, !query.isEmpty {
-            key += "?" + (query.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? query)
+            key += "?" + (PercentEncoding.decode(query.replacingEvery("+", with: " ")) ?? query)
         }
         return key
     }
@@ -26,7 +28,7 @@ public enum SyncURL {
     /// `text` as an http(s) feed URL (`feed://`, `itpc://`, `pcast://` and `podcast://` are http), or
     /// nil: a file's path, `file:`, anything a sync server cannot take or podq should not read from one.
     public static func webFeed(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == "\0" })
         else { return nil }
@@ -42,7 +44,7 @@ public enum SyncURL {
     public static func aliases(of url: String) -> Set<String> {
         var found: Set<String> = [key(url), key(EpisodeRecord.key(for: url))]
         // A prefix the server escaped (`…/redirect.mp3/host%3A8080/…`) is read unescaped.
-        let unescaped = url.removingPercentEncoding.flatMap { $0 != url ? $0 : nil }
+        let unescaped = PercentEncoding.decode(url).flatMap { $0 != url ? $0 : nil }
         var next = URL(string: unescaped ?? url) ?? URL(string: url)
         var hops = 0
         while let current = next, let inner = TrackingPrefix.innerURL(of: current), hops < 8 {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failure a command reports in one line before exiting with `code`.
 package struct CommandError: Error, LocalizedError {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PodqBase
 import PodqCore
@@ -22,7 +23,7 @@ package enum CommandLog {
     package static func start(home: String?, settings: Settings, verbose: Bool, echo: Bool) -> Logger {
         let file = home.flatMap { home -> LogFile? in
             guard settings.logSize > 0 else { return nil }
-            return LogFile(path: (home as NSString).appendingPathComponent(fileName), maxBytes: settings.logSize)
+            return LogFile(path: LexicalPath.join(home, fileName), maxBytes: settings.logSize)
         }
         let level: Logger.Level = verbose ? .debug : .info
         let toStandardError: @Sendable (String) -> Void = { Console.error($0) }

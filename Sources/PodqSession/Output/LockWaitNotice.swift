@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import Synchronization
 
@@ -31,7 +33,7 @@ package final class LockWaitNotice: Sendable {
     /// Polls every half second on a thread of its own for as long as the process lives: the command's
     /// own thread may be the one that waits (opening the database, a write).
     package func start() {
-        Thread.detachNewThread { [self] in
+        DetachedThread.start { [self] in
             while true {
                 usleep(500_000)
                 if let line = poll() {
@@ -68,6 +70,6 @@ package final class LockWaitNotice: Sendable {
             return announced
         }
         guard was, let ended else { return nil }
-        return String(format: "the queue database's lock came free after %.0f s; going on", ended)
+        return String(printf: "the queue database's lock came free after %.0f s; going on", ended)
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import Subprocess
 
@@ -86,7 +88,7 @@ package enum ChildCommand {
     /// The deadline in words: "60 s".
     package static var deadlineText: String {
         let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(printf: "%.1f s", seconds)
     }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 
@@ -9,7 +10,7 @@ package struct CleanupRun {
     package init(context: QueueContext) { self.context = context }
 
     /// Where the rules the automatic cleanup last applied are kept (``Cleanup/signature(policy:rules:)``).
-    private var appliedPath: String { (context.paths.home as NSString).appendingPathComponent("cleanup-rules") }
+    private var appliedPath: String { LexicalPath.join(context.paths.home, "cleanup-rules") }
 
     /// Runs the config's rules (nothing when none is set) and prints what was removed (`quiet`: only
     /// logs it) through `say` (a `--json` run's reporter writes it as a `note` object). Returns the report.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PodqBase
 import PodqCore
@@ -116,7 +117,7 @@ package final class CompletionHooks: Sendable {
                 context.log.error("hook timed out", metadata: ["download": "\(id)", "hook": "\(shown)", "after": "\(timeoutText) s"])
                 return
             }
-            let said = SafeText.clean(finished.said.trimmingCharacters(in: .whitespacesAndNewlines))
+            let said = SafeText.clean(finished.said.trimmingWhitespace)
             var metadata: Logger.Metadata = ["download": "\(id)", "hook": "\(shown)", "status": "\(finished.status)"]
             if !said.isEmpty { metadata["output"] = "\(said)" }
             if finished.success {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -22,9 +23,9 @@ package enum DirectoryLookup {
     /// Words a person typed where a feed goes: not a URL, not a path, not a file that exists. Nil when
     /// `text` is an address or a file; else the words, for "did you mean `podq search …`".
     package static func words(in text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace
         guard !trimmed.isEmpty, !trimmed.contains("/"), !trimmed.contains("\\"), !trimmed.hasPrefix("~"), !trimmed.hasPrefix("."),
-            !FileManager.default.fileExists(atPath: (trimmed as NSString).expandingTildeInPath)
+            !FileManager.default.fileExists(atPath: LexicalPath.expandingTilde(trimmed))
         else { return nil }
         // `example.org`, `feeds.example.org:8080`: a host name, not words.
         if !trimmed.contains(" "), trimmed.contains("."), FeedSource.schemelessURL(trimmed) != nil { return nil }
@@ -35,7 +36,7 @@ package enum DirectoryLookup {
     /// The line for directories that gave nothing: "iTunes did not answer within 8 s".
     package static func failureLine(_ failures: [DirectoryError]) -> String {
         failures.map { failure in
-            var text = SafeText.clean(failure.localizedDescription).trimmingCharacters(in: .whitespaces)
+            var text = SafeText.clean(ErrorText.describe(failure)).trimmingSpaces
             while text.hasSuffix(".") { text.removeLast() }
             return text
         }.joined(separator: "; ")
@@ -45,6 +46,6 @@ package enum DirectoryLookup {
     /// letters, digits and spaces.
     package static func shellWords(_ words: String) -> String {
         let plain = words.allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
-        return plain ? words : "'" + words.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? words : "'" + words.replacingEvery("'", with: "'\\''") + "'"
     }
 }

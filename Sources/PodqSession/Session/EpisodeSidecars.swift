@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -53,14 +54,14 @@ package final class EpisodeSidecars: Sendable {
             podcast.rules.sidecars ?? context.settings.sidecars,
             let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: path)
         else { return }
-        let base = (relative as NSString).deletingPathExtension
+        let base = LexicalPath.deletingExtension(of: relative)
         let access = await logins.access(for: row)
         var written: [String: String] = [:]
         func keep(_ kind: String, _ name: String, _ bytes: [UInt8]) async {
             do {
-                written[kind] = (try await folder.writeFile(name, bytes: bytes) as NSString).lastPathComponent
+                written[kind] = LexicalPath.lastComponent(of: try await folder.writeFile(name, bytes: bytes))
             } catch {
-                context.log.error("sidecar not written", metadata: ["download": "\(id)", "kind": "\(kind)", "reason": "\(error.localizedDescription)"])
+                context.log.error("sidecar not written", metadata: ["download": "\(id)", "kind": "\(kind)", "reason": "\(ErrorText.describe(error))"])
             }
         }
         if let transcript = Self.preferred(episode.allTranscripts, order: context.settings.transcriptTypes),
@@ -69,7 +70,7 @@ package final class EpisodeSidecars: Sendable {
             await keep("transcript", base + "." + Self.fileExtension(transcriptType: transcript.type), bytes)
         }
         if let url = episode.chaptersURL, let bytes = await fetch(url, kind: "chapters", id: id, access: access) {
-            if (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil {
+            if JSONTree.parse(bytes) != nil {
                 await keep("chapters", base + ".chapters.json", bytes)
             } else {
                 context.log.error("sidecar not written", metadata: ["download": "\(id)", "kind": "chapters", "reason": "it is not JSON"])
@@ -96,7 +97,7 @@ package final class EpisodeSidecars: Sendable {
                 "sidecar not fetched",
                 metadata: [
                     "download": "\(id)", "kind": "\(kind)", "url": "\(SafeText.redactingCredentials(url))",
-                    "reason": "\(error.localizedDescription)",
+                    "reason": "\(ErrorText.describe(error))",
                 ])
             return nil
         }
@@ -135,16 +136,15 @@ package final class EpisodeSidecars: Sendable {
     /// sidecars' names. Every text cleaned; credentials never written.
     package static func metadata(row: DownloadRecord, episode: EpisodeRecord, podcast: PodcastRecord, path: String, files: [String: String]) -> String {
         func text(_ value: String?) -> JSONValue { value.map { .string(SafeText.redactingCredentials(SafeText.clean($0))) } ?? .null }
-        let iso = ISO8601DateFormatter()
         let notes = ShowNotes.paragraphs(episode.description ?? "").joined(separator: "\n\n")
         return JSONValue.object([
             "podcast": .object(["title": text(podcast.title), "feed": text(podcast.url), "link": text(podcast.link), "author": text(podcast.author)]),
             "title": text(episode.title), "guid": text(episode.guid), "link": text(episode.link),
-            "published": episode.published.map { .string(iso.string(from: Date(timeIntervalSince1970: $0))) } ?? .null,
+            "published": episode.published.map { .string(Date(timeIntervalSince1970: $0).ISO8601Format()) } ?? .null,
             "duration": .optional(episode.duration), "season": .optional(episode.season), "episode": .optional(episode.episodeNumber),
             "description": notes.isEmpty ? .null : .string(SafeText.clean(notes)),
             "enclosure": .object(["url": text(episode.url), "type": text(episode.type), "length": .optional(episode.length)]),
-            "file": .string((path as NSString).lastPathComponent), "bytes": .optional(row.commitSize ?? row.bytesReceived),
+            "file": .string(LexicalPath.lastComponent(of: path)), "bytes": .optional(row.commitSize ?? row.bytesReceived),
             "checksum": text(row.checksum), "sha256": text(row.sha256), "verifiedBy": text(row.verifiedBy), "unverified": text(row.integrityProblem),
             "transcript": .optional(files["transcript"]), "chapters": .optional(files["chapters"]), "image": .optional(files["image"]),
         ]).text + "\n"

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -28,12 +29,12 @@ package enum FeedSource {
     /// - Throws: ``FeedError/fetch(_:)`` with ``DownloadError/unsupportedScheme(_:)`` for another scheme.
     package static func resolve(_ source: String) throws(FeedError) -> Resolved {
         let trimmed = PodcastLink.resolve(unwrapped(source))
-        if let range = trimmed.range(of: "://") {
+        if let range = trimmed.firstRange(of: "://") {
             let scheme = trimmed[..<range.lowerBound].lowercased()
             guard scheme == "http" || scheme == "https" else { throw .fetch(.unsupportedScheme(trimmed)) }
             return .url(trimmed)
         }
-        let path = (trimmed as NSString).expandingTildeInPath
+        let path = LexicalPath.expandingTilde(trimmed)
         if FileManager.default.fileExists(atPath: path) { return .file(URL(fileURLWithPath: path).standardizedFileURL.path) }
         if let url = mistypedScheme(trimmed) { return .url(url) }
         if let url = schemelessURL(trimmed) { return .url(url) }
@@ -43,11 +44,11 @@ package enum FeedSource {
     /// `text` as pasted from a mail or a chat, without what came with it: white space, `<…>` or quotes
     /// around it, and spaces inside a URL (percent-encoded).
     package static func unwrapped(_ text: String) -> String {
-        var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var trimmed = text.trimmingWhitespace
         for (open, close) in [("<", ">"), ("\"", "\""), ("'", "'")] where trimmed.count >= 2 && trimmed.hasPrefix(open) && trimmed.hasSuffix(close) {
-            trimmed = String(trimmed.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
+            trimmed = String(trimmed.dropFirst().dropLast()).trimmingWhitespace
         }
-        if trimmed.contains("://") && trimmed.contains(" ") { trimmed = trimmed.replacingOccurrences(of: " ", with: "%20") }
+        if trimmed.contains("://") && trimmed.contains(" ") { trimmed = trimmed.replacingEvery(" ", with: "%20") }
         return trimmed
     }
 
@@ -147,7 +148,7 @@ package enum FeedSource {
                     notes.append("the feed says it moved to \(moved), which is not a feed that stays there; kept \(location)")
                 }
             } catch {
-                notes.append("the feed says it moved to \(moved), which could not be read (\(error.localizedDescription)); kept \(location)")
+                notes.append("the feed says it moved to \(moved), which could not be read (\(ErrorText.describe(error))); kept \(location)")
             }
         }
         if allPages { notes += try await readPages(of: &feed, transport: transport, sizeLimit: sizeLimit, access: access, keepNotes: keepNotes) }
@@ -204,7 +205,7 @@ package enum FeedSource {
 
     /// The note for page `number` of a paged feed that could not be read.
     package static func pageFailure(_ number: Int, _ error: any Error) -> String {
-        "page \(number) of the paged feed could not be read (\(SafeText.clean(error.localizedDescription))); kept the pages before it"
+        "page \(number) of the paged feed could not be read (\(SafeText.clean(ErrorText.describe(error)))); kept the pages before it"
     }
 
     /// One GET of a feed or a web page, parsed.

@@ -1,6 +1,7 @@
 import CPodqSystem
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqCore
 import Synchronization
 

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import Synchronization
@@ -45,12 +47,12 @@ package struct Listening: Sendable {
 
     /// True when `argv` runs mpv (its name, whatever the folder).
     package static func isMPV(_ argv: [String]) -> Bool {
-        (argv.first.map { ($0 as NSString).lastPathComponent } ?? "") == "mpv"
+        (argv.first.map { LexicalPath.lastComponent(of: $0) } ?? "") == "mpv"
     }
 
     /// mpv's log of this run (`--log-file`), read for its last error when it fails: on a machine without
     /// sound, mpv's reason went to the terminal the TUI then covered, and the TUI said only "status 2".
-    package var logFile: String { (home as NSString).appendingPathComponent("mpv-\(getpid()).log") }
+    package var logFile: String { LexicalPath.join(home, "mpv-\(getpid()).log") }
 
     /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
     /// and the socket.
@@ -155,7 +157,7 @@ package struct Listening: Sendable {
             // `[time][level][part] text`
             let fields = line.split(separator: "]", maxSplits: 3, omittingEmptySubsequences: false)
             guard fields.count == 4, fields[1] == "[e" || fields[1] == "[f" else { continue }
-            let text = SafeText.clean(fields[3].trimmingCharacters(in: .whitespaces))
+            let text = SafeText.clean(fields[3].trimmingSpaces)
             guard !text.isEmpty else { continue }
             last = text
             if fields[2] == "[cplayer" { core = text }
@@ -165,7 +167,7 @@ package struct Listening: Sendable {
 
     package static func clock(_ seconds: Int) -> String {
         seconds >= 3600
-            ? String(format: "%d:%02d:%02d", seconds / 3600, (seconds % 3600) / 60, seconds % 60) : String(format: "%d:%02d", seconds / 60, seconds % 60)
+            ? String(printf: "%ld:%02ld:%02ld", seconds / 3600, (seconds % 3600) / 60, seconds % 60) : String(printf: "%ld:%02ld", seconds / 60, seconds % 60)
     }
 }
 
@@ -197,7 +199,7 @@ package final class MPVFollower: Sendable {
     }
 
     package func start() {
-        Thread.detachNewThread { [self] in
+        DetachedThread.start { [self] in
             follow()
             done.signal()
         }
@@ -250,7 +252,7 @@ package final class MPVFollower: Sendable {
 
     /// One line of mpv's: a property change, or the end of the file.
     private func handle(_ line: [UInt8]) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
+        guard let object = JSONTree.any(line) as? [String: Any] else { return }
         let event = object["event"] as? String
         // A number no episode can be (NaN, negative, 1e300, mpv's duration of a broken stream) is
         // not a position: the last true one stays.

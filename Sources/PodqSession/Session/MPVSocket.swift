@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 
 /// Where mpv's IPC socket goes for one `podq play`: a Unix socket's path holds at most 107 bytes, so a
 /// home deeper than about 90 bytes cannot hold it (mpv then plays on, and nothing follows it). The
@@ -14,19 +16,19 @@ package struct MPVSocket {
 
     package init?(home: String, environment: [String: String] = ProcessInfo.processInfo.environment, pid: Int32 = getpid()) {
         let name = "mpv-\(pid).sock"
-        let inHome = (home as NSString).appendingPathComponent(name)
+        let inHome = LexicalPath.join(home, name)
         if inHome.utf8.count <= Self.longest {
             self.init(path: inHome, madeFolder: nil)
             return
         }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), Self.isOwnFolder(runtime) {
-            let path = (runtime as NSString).appendingPathComponent("podq-" + name)
+            let path = LexicalPath.join(runtime, "podq-" + name)
             if path.utf8.count <= Self.longest {
                 self.init(path: path, madeFolder: nil)
                 return
             }
         }
-        let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("podq-XXXXXX")
+        let temporary = LexicalPath.join(LexicalPath.temporaryFolder, "podq-XXXXXX")
         for base in [temporary, "/tmp/podq-XXXXXX"] where base.utf8.count + "/mpv.sock".utf8.count <= Self.longest {
             var template = Array(base.utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else { continue }
@@ -56,7 +58,7 @@ package struct MPVSocket {
         for name in names where name.hasPrefix("mpv-") && (name.hasSuffix(".sock") || name.hasSuffix(".log")) {
             let digits = name.dropFirst(4).prefix { $0.isASCII && $0.isNumber }
             guard let pid = Int32(digits), pid > 0, pid != getpid(), name.dropFirst(4 + digits.count).first == "." else { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH { unlink((home as NSString).appendingPathComponent(name)) }
+            if kill(pid, 0) == -1 && errno == ESRCH { unlink(LexicalPath.join(home, name)) }
         }
     }
 

@@ -1,5 +1,7 @@
 import CPodqSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import Synchronization

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import PodqHTTP
@@ -49,7 +50,7 @@ package enum PodcastLogin {
             }
             let line = result.standardOutput.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             guard result.status.isSuccess, !line.isEmpty else {
-                let said = SafeText.clean(result.standardError).trimmingCharacters(in: .whitespacesAndNewlines)
+                let said = SafeText.clean(result.standardError).trimmingWhitespace
                 throw CommandError(
                     "the password command `\(SafeText.clean(command))` \(result.status.isSuccess ? "printed nothing" : "failed (\(result.status.described))")"
                         + (said.isEmpty ? "" : ": \(said)") + ". Check it in a shell, or set the password with `podq login`.",
@@ -107,7 +108,7 @@ package enum PodcastLogin {
     }
 
     private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacingEvery("'", with: "'\\''") + "'"
     }
 
     /// The access of each podcast, worked out once per process (a password command runs once), for

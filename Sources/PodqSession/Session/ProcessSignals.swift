@@ -1,5 +1,6 @@
 import CPodqSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What SIGINT, SIGTERM and SIGHUP do while no part of a command handles them itself: podq ends at
 /// once with 130, the one status COMMANDS.md gives a stopped command, from the command's first

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqCore
 
 /// What every queue command opens: the paths, the config, the store.
@@ -69,10 +71,10 @@ package struct QueueContext {
     /// Removes temporary config files left by a podq that died while writing one (`.config.tmp-<pid>`
     /// whose process is gone).
     package static func removeOrphanTemporaryFiles(near configFile: String) {
-        let folder = (configFile as NSString).deletingLastPathComponent
+        let folder = LexicalPath.parent(of: configFile)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".config.tmp-") {
             guard let pid = Int32(name.dropFirst(".config.tmp-".count)), pid != getpid(), kill(pid, 0) != 0 else { continue }
-            unlink((folder as NSString).appendingPathComponent(name))
+            unlink(LexicalPath.join(folder, name))
         }
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import PodqBase
 import PodqCore
 import PodqHTTP
 
@@ -184,7 +186,7 @@ extension QueueSession {
             try ConfigFile(path: configFile).set(key, to: value.description)
             return configFile
         } catch {
-            throw CommandError("\(line.line ?? key); not saved: \(error.localizedDescription)", code: ExitCodes.config)
+            throw CommandError("\(line.line ?? key); not saved: \(ErrorText.describe(error))", code: ExitCodes.config)
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 
@@ -105,7 +106,7 @@ extension QueueSession {
                 guard changed else { return "there is no speed limit" }
                 return (value.map { "speed limit " + Format.bytes(Int64($0)) + "/s" } ?? "no speed limit") + (savedIn.map { " (saved in \($0))" } ?? "")
             case .synced(let report):
-                return report.line.replacingOccurrences(of: "\n", with: "; ")
+                return report.line.replacingEvery("\n", with: "; ")
             case .noSyncAccount:
                 return nil
             case .recordedListening(let id, let said):

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqCore
 
 /// The read side of a session: what a front end shows, as values. ``status`` never waits (the
@@ -117,7 +119,7 @@ package struct Playback: Sendable {
     /// What the TUI says after the player exited; `isError` when it failed.
     package func line(after exit: Player.Exit, recorded: String?) -> (text: String, isError: Bool) {
         let status = exit.signal == nil ? exit.status : 0
-        guard status == 0 else { return (PlayerError.failed(command: argv[0], status: status, reason: exit.reason).localizedDescription, true) }
+        guard status == 0 else { return (ErrorText.describe(PlayerError.failed(command: argv[0], status: status, reason: exit.reason)), true) }
         return ("played \(ItemKind.download.label(id)) with \(argv[0])" + (recorded.map { ": " + $0 } ?? ""), false)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 
@@ -71,7 +72,7 @@ package struct QueuePlanning {
                 let path = try DestinationPlanner.destination(
                     for: item.url, fileName: item.fileName, in: folder, reserved: reserved, rules: context.settings.nameRules(for: folder))
                 reserved.insert(path)
-                let title = item.title.map(SafeText.clean) ?? (path as NSString).lastPathComponent
+                let title = item.title.map(SafeText.clean) ?? LexicalPath.lastComponent(of: path)
                 new.append(
                     NewDownload(
                         url: item.url.absoluteString, title: title, podcast: item.podcast, destination: path,
@@ -94,7 +95,7 @@ package struct QueuePlanning {
         do {
             let reserved = try await context.store.queue.destinations()
             let path = try DestinationPlanner.destination(
-                for: url, fileName: (row.destination as NSString).lastPathComponent, in: row.folderPath, reserved: reserved,
+                for: url, fileName: LexicalPath.lastComponent(of: row.destination), in: row.folderPath, reserved: reserved,
                 rules: context.settings.nameRules(for: row.folderPath))
             return NewDownload(
                 url: row.url, title: row.title, podcast: row.podcast, destination: path, folder: row.folderPath,

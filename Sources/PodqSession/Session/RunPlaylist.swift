@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqBase
 import PodqCore
 import Synchronization
@@ -44,16 +45,13 @@ package final class RunPlaylist: Sendable {
             var episode: (episode: EpisodeRecord, podcast: PodcastRecord)?
             if let id = row?.episodeId { episode = try? await context.store.library.episode(id: id) }
             let seconds = episode?.episode.duration ?? -1
-            let title = episode.map { "\($0.podcast.title) - \($0.episode.title)" } ?? row?.title ?? (path as NSString).lastPathComponent
+            let title = episode.map { "\($0.podcast.title) - \($0.episode.title)" } ?? row?.title ?? LexicalPath.lastComponent(of: path)
             // One line each: a title from a feed never breaks the file.
-            text += "#EXTINF:\(seconds),\(SafeText.clean(title).replacingOccurrences(of: "\n", with: " "))\n"
+            text += "#EXTINF:\(seconds),\(SafeText.clean(title).replacingEvery("\n", with: " "))\n"
             let prefix = root.hasSuffix("/") ? root : root + "/"
             text += Self.entry(path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path) + "\n"
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HHmm"
-        let name = "podq \(formatter.string(from: started)).m3u8"
+        let name = "podq \(LocalTime.text(started, format: "%Y-%m-%d %H%M")).m3u8"
         do {
             let path = try await DownloadFolder(path: root).writeFile(name, bytes: Array(text.utf8))
             context.log.info("playlist written", metadata: ["file": "\(path)", "entries": "\(entries.count)"])

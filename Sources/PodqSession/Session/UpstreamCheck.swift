@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOHTTP1
 import PodqCore
 import PodqHTTP

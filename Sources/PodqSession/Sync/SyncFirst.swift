@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PodqCore
 
 /// `sync = auto`: `podq refresh` and `podq download` sync first when podq is logged in. The sync's line

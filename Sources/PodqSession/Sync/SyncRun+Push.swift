@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PodqBase
 import PodqCore
@@ -35,8 +36,8 @@ extension SyncRun {
                 failedInARow = 0
             } catch let error as SyncError where !Self.stopsTheSync(error) {
                 failedInARow += 1
-                if !report.failures.contains(error.localizedDescription) { report.failures.append(error.localizedDescription) }
-                context.log.warning("sync: a batch was not taken; it waits", metadata: ["count": "\(batch.count)", "error": "\(error.localizedDescription)"])
+                if !report.failures.contains(ErrorText.describe(error)) { report.failures.append(ErrorText.describe(error)) }
+                context.log.warning("sync: a batch was not taken; it waits", metadata: ["count": "\(batch.count)", "error": "\(ErrorText.describe(error))"])
             }
         }
         // What of this push is still queued (not taken, not set aside): it waits for the next sync.

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import PodqBase
 import PodqCore
 import PodqHTTP
 
@@ -56,7 +58,7 @@ package struct SyncRun {
     /// - Parameter given: the server to use in place of the account's (a unit test's).
     package func run(full: Bool = false, using given: (any SyncServer)? = nil) async throws -> Report {
         let store = context.store
-        guard let account = try await store.sync.syncAccount() else { throw CommandError(SyncError.notLoggedIn.localizedDescription, code: ExitCodes.usage) }
+        guard let account = try await store.sync.syncAccount() else { throw CommandError(ErrorText.describe(SyncError.notLoggedIn), code: ExitCodes.usage) }
         let lock = HomeLock(home: context.paths.home, name: "sync.lock")
         if let holder = try lock.acquire() {
             throw CommandError(
@@ -82,15 +84,15 @@ package struct SyncRun {
                 try await store.sync.recordSync(pushed: true, error: nil)
             } catch let error as SyncError where !Self.stopsTheSync(error) {
                 // The changes stay queued; what the other devices did still arrives.
-                report.failures.append(error.localizedDescription)
+                report.failures.append(ErrorText.describe(error))
             }
             do {
                 try await pull(server, account: try store.sync.syncAccount() ?? account, report: &report)
             } catch let error as SyncError where !Self.stopsTheSync(error) {
-                report.failures.append(error.localizedDescription)
+                report.failures.append(ErrorText.describe(error))
             }
         } catch let error as SyncError {
-            let said = (report.failures + [error.localizedDescription]).joined(separator: "\n")
+            let said = (report.failures + [ErrorText.describe(error)]).joined(separator: "\n")
             try? await store.sync.recordSync(error: said)
             context.log.warning("sync failed", metadata: ["error": "\(said)"])
             throw CommandError(said, code: error.isBadInput ? ExitCodes.usage : ExitCodes.failure)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Dates as feeds write them: RFC 822 with its common variants (no weekday, one-digit days, two-digit
 /// years, full month names, no seconds, named US zones, no zone) and ISO 8601 (with or without time,

@@ -126,7 +126,7 @@ public enum SafeText {
         guard text.utf8.contains(UInt8(ascii: "@")), text.contains("://") else { return text }
         var result = ""
         var rest = Substring(text)
-        while let scheme = rest.range(of: "://") {
+        while let scheme = rest.firstRange(of: "://") {
             result += rest[..<scheme.upperBound]
             rest = rest[scheme.upperBound...]
             let authorityEnd = rest.firstIndex { "/?#\"' <>\n\t".contains($0) } ?? rest.endIndex

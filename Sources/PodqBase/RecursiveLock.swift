@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A lock its holder may take again (a POSIX recursive mutex): what `NSRecursiveLock` was, which
+/// FoundationEssentials does not have.
+public final class RecursiveLock: @unchecked Sendable {
+    // @unchecked: the mutex is the synchronisation; it lives at a fixed address of its own.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// `body`, run holding the lock.
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
