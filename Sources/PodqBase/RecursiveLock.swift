@@ -5,7 +5,9 @@
 /// A lock its holder may take again (a POSIX recursive mutex): what `NSRecursiveLock` was, which
 /// FoundationEssentials does not have.
 public final class RecursiveLock: @unchecked Sendable {
-    // @unchecked: the mutex is the synchronisation; it lives at a fixed address of its own.
+    // @unchecked: the one stored property is a pointer set once in init; what it points to, a
+    // pthread mutex at a fixed address of its own (never moved, freed in deinit), is the
+    // synchronisation itself, which POSIX makes safe to use from any thread.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {

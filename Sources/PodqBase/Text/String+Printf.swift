@@ -24,6 +24,7 @@ extension String {
         }
     }
 
-    /// The C locale, made once.
+    /// The C locale, made once. nonisolated(unsafe): a `locale_t` is never changed after `newlocale`
+    /// makes it, and `uselocale` only reads it, on any thread.
     nonisolated(unsafe) private static let cLocale = newlocale(1 << LC_NUMERIC, "C", nil)
 }

@@ -72,6 +72,8 @@ final class EssentialsSupportTests: XCTestCase {
     }
 }
 
+/// @unchecked: `value` is read and written only while holding the test's `RecursiveLock` (and read
+/// after `group.wait()`): the lock under test is what makes it safe, which is what the test checks.
 private final class Counter: @unchecked Sendable {
     var value = 0
 }
