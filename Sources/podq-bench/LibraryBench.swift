@@ -49,13 +49,49 @@ enum LibraryBench {
                 format: "library: %d podcasts, %d episodes, %d queued; built in %.1f s", options.podcasts, options.episodes,
                 options.queued, Date().timeIntervalSince(t0)))
 
-        if options.tui { try await tuiPart(options, home: home, server: server, dir: dir) }
+        if options.tui {
+            let starts = try await firstFrames(home: home, dir: dir, count: 7)
+            try await tuiPart(options, home: home, server: server, dir: dir, starts: starts)
+        }
         try await LibraryActionsBench.run(home: home, dir: dir)
         await server.stop()
     }
 
     /// The first part: keys, frames, idle CPU and memory of the TUI with 50 downloads running.
-    static func tuiPart(_ options: Options, home: String, server: TestServer, dir: TemporaryDirectory) async throws {
+    /// The first frame as a user meets it: `count` starts of the TUI on the library (each quit once it
+    /// drew), spawn to the end of the first frame. The first start also pays for the home the bench
+    /// has just written (its 30,000 rows still being written back to the disk); the target is the
+    /// median, the first is printed beside it.
+    static func firstFrames(home: String, dir: TemporaryDirectory, count: Int) async throws -> [Double] {
+        var times: [Double] = []
+        for index in 0..<count {
+            let terminal = try PseudoTerminal(width: 200, height: 50)
+            defer { terminal.close() }
+            let tracePath = dir.file("start-\(index).txt")
+            let spawned = PseudoTerminal.monotonicNanoseconds()
+            let tui = try ChildProcess(
+                executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", home, "--jobs", "50", "--per-host", "50"],
+                environment: ["TERM": "xterm-256color", "PODQ_TRACE_FRAMES": tracePath, "LANG": "C.UTF-8"],
+                directory: dir.path, terminal: terminal.device)
+            try await Task.sleep(for: .milliseconds(1_500))
+            terminal.send("q")
+            let exit = await Task.detached { tui.wait(timeout: 60) }.value
+            let trace = Trace(path: tracePath)
+            guard let frame = trace.frames.first else {
+                throw BenchError.mismatch("library: a start of the TUI drew no frame (exit \(exit.code ?? -1))")
+            }
+            times.append(ms(frame.end - spawned))
+            if index == 0, let start = trace.start {
+                print(
+                    String(
+                        format: "library: the first start after the build: session open after %.0f ms, first frame after %.0f ms", ms(start - spawned),
+                        ms(frame.end - spawned)))
+            }
+        }
+        return times
+    }
+
+    static func tuiPart(_ options: Options, home: String, server: TestServer, dir: TemporaryDirectory, starts: [Double]) async throws {
         let terminal = try PseudoTerminal(width: 200, height: 50)
         defer { terminal.close() }
         let tracePath = dir.file("trace.txt")
@@ -127,9 +163,15 @@ enum LibraryBench {
         let trace = Trace(path: tracePath)
         guard let firstFrame = trace.frames.first else { throw BenchError.mismatch("library: the TUI drew no frame (exit \(exit.code ?? -1))") }
         let ready = trace.frames.first { $0.libraryReady }
+        let startsSorted = starts.sorted()
+        let firstFrameMedian = startsSorted.isEmpty ? ms(firstFrame.end - spawned) : startsSorted[startsSorted.count / 2]
         print(
             String(
-                format: "library: first frame %.0f ms after the start (library shown: %.0f ms)",
+                format: "library: first frame, %d starts: median %.0f ms (min %.0f, max %.0f; the first start after the build %.0f ms)",
+                starts.count, firstFrameMedian, startsSorted.first ?? 0, startsSorted.last ?? 0, starts.first ?? 0))
+        print(
+            String(
+                format: "library: with 50 downloads starting: first frame %.0f ms after the start (library shown: %.0f ms)",
                 ms(firstFrame.end - spawned), ready.map { ms($0.end - spawned) } ?? -1))
         var byPhase: [String: [Double]] = [:]
         var all: [Double] = []
@@ -158,7 +200,7 @@ enum LibraryBench {
         }
         let firstFrameGoal: Double = options.episodes > 30_000 ? 60 : 40
         for (name, measured, goal) in [
-            ("first frame at \(options.episodes) episodes", ms(firstFrame.end - spawned), firstFrameGoal),
+            ("first frame at \(options.episodes) episodes, median of \(starts.count) starts", firstFrameMedian, firstFrameGoal),
             ("filter, median a letter", median(byPhase["filter"]), 10),
             ("Episodes j, median", median(byPhase["episodes j"]), 5),
         ] {
@@ -226,6 +268,8 @@ enum LibraryBench {
 
         var frames: [Frame] = []
         var busy: [UInt64] = []
+        /// When the TUI's session began (its store open and the queue reconciled): the trace's `start`.
+        var start: UInt64?
 
         init(path: String) {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -234,6 +278,8 @@ enum LibraryBench {
                 switch f.first {
                 case "frame" where f.count >= 5:
                     frames.append(Frame(begin: UInt64(f[1]) ?? 0, end: UInt64(f[2]) ?? 0, keys: Int(f[3]) ?? 0, libraryReady: f[4] == "1"))
+                case "start" where f.count >= 2:
+                    start = UInt64(f[1])
                 case "busy" where f.count >= 3:
                     busy.append(UInt64(f[2]) ?? 0)
                 default:

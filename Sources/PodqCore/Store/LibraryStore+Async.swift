@@ -142,4 +142,24 @@ extension LibraryStore {
     public func episode(id: Int64) async throws(StoreError) -> (episode: EpisodeRecord, podcast: PodcastRecord) {
         try await run { part throws(StoreError) in try part.episode(id: id) }
     }
+
+    /// ``saveTranscript(episodeId:source:document:body:)`` from async code, off the cooperative pool.
+    public func saveTranscript(episodeId: Int64, source: String, document: TranscriptDocument, body: [UInt8]?) async throws(StoreError) {
+        try await run { part throws(StoreError) in try part.saveTranscript(episodeId: episodeId, source: source, document: document, body: body) }
+    }
+
+    /// ``transcriptInfo(episodeId:)`` from async code, off the cooperative pool.
+    public func transcriptInfo(episodeId: Int64) async throws(StoreError) -> TranscriptInfo? {
+        try await run { part throws(StoreError) in try part.transcriptInfo(episodeId: episodeId) }
+    }
+
+    /// ``transcriptCues(episodeId:)`` from async code, off the cooperative pool.
+    public func transcriptCues(episodeId: Int64) async throws(StoreError) -> [TranscriptCue] {
+        try await run { part throws(StoreError) in try part.transcriptCues(episodeId: episodeId) }
+    }
+
+    /// ``searchTranscripts(_:podcastId:limit:)`` from async code, off the cooperative pool.
+    public func searchTranscripts(_ query: String, podcastId: Int64? = nil, limit: Int = 50) async throws(StoreError) -> [TranscriptHit] {
+        try await run { part throws(StoreError) in try part.searchTranscripts(query, podcastId: podcastId, limit: limit) }
+    }
 }

@@ -240,6 +240,7 @@ public final class QueueStore: Sendable {
             // it arrived, kept, so a pull again (the overlap window) does not make it newer each time.
             try db.execute(sql: #"CREATE TABLE "sync_future" ("action" TEXT PRIMARY KEY NOT NULL, "receivedAt" DOUBLE NOT NULL)"#)
         }
+        migrator.registerMigration("v21: transcripts and their words") { db in try LibraryStore.createTranscripts(db) }
         return migrator
     }
 }

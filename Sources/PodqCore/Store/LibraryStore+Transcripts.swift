@@ -1,0 +1,190 @@
+import FoundationEssentials
+import Glibc
+import PodqSQLite
+
+/// Transcripts in the store (issue 46): which episodes have one (`transcript`: where it was read
+/// from, its format, and for one fetched without its episode the bytes themselves), and an SQLite
+/// FTS5 index of their cues (`transcript_cue`), searched by `podq grep`.
+///
+/// A cue's rowid is its episode's id shifted left by 20 bits plus its place in the transcript
+/// (``TranscriptLimits/cues`` is under 2^20), so an episode's cues are one range of rowids: replaced or
+/// dropped without a scan. Words are matched as in the show notes (`unicode61 remove_diacritics 2`:
+/// case and accents ignored); positions are kept (`detail=full`), so a phrase matches its words in
+/// order and a hit's words can be marked. A trigger drops an episode's transcript with the episode.
+extension LibraryStore {
+    /// A transcript the store has for an episode.
+    public struct TranscriptInfo: Sendable, Equatable {
+        public var episodeId: Int64
+        /// The file (a sidecar) or the URL it was read from.
+        public var source: String
+        public var format: TranscriptFormat
+        public var cues: Int
+        public var indexedAt: Double
+        /// Whether the store keeps its bytes (fetched by `podq transcript`, the episode not downloaded).
+        public var cached: Bool
+    }
+
+    /// One cue that matched a search, with its episode.
+    public struct TranscriptHit: Sendable, Equatable {
+        public var episodeId: Int64
+        public var podcastId: Int64
+        public var podcastTitle: String
+        public var episodeTitle: String
+        public var published: Double?
+        public var start: Double?
+        public var text: String
+        /// Where the matched words are in `text` (ranges of its Unicode scalars).
+        public var matches: [Range<Int>]
+        /// bm25: lower is better.
+        public var rank: Double
+    }
+
+    static let cueShift: Int64 = 20
+
+    /// Stores `document` as `episodeId`'s transcript, replacing the one before; `body` is kept for a
+    /// transcript fetched without its episode's file (nil: the sidecar on disk is the copy).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func saveTranscript(episodeId: Int64, source: String, document: TranscriptDocument, body: [UInt8]?) throws(StoreError) {
+        try write { db in
+            let low = episodeId << Self.cueShift, high = low | ((1 << Self.cueShift) - 1)
+            try db.execute(sql: "DELETE FROM transcript_cue WHERE rowid BETWEEN ? AND ?", arguments: [low, high])
+            let insert = try db.cachedStatement(sql: "INSERT INTO transcript_cue(rowid, text, start) VALUES (?, ?, ?)")
+            var index: Int64 = 0
+            for cue in document.cues.prefix(Int(1 << Self.cueShift)) {
+                try insert.execute(arguments: [low + index, cue.speaker.map { "\($0): \(cue.text)" } ?? cue.text, cue.start])
+                index += 1
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO transcript(episodeId, source, format, body, cues, indexedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(episodeId) DO UPDATE SET source = excluded.source, format = excluded.format, body = excluded.body,
+                        cues = excluded.cues, indexedAt = excluded.indexedAt
+                    """,
+                arguments: [
+                    episodeId, source, document.format.rawValue, body.map { DatabaseValue.blob($0) } ?? .null, index, Date().timeIntervalSince1970,
+                ])
+        }
+    }
+
+    /// What the store has of `episodeId`'s transcript; nil when nothing.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func transcriptInfo(episodeId: Int64) throws(StoreError) -> TranscriptInfo? {
+        try read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT episodeId, source, format, body IS NOT NULL, cues, indexedAt FROM transcript WHERE episodeId = ?",
+                arguments: [episodeId]
+            ).map(Self.info)
+        }
+    }
+
+    /// Every transcript the store has, by episode.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func transcriptInfos() throws(StoreError) -> [Int64: TranscriptInfo] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT episodeId, source, format, body IS NOT NULL, cues, indexedAt FROM transcript")
+            return Dictionary(rows.map(Self.info).map { ($0.episodeId, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// The bytes kept of a fetched transcript (`podq transcript` of an episode not downloaded).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func cachedTranscript(episodeId: Int64) throws(StoreError) -> (bytes: [UInt8], format: TranscriptFormat, source: String)? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT body, format, source FROM transcript WHERE episodeId = ?", arguments: [episodeId]),
+                case .blob(let bytes) = row[0] as DatabaseValue
+            else { return nil }
+            return (bytes, TranscriptFormat(rawValue: row[1]) ?? .text, row[2])
+        }
+    }
+
+    /// An episode's cues as indexed, in time order (a speaker's name before the words).
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func transcriptCues(episodeId: Int64) throws(StoreError) -> [TranscriptCue] {
+        try read { db in
+            let low = episodeId << Self.cueShift, high = low | ((1 << Self.cueShift) - 1)
+            return try Row.fetchAll(db, sql: "SELECT start, text FROM transcript_cue WHERE rowid BETWEEN ? AND ? ORDER BY rowid", arguments: [low, high]).map {
+                TranscriptCue(start: $0[0], text: $0[1])
+            }
+        }
+    }
+
+    /// The cues whose words match `query` as a phrase (its words in order, the last one as a
+    /// beginning: "climate chan" finds "climate change"), the best `limit` by bm25, then newest
+    /// episode first and in time order within one. Empty when `query` has no word.
+    @available(*, noasync, message: "in async code, await the twin of the same name")
+    public func searchTranscripts(_ query: String, podcastId: Int64? = nil, limit: Int = 50) throws(StoreError) -> [TranscriptHit] {
+        guard let match = Self.phraseMatch(query) else { return [] }
+        return try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.rowid >> 20, c.start, highlight(transcript_cue, 0, char(1), char(2)), c.rank,
+                        e.podcastId, p.title, e.title, e.published
+                    FROM transcript_cue c JOIN episode e ON e.id = c.rowid >> 20 JOIN podcast p ON p.id = e.podcastId
+                    WHERE transcript_cue MATCH ?1 AND (?2 IS NULL OR e.podcastId = ?2)
+                    ORDER BY c.rank LIMIT ?3
+                    """, arguments: [match, podcastId, limit])
+            let hits = rows.map { row -> TranscriptHit in
+                let (text, matches) = Self.unmark(row[2])
+                return TranscriptHit(
+                    episodeId: row[0], podcastId: row[4], podcastTitle: row[5], episodeTitle: row[6], published: row[7], start: row[1], text: text,
+                    matches: matches, rank: row[3])
+            }
+            return hits.sorted { a, b in
+                if a.episodeId != b.episodeId {
+                    let x = a.published ?? 0, y = b.published ?? 0
+                    return x != y ? x > y : a.episodeId > b.episodeId
+                }
+                return (a.start ?? 0) < (b.start ?? 0)
+            }
+        }
+    }
+
+    /// `query` as an FTS5 phrase: its runs of letters and digits, quoted, the last a prefix
+    /// (`"climate chan"*`). Nothing typed can be read as FTS5 syntax. Nil when there is no word.
+    static func phraseMatch(_ query: String) -> String? {
+        let words = query.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(32)
+        guard !words.isEmpty else { return nil }
+        return "\"" + words.joined(separator: " ") + "\"*"
+    }
+
+    /// Text marked by `highlight()` with U+0001 and U+0002 (never in a cue: ``SafeText`` takes control
+    /// characters out) as plain text and the marked ranges, in Unicode scalars.
+    static func unmark(_ marked: String) -> (String, [Range<Int>]) {
+        var text = String.UnicodeScalarView()
+        var ranges: [Range<Int>] = []
+        var start: Int?
+        var count = 0
+        for scalar in marked.unicodeScalars {
+            switch scalar.value {
+            case 1: start = count
+            case 2:
+                if let from = start, from < count { ranges.append(from..<count) }
+                start = nil
+            default:
+                text.append(scalar)
+                count += 1
+            }
+        }
+        return (String(text), ranges)
+    }
+
+    private static func info(_ row: Row) -> TranscriptInfo {
+        TranscriptInfo(
+            episodeId: row[0], source: row[1], format: TranscriptFormat(rawValue: row[2]) ?? .text, cues: row[4], indexedAt: row[5], cached: row[3])
+    }
+
+    /// The migration: the transcripts, their cues' index, and the trigger that drops both with their episode.
+    static func createTranscripts(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE transcript (
+                    episodeId INTEGER PRIMARY KEY NOT NULL REFERENCES episode(id) ON DELETE CASCADE,
+                    source TEXT NOT NULL, format TEXT NOT NULL, body BLOB, cues INTEGER NOT NULL, indexedAt DOUBLE NOT NULL);
+                CREATE VIRTUAL TABLE transcript_cue USING fts5(text, start UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TRIGGER transcript_cue_delete AFTER DELETE ON episode BEGIN
+                    DELETE FROM transcript_cue WHERE rowid BETWEEN old.id << 20 AND (old.id << 20) | 1048575;
+                END;
+                """)
+    }
+}
