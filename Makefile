@@ -184,7 +184,7 @@ man:
 # libFuzzer targets for podq's own parsers (Fuzz/), built with -sanitize=fuzzer,address in
 # .build/fuzz, seeded from Fuzz/seeds/ and the feed fixtures, each run for FUZZ_SECONDS; findings go
 # to fuzz/findings/ (a crash, a leak, a slow unit or a broken invariant stops the run).
-FUZZ_TARGETS = FuzzFeed FuzzOPML FuzzConfig FuzzHeaders FuzzNames
+FUZZ_TARGETS = FuzzFeed FuzzOPML FuzzConfig FuzzHeaders FuzzNames FuzzTranscript
 FUZZ_SECONDS ?= 60
 fuzz-build:
 	@for t in $(FUZZ_TARGETS); do \

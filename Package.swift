@@ -263,7 +263,7 @@ let package = Package(
 // and build with -sanitize=fuzzer,address in a scratch folder of their own.
 if ProcessInfo.processInfo.environment["PODQ_FUZZ"] != nil {
     package.targets.append(.target(name: "CFuzzMain", path: "Fuzz/CFuzzMain"))
-    for name in ["FuzzFeed", "FuzzOPML", "FuzzConfig", "FuzzHeaders", "FuzzNames"] {
+    for name in ["FuzzFeed", "FuzzOPML", "FuzzConfig", "FuzzHeaders", "FuzzNames", "FuzzTranscript"] {
         package.targets.append(.executableTarget(name: name, dependencies: ["PodqBase", "PodqHTTP", "PodqCore", "CFuzzMain"], path: "Fuzz/\(name)"))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import PodqBase
 import PodqCore
 import PodqSession
 
@@ -14,7 +15,8 @@ struct PlayCommand: AsyncParsableCommand {
             where %f is), else the first of mpv, ffplay, vlc and xdg-open found on PATH. With mpv, a feed episode starts where it was left (here, or on a phone \
             through podq sync), its position is stored when mpv quits, and at the end it is marked played; \
             another player is only started. It takes a download (d7, or a bare 7, as `podq queue` shows it) or an \
-            episode (e12, as `podq episodes` shows it: the episode's downloaded file).
+            episode (e12, as `podq episodes` shows it: the episode's downloaded file). `--at 1:02:03` starts \
+            there (mpv, ffplay and vlc), as `podq grep` prints a hit's time.
             """
     )
 
@@ -23,11 +25,21 @@ struct PlayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A download (d7, or a bare 7) or an episode (e12).", valueName: "download"))
     var item: String
 
+    @Option(name: .long, help: ArgumentHelp("Start there (h:mm:ss, mm:ss or seconds), as podq grep prints it.", valueName: "time"))
+    var at: String?
+
+    func validate() throws {
+        if let at, CueTime.seconds(at.trimmingSpaces) == nil {
+            throw ValidationError("--at needs a time: 1:02:03, 62:03 or 3723 (seconds); it was given '\(SafeText.clean(at))'.")
+        }
+    }
+
     func run() async throws {
         let context = try QueueContext.open(global)
         do {
             let id = try await IdArguments.download(item, in: context.store)
-            let playback = try await Playback.prepare(download: id, context: context)
+            let start = at.flatMap { CueTime.seconds($0.trimmingSpaces) }.map { Int($0.rounded(.down)) }
+            let playback = try await Playback.prepare(download: id, context: context, at: start)
             let argv = playback.argv
             let played = try playback.run()
             let exit = played.exit

@@ -14,7 +14,8 @@ public struct Podq: AsyncParsableCommand {
         subcommands: [
             TUICommand.self, AddCommand.self, LoginCommand.self, FeedsCommand.self, RefreshCommand.self, EpisodesCommand.self, RemoveCommand.self,
             DownloadCommand.self, QueueCommand.self, PlayCommand.self, CleanupCommand.self, VerifyCommand.self, MarkDownloadedCommand.self, SetCommand.self,
-            MarkPlayedCommand.self, SyncCommand.self, SearchCommand.self, ParseCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self,
+            MarkPlayedCommand.self, SyncCommand.self, SearchCommand.self, GrepCommand.self, TranscriptCommand.self, ReindexCommand.self, ParseCommand.self,
+            ImportCommand.self, ExportCommand.self, DemoCommand.self,
         ],
         defaultSubcommand: TUICommand.self
     )

@@ -35,6 +35,24 @@ extension DownloadFolder {
 }
 
 extension DownloadFolder {
+    /// The whole of a small file podq wrote (a sidecar), read as ``read(_:_:)`` reads: nil when there
+    /// is no such file or it is larger than `limit` bytes (`tooLarge`).
+    public func contents(of relative: String, limit: Int) throws(DownloadError) -> (bytes: [UInt8], tooLarge: Bool)? {
+        var bytes: [UInt8] = []
+        var tooLarge = false
+        let found = try read(relative) { block in
+            guard bytes.count + block.count <= limit else {
+                tooLarge = true
+                return false
+            }
+            bytes += block
+            return true
+        }
+        return found ? (bytes, tooLarge) : nil
+    }
+}
+
+extension DownloadFolder {
     /// Gives the file `relative` the name `target` in the same folder tree, never over another file
     /// (`renameat2(RENAME_NOREPLACE)`). Returns false when `target` exists.
     /// - Throws: ``DownloadError/symlinkRefused(path:)`` for a link on the way, or when it cannot be renamed.

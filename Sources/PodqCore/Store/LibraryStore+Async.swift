@@ -162,4 +162,14 @@ extension LibraryStore {
     public func searchTranscripts(_ query: String, podcastId: Int64? = nil, limit: Int = 50) async throws(StoreError) -> [TranscriptHit] {
         try await run { part throws(StoreError) in try part.searchTranscripts(query, podcastId: podcastId, limit: limit) }
     }
+
+    /// ``transcriptInfos()`` from async code, off the cooperative pool.
+    public func transcriptInfos() async throws(StoreError) -> [Int64: TranscriptInfo] {
+        try await run { part throws(StoreError) in try part.transcriptInfos() }
+    }
+
+    /// ``cachedTranscript(episodeId:)`` from async code, off the cooperative pool.
+    public func cachedTranscript(episodeId: Int64) async throws(StoreError) -> (bytes: [UInt8], format: TranscriptFormat, source: String)? {
+        try await run { part throws(StoreError) in try part.cachedTranscript(episodeId: episodeId) }
+    }
 }

@@ -6,6 +6,8 @@ import PodqCore
 package enum JSONValue {
     case string(String)
     case int(Int64)
+    /// A number that may have a fraction (seconds into an episode); a finite one, else `null`.
+    case number(Double)
     case null
     case bool(Bool)
     case array([JSONValue])
@@ -29,6 +31,7 @@ package enum JSONValue {
         switch self {
         case .string(let s): Self.quote(s, into: &out)
         case .int(let n): out.append(contentsOf: String(n).utf8)
+        case .number(let x): out.append(contentsOf: (x.isFinite ? JSONTree.text(of: x) : "null").utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .array(let items):

@@ -57,17 +57,29 @@ package final class EpisodeSidecars: Sendable {
         let base = LexicalPath.deletingExtension(of: relative)
         let access = await logins.access(for: row)
         var written: [String: String] = [:]
-        func keep(_ kind: String, _ name: String, _ bytes: [UInt8]) async {
+        @discardableResult
+        func keep(_ kind: String, _ name: String, _ bytes: [UInt8]) async -> String? {
             do {
-                written[kind] = LexicalPath.lastComponent(of: try await folder.writeFile(name, bytes: bytes))
+                let path = try await folder.writeFile(name, bytes: bytes)
+                written[kind] = LexicalPath.lastComponent(of: path)
+                return path
             } catch {
                 context.log.error("sidecar not written", metadata: ["download": "\(id)", "kind": "\(kind)", "reason": "\(ErrorText.describe(error))"])
+                return nil
             }
         }
         if let transcript = Self.preferred(episode.allTranscripts, order: context.settings.transcriptTypes),
-            let bytes = await fetch(transcript.url, kind: "transcript", id: id, access: access)
+            let bytes = await fetch(transcript.url, kind: "transcript", id: id, access: access),
+            let path = await keep("transcript", base + "." + Self.fileExtension(transcriptType: transcript.type), bytes)
         {
-            await keep("transcript", base + "." + Self.fileExtension(transcriptType: transcript.type), bytes)
+            // Indexed as it arrives, for `podq grep`; one that cannot be read is kept on disk all the same.
+            do {
+                let document = try TranscriptReader.read(
+                    bytes, format: TranscriptFormat(mimeType: transcript.type), duration: episode.duration.map(Double.init))
+                try await context.store.library.saveTranscript(episodeId: episodeId, source: path, document: document, body: nil)
+            } catch {
+                context.log.error("transcript not indexed", metadata: ["download": "\(id)", "reason": "\(ErrorText.describe(error))"])
+            }
         }
         if let url = episode.chaptersURL, let bytes = await fetch(url, kind: "chapters", id: id, access: access) {
             if JSONTree.parse(bytes) != nil {

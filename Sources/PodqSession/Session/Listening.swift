@@ -45,6 +45,21 @@ package struct Listening: Sendable {
         return Episode(id: episodeId, position: found.episode.position, played: found.episode.playedAt != nil, duration: found.episode.duration)
     }
 
+    /// Whether podq can tell `argv`'s player where to start: mpv, ffplay and vlc.
+    package static func canStart(_ argv: [String]) -> Bool {
+        ["mpv", "ffplay", "vlc", "cvlc"].contains(argv.first.map { LexicalPath.lastComponent(of: $0) } ?? "")
+    }
+
+    /// `argv` told to start `at` seconds in: ffplay's `-ss`, vlc's `--start-time`; as it is for others.
+    static func starting(_ argv: [String], at: Int?) -> [String] {
+        guard let at, let first = argv.first else { return argv }
+        switch LexicalPath.lastComponent(of: first) {
+        case "ffplay": return [first, "-ss", "\(at)"] + argv.dropFirst()
+        case "vlc", "cvlc": return [first, "--start-time=\(at)"] + argv.dropFirst()
+        default: return argv
+        }
+    }
+
     /// True when `argv` runs mpv (its name, whatever the folder).
     package static func isMPV(_ argv: [String]) -> Bool {
         (argv.first.map { LexicalPath.lastComponent(of: $0) } ?? "") == "mpv"
@@ -56,17 +71,22 @@ package struct Listening: Sendable {
 
     /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
     /// and the socket.
-    package func prepared(_ argv: [String], episode: Episode?) -> (argv: [String], socket: MPVSocket?, started: Int) {
-        guard Self.isMPV(argv) else { return (argv, nil, 0) }
+    /// - Parameter at: where to start (seconds; `podq play --at`, a hit of `podq grep`), over the stored position.
+    package func prepared(_ argv: [String], episode: Episode?, at: Int? = nil) -> (argv: [String], socket: MPVSocket?, started: Int) {
+        guard Self.isMPV(argv) else { return (Self.starting(argv, at: at), nil, at ?? 0) }
         MPVSocket.removeLeftovers(in: home)
         unlink(logFile)
-        guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0) }
+        let start = at.map { ["--start=\($0)"] } ?? []
+        guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0) }
         guard let socket = MPVSocket(home: home) else {
-            return ([argv[0], "--log-file=\(logFile)"] + argv.dropFirst(), nil, 0)
+            return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0)
         }
         var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket.path)"]
         var started = 0
-        if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
+        if let at {
+            options += start
+            started = at
+        } else if let position = episode.position, position > 0, !episode.played, episode.duration.map({ position < $0 - 15 }) ?? true {
             options.append("--start=\(position)")
             started = position
         }
@@ -92,8 +112,8 @@ package struct Listening: Sendable {
     /// caller records (``record(_:)``) off the thread that waited for the player: when it quit, or a
     /// signal stopped podq and so the player (``Player/run(_:)``); not when the player failed. However
     /// it ends, mpv's socket is removed.
-    package func play(_ argv: [String], episode: Episode?, run: ([String]) throws -> Player.Exit) throws -> Played {
-        let (command, socket, started) = prepared(argv, episode: episode)
+    package func play(_ argv: [String], episode: Episode?, at: Int? = nil, run: ([String]) throws -> Player.Exit) throws -> Played {
+        let (command, socket, started) = prepared(argv, episode: episode, at: at)
         let store = self.store
         let follower = socket.map { socket in
             MPVFollower(socket: socket.path, started: started) { position in

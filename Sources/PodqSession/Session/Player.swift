@@ -15,6 +15,8 @@ package enum PlayerError: Error, LocalizedError {
     case noSuchDownload(id: Int64)
     /// The player exited with `status`; `reason` is its last error line, when it said one (mpv's log).
     case failed(command: String, status: Int32, reason: String?)
+    /// `--at` with a player podq cannot tell where to start.
+    case cannotStartAt(command: String)
 
     package var errorDescription: String? {
         switch self {
@@ -34,6 +36,8 @@ package enum PlayerError: Error, LocalizedError {
                     ? " (no sound device here: \(PodqDocs.cite("TROUBLESHOOTING.md")), 'Playing')" : "")
         case .failed(let command, let status, nil):
             "The player '\(command)' exited with status \(status)."
+        case .cannotStartAt(let command):
+            "podq can start mpv, ffplay or vlc at a time, not '\(command)'; set `player = mpv` (or leave it unset with mpv installed) to use --at."
         }
     }
 }

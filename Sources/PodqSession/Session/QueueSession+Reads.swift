@@ -91,24 +91,29 @@ package struct Playback: Sendable {
     /// Reads the row, its file and its episode (one read before the terminal goes to the player),
     /// without holding a thread: `podq play`, and the TUI's `o` off its main actor.
     /// - Throws: ``PlayerError`` (no such download, no file, no player).
-    package static func prepare(download id: Int64, context: QueueContext) async throws -> Playback {
+    /// - Parameter at: where to start, in seconds (`podq play --at`, a transcript's hit); the stored position otherwise.
+    package static func prepare(download id: Int64, context: QueueContext, at: Int? = nil) async throws -> Playback {
         let listening = Listening(store: context.store, home: context.paths.home)
         let file = try await Player.file(of: id, in: context.store)
-        return try Playback(id: id, file: file, listening: listening, episode: await listening.episode(ofDownload: id), context: context)
+        return try Playback(id: id, file: file, listening: listening, episode: await listening.episode(ofDownload: id), context: context, at: at)
     }
 
-    private init(id: Int64, file: String, listening: Listening, episode: Listening.Episode?, context: QueueContext) throws {
+    private init(id: Int64, file: String, listening: Listening, episode: Listening.Episode?, context: QueueContext, at: Int?) throws {
         self.id = id
         argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
+        if at != nil && !Listening.canStart(argv) { throw PlayerError.cannotStartAt(command: argv[0]) }
         context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
         self.listening = listening
         self.episode = episode
+        self.at = at
     }
+
+    private let at: Int?
 
     /// Runs the player until it exits, on the calling thread (it has the terminal); returns how it
     /// exited and what was heard, which ``record(_:)`` (or the session's `.recordListening`) stores.
     package func run() throws -> Listening.Played {
-        try listening.play(argv, episode: episode) { try Player.run($0) }
+        try listening.play(argv, episode: episode, at: at) { try Player.run($0) }
     }
 
     /// Stores what was heard and queues it for the sync server; the line says it.

@@ -163,9 +163,26 @@ final class ListeningTests: CLITestCase {
         XCTAssertGreaterThanOrEqual(started, Double(position) - 1, "mpv started where the episode was left")
     }
 
+    /// `podq play --at` (a hit of `podq grep`): mpv starts there, over the stored position; a time that
+    /// is none is refused before anything plays.
+    func testPlayAtStartsThereOverTheStoredPlace() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        let started = try await playOnce(id, at: "0:42")
+        XCTAssertGreaterThanOrEqual(started, 41, "mpv started at --at")
+        XCTAssertLessThan(started, 50)
+        let (exit, _, err) = try await cli.run(["play", id, "--at", "1:99"])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains("--at needs a time"), err)
+        try "player = true\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        let (other, _, otherErr) = try await cli.run(["play", id, "--at", "42"])
+        XCTAssertEqual(other.code, 2, otherErr)
+        XCTAssertTrue(otherErr.contains("podq can start mpv, ffplay or vlc at a time, not 'true'"), otherErr)
+    }
+
     /// Plays download `id` again: where mpv started (its time once the file is open), then quits it.
-    private func playOnce(_ id: String) async throws -> Double {
-        let child = try cli.start(["play", id])
+    private func playOnce(_ id: String, at: String? = nil) async throws -> Double {
+        let child = try cli.start(["play", id] + (at.map { ["--at", $0] } ?? []))
         let found = await remote()
         let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
         var at: Double?
