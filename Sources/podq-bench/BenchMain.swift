@@ -23,6 +23,7 @@ import PodqTestSupport
 ///   (`--write`, `make docs`) rewrites them from the code.
 /// - `size [BINARY] [--write FILE]`: what the installed binary is made of (``SizeBench``).
 /// - `sync [--feeds N,N…] [--write FILE]`: a first sync adopting N subscriptions, and `--full` after it (``SyncBench``).
+/// - `grep [--episodes N] [--transcripts N] [--words N]`: `podq grep` on a library of transcripts (``GrepBench``).
 /// - `raw-read URL FILE [BYTES] [MESSAGES]`: an experiment (``RawNIORead``): one download over a bare NIO
 ///   channel with a chosen receive buffer.
 @main
@@ -41,6 +42,7 @@ enum BenchMain {
         case "digest": try DigestBench.run(Array(args.dropFirst()))
         case "size": try SizeBench.run(Array(args.dropFirst()))
         case "sync": try await SyncBench.run(Array(args.dropFirst()))
+        case "grep": try GrepBench.run(Array(args.dropFirst()))
         case "docs": try docs(write: args.contains("--write"))
         default:
             try await cancelLatency(runs: 5)

@@ -42,7 +42,10 @@ final class QueryPlanTests: XCTestCase {
                 for key in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
                     let column: String = key["from"]
                     let indexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?)", arguments: [table])
-                    let led = try indexes.contains { index in
+                    // The table's INTEGER PRIMARY KEY is its rowid: the table is ordered by it.
+                    let rowid = try Row.fetchOne(db, sql: "SELECT type, pk FROM pragma_table_info(?) WHERE name = ?", arguments: [table, column])
+                        .map { ($0["type"] as String).uppercased() == "INTEGER" && ($0["pk"] as Int) == 1 } ?? false
+                    let led = try rowid || indexes.contains { index in
                         try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [index]) == column
                     }
                     XCTAssertTrue(
