@@ -16,7 +16,8 @@ struct PlayCommand: AsyncParsableCommand {
             through podq sync), its position is stored when mpv quits, and at the end it is marked played; \
             another player is only started. It takes a download (d7, or a bare 7, as `podq queue` shows it) or an \
             episode (e12, as `podq episodes` shows it: the episode's downloaded file). `--at 1:02:03` starts \
-            there (mpv, ffplay and vlc), as `podq grep` prints a hit's time.
+            there (mpv, ffplay and vlc), as `podq grep` prints a hit's time; `--chapter 3` at the third chapter. With \
+            chapters beside the file (sidecars = true), mpv gets them as its chapter list.
             """
     )
 
@@ -28,7 +29,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start there (h:mm:ss, mm:ss or seconds), as podq grep prints it.", valueName: "time"))
     var at: String?
 
+    @Option(name: .long, help: ArgumentHelp("Start at this chapter (1 is the first), from the chapters beside the file.", valueName: "n"))
+    var chapter: Int?
+
     func validate() throws {
+        if at != nil && chapter != nil { throw ValidationError("Give --at or --chapter, not both.") }
+        if let chapter, chapter < 1 { throw ValidationError("--chapter counts from 1.") }
         if let at, CueTime.seconds(at.trimmingSpaces) == nil {
             throw ValidationError("--at needs a time: 1:02:03, 62:03 or 3723 (seconds); it was given '\(SafeText.clean(at))'.")
         }
@@ -39,7 +45,7 @@ struct PlayCommand: AsyncParsableCommand {
         do {
             let id = try await IdArguments.download(item, in: context.store)
             let start = at.flatMap { CueTime.seconds($0.trimmingSpaces) }.map { Int($0.rounded(.down)) }
-            let playback = try await Playback.prepare(download: id, context: context, at: start)
+            let playback = try await Playback.prepare(download: id, context: context, at: start, chapter: chapter)
             let argv = playback.argv
             let played = try playback.run()
             let exit = played.exit

@@ -68,15 +68,27 @@ package struct Listening: Sendable {
     /// mpv's log of this run (`--log-file`), read for its last error when it fails: on a machine without
     /// sound, mpv's reason went to the terminal the TUI then covered, and the TUI said only "status 2".
     package var logFile: String { LexicalPath.join(home, "mpv-\(getpid()).log") }
+    /// The episode's chapters for mpv while it plays (FFmpeg's metadata text), removed after.
+    package var chaptersFile: String { LexicalPath.join(home, "mpv-\(getpid()).chapters") }
 
     /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
     /// and the socket.
     /// - Parameter at: where to start (seconds; `podq play --at`, a hit of `podq grep`), over the stored position.
-    package func prepared(_ argv: [String], episode: Episode?, at: Int? = nil) -> (argv: [String], socket: MPVSocket?, started: Int) {
+    /// - Parameter chapters: given to mpv as its chapter list (`--chapters-file`: its chapter keys work).
+    package func prepared(_ argv: [String], episode: Episode?, at: Int? = nil, chapters: [Chapter] = []) -> (
+        argv: [String], socket: MPVSocket?, started: Int
+    ) {
         guard Self.isMPV(argv) else { return (Self.starting(argv, at: at), nil, at ?? 0) }
         MPVSocket.removeLeftovers(in: home)
         unlink(logFile)
-        let start = at.map { ["--start=\($0)"] } ?? []
+        unlink(chaptersFile)
+        var start = at.map { ["--start=\($0)"] } ?? []
+        if !chapters.isEmpty, case .success(let fd) = OwnFile.open(chaptersFile, O_WRONLY | O_CREAT | O_TRUNC) {
+            let text = Array(SidecarFiles.ffmetadata(chapters).utf8)
+            let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            if written == text.count { start.append("--chapters-file=\(chaptersFile)") }
+        }
         guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0) }
         guard let socket = MPVSocket(home: home) else {
             return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0)
@@ -112,8 +124,10 @@ package struct Listening: Sendable {
     /// caller records (``record(_:)``) off the thread that waited for the player: when it quit, or a
     /// signal stopped podq and so the player (``Player/run(_:)``); not when the player failed. However
     /// it ends, mpv's socket is removed.
-    package func play(_ argv: [String], episode: Episode?, at: Int? = nil, run: ([String]) throws -> Player.Exit) throws -> Played {
-        let (command, socket, started) = prepared(argv, episode: episode, at: at)
+    package func play(_ argv: [String], episode: Episode?, at: Int? = nil, chapters: [Chapter] = [], run: ([String]) throws -> Player.Exit) throws
+        -> Played
+    {
+        let (command, socket, started) = prepared(argv, episode: episode, at: at, chapters: chapters)
         let store = self.store
         let follower = socket.map { socket in
             MPVFollower(socket: socket.path, started: started) { position in
@@ -124,7 +138,10 @@ package struct Listening: Sendable {
         let log = Self.isMPV(argv) ? logFile : nil
         defer {
             socket?.remove()
-            if let log { unlink(log) }
+            if let log {
+                unlink(log)
+                unlink(chaptersFile)
+            }
         }
         var exit: Player.Exit
         do {

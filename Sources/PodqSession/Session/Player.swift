@@ -17,6 +17,8 @@ package enum PlayerError: Error, LocalizedError {
     case failed(command: String, status: Int32, reason: String?)
     /// `--at` with a player podq cannot tell where to start.
     case cannotStartAt(command: String)
+    /// `--chapter N` beyond the episode's chapters (`count` of them; 0: none beside the file).
+    case noChapter(Int, count: Int)
 
     package var errorDescription: String? {
         switch self {
@@ -36,6 +38,10 @@ package enum PlayerError: Error, LocalizedError {
                     ? " (no sound device here: \(PodqDocs.cite("TROUBLESHOOTING.md")), 'Playing')" : "")
         case .failed(let command, let status, nil):
             "The player '\(command)' exited with status \(status)."
+        case .noChapter(let n, 0):
+            "There is no chapter \(n): no chapters are beside the file (they come with sidecars = true, from the feed's podcast:chapters)."
+        case .noChapter(let n, let count):
+            "There is no chapter \(n): the episode has \(count) (1 to \(count))."
         case .cannotStartAt(let command):
             "podq can start mpv, ffplay or vlc at a time, not '\(command)'; set `player = mpv` (or leave it unset with mpv installed) to use --at."
         }

@@ -92,16 +92,27 @@ package struct Playback: Sendable {
     /// without holding a thread: `podq play`, and the TUI's `o` off its main actor.
     /// - Throws: ``PlayerError`` (no such download, no file, no player).
     /// - Parameter at: where to start, in seconds (`podq play --at`, a transcript's hit); the stored position otherwise.
-    package static func prepare(download id: Int64, context: QueueContext, at: Int? = nil) async throws -> Playback {
+    /// - Parameter chapter: start at this chapter (1 is the first of the table of contents; `podq play --chapter`).
+    package static func prepare(download id: Int64, context: QueueContext, at: Int? = nil, chapter: Int? = nil) async throws -> Playback {
         let listening = Listening(store: context.store, home: context.paths.home)
         let file = try await Player.file(of: id, in: context.store)
-        return try Playback(id: id, file: file, listening: listening, episode: await listening.episode(ofDownload: id), context: context, at: at)
+        let chapters = (try await context.store.queue.download(id: id)).flatMap(SidecarFiles.chapters(of:))?.listed ?? []
+        var at = at
+        if let chapter {
+            guard chapters.indices.contains(chapter - 1) else { throw PlayerError.noChapter(chapter, count: chapters.count) }
+            at = Int(chapters[chapter - 1].start.rounded(.down))
+        }
+        return try Playback(
+            id: id, file: file, listening: listening, episode: await listening.episode(ofDownload: id), context: context, at: at, chapters: chapters)
     }
 
-    private init(id: Int64, file: String, listening: Listening, episode: Listening.Episode?, context: QueueContext, at: Int?) throws {
+    private init(
+        id: Int64, file: String, listening: Listening, episode: Listening.Episode?, context: QueueContext, at: Int?, chapters: [Chapter]
+    ) throws {
         self.id = id
         argv = try Player.command(for: file, configured: context.settings.player, configFile: context.paths.configFile)
         if at != nil && !Listening.canStart(argv) { throw PlayerError.cannotStartAt(command: argv[0]) }
+        self.chapters = chapters
         context.log.info("playing", metadata: ["id": "\(id)", "command": "\(argv.joined(separator: " "))"])
         self.listening = listening
         self.episode = episode
@@ -109,11 +120,13 @@ package struct Playback: Sendable {
     }
 
     private let at: Int?
+    /// The episode's chapters (its sidecar's table of contents), for mpv.
+    package let chapters: [Chapter]
 
     /// Runs the player until it exits, on the calling thread (it has the terminal); returns how it
     /// exited and what was heard, which ``record(_:)`` (or the session's `.recordListening`) stores.
     package func run() throws -> Listening.Played {
-        try listening.play(argv, episode: episode, at: at) { try Player.run($0) }
+        try listening.play(argv, episode: episode, at: at, chapters: chapters) { try Player.run($0) }
     }
 
     /// Stores what was heard and queues it for the sync server; the line says it.

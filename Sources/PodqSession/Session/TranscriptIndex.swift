@@ -34,7 +34,7 @@ package struct TranscriptIndex: Sendable {
         var done = Set<Int64>()
         for row in try await context.store.queue.downloads() where row.state == .completed {
             guard let episodeId = row.episodeId, !done.contains(episodeId) else { continue }
-            guard let (path, format) = Self.sidecar(of: row) else {
+            guard let (path, format) = SidecarFiles.transcript(of: row) else {
                 report.without += 1
                 continue
             }
@@ -92,7 +92,7 @@ package struct TranscriptIndex: Sendable {
             return Loaded(source: info.source, format: info.format, cues: try await store.library.transcriptCues(episodeId: episodeId), notes: [])
         }
         if let downloadId = episode.downloadId, let row = try await store.queue.download(id: downloadId), row.state == .completed,
-            let (path, format) = Self.sidecar(of: row)
+            let (path, format) = SidecarFiles.transcript(of: row)
         {
             let document = try await index(file: path, format: format, row: row, episodeId: episodeId)
             return Loaded(source: path, format: document.format, cues: try await store.library.transcriptCues(episodeId: episodeId), notes: document.notes)
@@ -125,24 +125,5 @@ package struct TranscriptIndex: Sendable {
         package var format: TranscriptFormat
         package var cues: [TranscriptCue]
         package var notes: [String]
-    }
-
-    /// The transcript sidecar beside `row`'s file: the one its metadata sidecar (`<file>.json`) names,
-    /// else the first of the names ``EpisodeSidecars`` gives one that exists.
-    static func sidecar(of row: DownloadRecord) -> (path: String, format: TranscriptFormat?)? {
-        guard let folder = try? DownloadFolder(path: row.folderPath), let relative = try? folder.relativePath(of: row.commitPath ?? row.destination)
-        else { return nil }
-        let base = LexicalPath.deletingExtension(of: relative)
-        let parent = LexicalPath.parent(of: relative)
-        func inFolder(_ name: String) -> String { parent.isEmpty || parent == "." ? name : LexicalPath.join(parent, name) }
-        if let (metadata, _) = (try? folder.contents(of: base + ".json", limit: 1_000_000)) ?? nil, case .object(let fields)? = JSONTree.parse(metadata),
-            case .string(let name)? = fields["transcript"], !name.contains("/"), name != "..", name != ".", folder.identity(of: inFolder(name)) != nil
-        {
-            return (folder.absolute(inFolder(name)), TranscriptFormat(fileName: name))
-        }
-        for ext in ["vtt", "srt", "transcript.json", "html", "txt", "transcript"] where folder.identity(of: base + "." + ext) != nil {
-            return (folder.absolute(base + "." + ext), ext == "transcript" ? nil : TranscriptFormat(fileName: "x." + ext))
-        }
-        return nil
     }
 }

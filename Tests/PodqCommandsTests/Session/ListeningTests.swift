@@ -180,6 +180,42 @@ final class ListeningTests: CLITestCase {
         XCTAssertTrue(otherErr.contains("podq can start mpv, ffplay or vlc at a time, not 'true'"), otherErr)
     }
 
+    /// The chapters beside the file (a `podcast:chapters` sidecar) are mpv's chapter list; `--chapter 2`
+    /// starts at the second of the table of contents (a `toc: false` one is not counted).
+    func testTheChaptersBesideTheFileAreMPVsAndPlayChapterStartsAtOne() async throws {
+        try await prepare()
+        let id = try await download(of: "long")
+        let folder = dir.file("home/downloads/Quiet")
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix("long.wav") })
+        let chapters =
+            #"{"version":"1.2.0","chapters":[{"startTime":0,"title":"Intro"},{"startTime":10,"title":"Ad","toc":false},"#
+            + #"{"startTime":20,"title":"Main = topic; #1"},{"startTime":40,"title":"Outro"}]}"#
+        try chapters.write(toFile: folder + "/" + file.replacingOccurrences(of: ".wav", with: ".chapters.json"), atomically: true, encoding: .utf8)
+
+        let child = try cli.start(["play", id, "--chapter", "2"])
+        let found = await remote()
+        let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
+        var list: [[String: Any]] = []
+        await expect(timeout: 10) {
+            list = (mpv.send(["get_property", "chapter-list"]) as? [[String: Any]]) ?? []
+            return list.count == 3
+        }
+        XCTAssertEqual(list.map { $0["title"] as? String }, ["Intro", "Main = topic; #1", "Outro"])
+        XCTAssertEqual(list.map { $0["time"] as? Double }, [0, 20, 40])
+        var at: Double?
+        await expect(timeout: 10) {
+            at = mpv.send(["get_property", "time-pos"]) as? Double
+            return at != nil
+        }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(at), 19, "started at chapter 2 (20 s)")
+        mpv.send(["quit"])
+        _ = await child.finish()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("home/mpv-\(child.pid).chapters")), "the chapters file goes with mpv's log")
+        let (exit, _, err) = try await cli.run(["play", id, "--chapter", "4"])
+        XCTAssertEqual(exit.code, 2)
+        XCTAssertTrue(err.contains("There is no chapter 4: the episode has 3 (1 to 3)."), err)
+    }
+
     /// Plays download `id` again: where mpv started (its time once the file is open), then quits it.
     private func playOnce(_ id: String, at: String? = nil) async throws -> Double {
         let child = try cli.start(["play", id] + (at.map { ["--at", $0] } ?? []))

@@ -87,15 +87,13 @@ CREATE TABLE transcript (
     episodeId INTEGER PRIMARY KEY NOT NULL REFERENCES episode(id) ON DELETE CASCADE,
     source TEXT NOT NULL, format TEXT NOT NULL, body BLOB, cues INTEGER NOT NULL, indexedAt DOUBLE NOT NULL);
 -- table transcript_cue on transcript_cue
-CREATE VIRTUAL TABLE transcript_cue USING fts5(text, start UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE transcript_cue USING fts5(text, start UNINDEXED, tokenize = 'unicode61 remove_diacritics 2', columnsize = 0);
 -- table transcript_cue_data on transcript_cue_data
 CREATE TABLE 'transcript_cue_data'(id INTEGER PRIMARY KEY, block BLOB);
 -- table transcript_cue_idx on transcript_cue_idx
 CREATE TABLE 'transcript_cue_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 -- table transcript_cue_content on transcript_cue_content
 CREATE TABLE 'transcript_cue_content'(id INTEGER PRIMARY KEY, c0, c1);
--- table transcript_cue_docsize on transcript_cue_docsize
-CREATE TABLE 'transcript_cue_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
 -- table transcript_cue_config on transcript_cue_config
 CREATE TABLE 'transcript_cue_config'(k PRIMARY KEY, v) WITHOUT ROWID;
 -- trigger transcript_cue_delete on episode

@@ -43,11 +43,14 @@ final class QueryPlanTests: XCTestCase {
                     let column: String = key["from"]
                     let indexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?)", arguments: [table])
                     // The table's INTEGER PRIMARY KEY is its rowid: the table is ordered by it.
-                    let rowid = try Row.fetchOne(db, sql: "SELECT type, pk FROM pragma_table_info(?) WHERE name = ?", arguments: [table, column])
+                    let rowid =
+                        try Row.fetchOne(db, sql: "SELECT type, pk FROM pragma_table_info(?) WHERE name = ?", arguments: [table, column])
                         .map { ($0["type"] as String).uppercased() == "INTEGER" && ($0["pk"] as Int) == 1 } ?? false
-                    let led = try rowid || indexes.contains { index in
-                        try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [index]) == column
-                    }
+                    let led =
+                        try rowid
+                        || indexes.contains { index in
+                            try String.fetchOne(db, sql: "SELECT name FROM pragma_index_info(?) WHERE seqno = 0", arguments: [index]) == column
+                        }
                     XCTAssertTrue(
                         led, "\(table).\(column) references \(key["table"] as String) with no index led by it: each change of a parent row scans \(table)")
                     checked += 1

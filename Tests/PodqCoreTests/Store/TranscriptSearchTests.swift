@@ -74,4 +74,22 @@ final class TranscriptSearchTests: XCTestCase {
         let rows = try DatabaseQueue(path: dir.file("q.sqlite")).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM transcript_cue") }
         XCTAssertEqual(rows, 0)
     }
+
+    /// A word said in every cue of every episode: the search ranks the cues of the episodes stored
+    /// last (a window), so it stays fast; a phrase that matches fewer cues is ranked over all of them.
+    func testAWordSaidEverywhereIsRankedWithinTheEpisodesStoredLast() throws {
+        let store = try QueueStore(path: dir.file("q.sqlite"))
+        let ids = try subscribe(store, url: "https://a.example/feed", title: "Show", published: (0..<8).map { Double($0) * 1000 })
+        for (n, id) in ids.enumerated() {
+            let lines = (0..<1_000).map { (Double($0), $0 == 500 && n == 0 ? "the rare words here" : "the common word again and again") }
+            try store.library.saveTranscript(episodeId: id, source: "s", document: transcript(lines), body: nil)
+        }
+        let common = try store.library.searchTranscripts("the", limit: 20)
+        XCTAssertEqual(common.count, 20)
+        let window = Set(ids.sorted().suffix(5))  // 5,000 cues: the five episodes stored last
+        XCTAssertTrue(common.allSatisfy { window.contains($0.episodeId) }, "\(Set(common.map(\.episodeId)))")
+        let rare = try store.library.searchTranscripts("the rare words")
+        XCTAssertEqual(rare.map(\.episodeId), [ids[0]], "a phrase is found in any episode")
+        XCTAssertEqual(rare.map(\.start), [500])
+    }
 }
