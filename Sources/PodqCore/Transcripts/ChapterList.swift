@@ -50,12 +50,8 @@ public enum ChapterList {
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
-            func time(_ key: Keys) -> Double? {
-                if let number = try? c.decode(Double.self, forKey: key) { return number }
-                return (try? c.decode(String.self, forKey: key)).flatMap(CueTime.seconds)
-            }
-            start = time(.startTime)
-            end = time(.endTime)
+            start = TranscriptJSON.time(c, .startTime)
+            end = TranscriptJSON.time(c, .endTime)
             title = try? c.decode(String.self, forKey: .title)
             url = try? c.decode(String.self, forKey: .url)
             img = try? c.decode(String.self, forKey: .img)
@@ -68,18 +64,7 @@ public enum ChapterList {
 
     public static func read(_ bytes: [UInt8]) throws(TranscriptError) -> Read {
         guard bytes.count <= TranscriptLimits.standard.bytes else { throw .tooLarge(bytes: bytes.count, limit: TranscriptLimits.standard.bytes) }
-        var body = bytes[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: Data(body))
-        } catch DecodingError.keyNotFound {
-            throw .notJSON("it has no \"chapters\"")
-        } catch DecodingError.typeMismatch {
-            throw .notJSON("its \"chapters\" is not a list of chapters")
-        } catch {
-            throw .notJSON("it is not well-formed JSON, or nested deeper than JSON readers go")
-        }
+        let file = try TranscriptJSON.decode(File.self, from: bytes, list: "chapters")
         var notes: [String] = []
         var chapters: [Chapter] = []
         var untimed = 0

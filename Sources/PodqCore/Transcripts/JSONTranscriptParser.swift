@@ -17,13 +17,9 @@ enum JSONTranscriptParser {
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
-            func time(_ key: Keys) -> Double? {
-                if let number = try? c.decode(Double.self, forKey: key) { return number }
-                return (try? c.decode(String.self, forKey: key)).flatMap(CueTime.seconds)
-            }
             speaker = try? c.decode(String.self, forKey: .speaker)
-            startTime = time(.startTime)
-            endTime = time(.endTime)
+            startTime = TranscriptJSON.time(c, .startTime)
+            endTime = TranscriptJSON.time(c, .endTime)
             body = try? c.decode(String.self, forKey: .body)
         }
     }
@@ -67,18 +63,7 @@ enum JSONTranscriptParser {
     static func parse(_ bytes: [UInt8], limits: TranscriptLimits) throws(TranscriptError) -> TranscriptDocument {
         let decoder = JSONDecoder()
         decoder.userInfo[Segments.limit] = limits.cues * 4
-        let file: File
-        do {
-            var body = bytes[...]
-            if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-            file = try decoder.decode(File.self, from: Data(body))
-        } catch DecodingError.keyNotFound {
-            throw .notJSON("it has no \"segments\"")
-        } catch DecodingError.typeMismatch {
-            throw .notJSON("its \"segments\" is not a list")
-        } catch {
-            throw .notJSON("it is not well-formed JSON, or nested deeper than JSON readers go")
-        }
+        let file = try TranscriptJSON.decode(File.self, from: bytes, list: "segments", decoder: decoder)
         var cues: [TranscriptCue] = []
         var notes: [String] = []
         var untimed = 0, cut = 0

@@ -231,7 +231,7 @@ final class TranscriptReaderTests: XCTestCase {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         XCTAssertThrowsError(try TranscriptReader.read(Array(deep.utf8), format: .json)) { XCTAssertTrue("\($0)".contains("JSON"), "\($0)") }
         XCTAssertThrowsError(try TranscriptReader.read(Array("{\"segments\": 3}".utf8), format: .json)) {
-            XCTAssertEqual($0 as? TranscriptError, .notJSON("its \"segments\" is not a list"))
+            XCTAssertEqual($0 as? TranscriptError, .notJSON("its \"segments\" is not a list of them"))
         }
         // Out of order: sorted, said so; after the episode's end: kept, said so.
         let shuffled = "WEBVTT\n\n00:05.000 --> 00:06.000\nfive\n\n00:01.000 --> 00:02.000\none\n\n10:00.000 --> 10:01.000\nlate\n"
