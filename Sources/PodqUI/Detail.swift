@@ -2,7 +2,8 @@
 /// as plain text. Built by the session off the render path (the notes come from the store); until then
 /// the pane shows the title with ``isLoading``.
 public struct Detail: Sendable, Equatable {
-    /// One line of facts: "Podcast", "Tech Talk".
+    /// One line of facts: "Podcast", "Tech Talk". A field without a name goes on under the one before
+    /// (a list: the chapters).
     public struct Field: Sendable, Equatable {
         public var name: String
         public var value: String
@@ -40,7 +41,8 @@ public struct Detail: Sendable, Equatable {
             for (i, part) in wrapped.enumerated() {
                 out.append(
                     (
-                        (i == 0 ? DisplayWidth.pad(field.name + ":", to: nameWidth) : String(repeating: " ", count: nameWidth)) + " " + part,
+                        (i == 0 && !field.name.isEmpty ? DisplayWidth.pad(field.name + ":", to: nameWidth) : String(repeating: " ", count: nameWidth))
+                            + " " + part,
                         i == 0 ? .normal : .normal
                     ))
             }

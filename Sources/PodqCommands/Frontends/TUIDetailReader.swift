@@ -59,12 +59,23 @@ struct TUIDetailReader {
             .init("Verified", Self.verification(r)),
             .init("Checksum", Self.text(r.checksum)),
         ]
+        if r.state == .completed { fields += Self.chapters(of: r) }
         var notes: [String] = []
         if let episodeId = r.episodeId, let found = try? await reader.episode(id: episodeId) {
             fields.insert(.init("Published", Self.time(found.episode.published)), at: 2)
             notes = ShowNotes.paragraphs(found.episode.description ?? "")
         }
         return Detail(view: .downloads, id: id, title: Self.text(r.title), fields: fields, notes: notes)
+    }
+
+    /// The chapters beside a completed file (its table of contents: `toc: false` ones left out), a line
+    /// each: `2. 0:12:34 Title`, as `podq play --chapter N` counts them. Read off the main actor, as the
+    /// rest of the pane.
+    static func chapters(of r: DownloadRecord) -> [Detail.Field] {
+        guard let listed = SidecarFiles.chapters(of: r)?.listed, !listed.isEmpty else { return [] }
+        return listed.prefix(200).enumerated().map { i, chapter in
+            .init(i == 0 ? "Chapters" : "", "\(i + 1). \(CueTime.text(chapter.start)) " + (chapter.title.isEmpty ? "(untitled)" : text(chapter.title)))
+        }
     }
 
     /// What verified a completed file: `sri-sha256`, `length`… or `UNVERIFIED: <why>`.
@@ -91,6 +102,7 @@ struct TUIDetailReader {
             fields.append(.init("File", Self.text(r.commitPath ?? r.destination)))
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
             fields.append(.init("Verified", Self.verification(r)))
+            if r.state == .completed { fields += Self.chapters(of: r) }
         }
         if let change = e.upstreamChange {
             fields.append(.init("Updated", Self.text(change) + " (podq queue add --again or --replace \(id))"))

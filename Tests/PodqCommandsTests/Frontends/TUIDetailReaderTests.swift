@@ -52,4 +52,32 @@ final class TUIDetailReaderStoreTests: XCTestCase {
         XCTAssertTrue(shown.fields.contains { $0.name == "keep" && $0.value == "4" })
         XCTAssertTrue(shown.fields.contains { $0.name == "serial" && $0.value == "2" })
     }
+
+    /// A completed episode's chapters (its sidecar) are listed in the pane, numbered as `podq play
+    /// --chapter` counts them; a hidden one (`toc: false`) is not; a title's escape sequence never reaches it.
+    func testTheChaptersBesideAFileAreListed() async throws {
+        let dir = TemporaryDirectory("podq-detail")
+        defer { dir.remove() }
+        let store = try QueueStore(path: dir.file("queue.sqlite"))
+        let (_, episodes) = try await store.library.addPodcast(
+            url: "http://h/f.xml", feed: Feed(title: "Show", episodes: [FeedEpisode(guid: "1", title: "One", enclosures: [Enclosure(url: "http://h/1.mp3")])]),
+            etag: nil, lastModified: nil, autoQueue: false)
+        try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: dir.file("1.mp3")))
+        try #"{"chapters":[{"startTime":0,"title":"Intro"},{"startTime":30,"title":"Ad","toc":false},{"startTime":754,"title":"Main \u001b[31mtopic"}]}"#
+            .write(toFile: dir.file("1.chapters.json"), atomically: true, encoding: .utf8)
+        let row = try await store.queue.add([NewDownload(url: "http://h/1.mp3", title: "One", destination: dir.file("1.mp3"), episodeId: episodes[0].id)])[0]
+        _ = try await store.queue.modify(id: row.id) { r in
+            var done = r
+            done.state = .completed
+            return done
+        }
+        let reader = TUIDetailReader(reader: QueueSession.Reader(store: store, configAutoQueue: false))
+        for detail in [try await reader.detail(view: .downloads, id: row.id), try await reader.detail(view: .episodes, id: episodes[0].id)] {
+            let lines = detail.lines(width: 60).map(\.text)
+            let first = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("Chapters:") }, "\(lines)")
+            XCTAssertTrue(lines[first].hasSuffix("1. 0:00:00 Intro"), lines[first])
+            XCTAssertTrue(lines[first + 1].hasSuffix("2. 0:12:34 Main topic"), lines[first + 1])
+            XCTAssertTrue(lines[first + 1].hasPrefix("   "), "a continuation under Chapters: \(lines[first + 1])")
+        }
+    }
 }
