@@ -115,6 +115,7 @@ bench: bench-deps commit-info
 	.build/release/podq-bench frame
 	.build/release/podq-bench library --episodes 30000 --queued 500 --idle 5
 	.build/release/podq-bench library
+	.build/release/podq-bench grep
 	.build/release/podq-bench digest --write docs/PERFORMANCE.md
 	.build/release/podq-bench sync --feeds 1000,20000 --write docs/PERFORMANCE.md
 	.build/release/podq-bench fresh-build --write docs/PERFORMANCE.md
