@@ -3,8 +3,8 @@ import PodqBase
 
 /// Reads a transcript in any of Podcasting 2.0's formats into cues (``TranscriptDocument``): VTT,
 /// SRT, JSON, HTML, plain text. The format is the one given (the feed's MIME type, the file's
-/// name) unless the bytes plainly say another (a VTT served as `text/plain`); given none, the bytes
-/// say. Bad input is a note and what could be read, or a ``TranscriptError`` when nothing could:
+/// name) unless the bytes plainly say another (a VTT served as `text/plain`; never an HTML page for a
+/// VTT or JSON link: an error page is not a transcript); given none, the bytes say. Bad input is a note and what could be read, or a ``TranscriptError`` when nothing could:
 /// never a crash, never more than ``TranscriptLimits`` in memory.
 public enum TranscriptReader {
     /// - Parameter duration: the episode's length in seconds when known: cues said to start after
@@ -16,7 +16,10 @@ public enum TranscriptReader {
         let sniffed = TranscriptFormat(sniffing: bytes)
         var notes: [String] = []
         var format = given ?? sniffed ?? .text
-        if let given, let sniffed, sniffed != given, given == .text || sniffed == .vtt || (given == .json) != (sniffed == .json) {
+        // Only a plain signature overrules the type (WEBVTT, a JSON object or list), or any for a
+        // type that says nothing (text/plain): a VTT or JSON link answered with an HTML page is an
+        // error page more often than a transcript, and is not read as one.
+        if let given, let sniffed, sniffed != given, given == .text || sniffed == .vtt || sniffed == .json {
             notes.append("it was said to be \(given.rawValue.uppercased()) but is \(sniffed.rawValue.uppercased()): read as that")
             format = sniffed
         }

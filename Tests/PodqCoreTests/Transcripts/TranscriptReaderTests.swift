@@ -120,6 +120,10 @@ final class TranscriptReaderTests: XCTestCase {
         XCTAssertEqual(document.notes, ["it was said to be TEXT but is VTT: read as that"])
         XCTAssertEqual(try read(vtt).format, .vtt, "no type: the bytes say")
         XCTAssertEqual(try read("1\n00:00:01,000 --> 00:00:02,000\nhi\n").format, .srt)
+        // A VTT or JSON link answered with a web page (a login, an error) is no transcript: an error, no cues.
+        let page = "<html><body><p>Please log in to continue.</p></body></html>"
+        XCTAssertThrowsError(try read(page, .vtt)) { XCTAssertEqual($0 as? TranscriptError, .empty(.vtt)) }
+        XCTAssertThrowsError(try read(page, .json)) { XCTAssertTrue("\($0)".contains("not well-formed JSON"), "\($0)") }
     }
 
     func testTimes() {
