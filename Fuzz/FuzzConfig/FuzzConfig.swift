@@ -2,6 +2,8 @@
 // keep every other line byte for byte, and the file must then load with the new value.
 import CFuzzMain
 import Foundation
+import PodqBase
+
 @testable import PodqCore
 
 private let path = "/dev/shm/podq-fuzz-config-\(getpid())"

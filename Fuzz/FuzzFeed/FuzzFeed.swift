@@ -4,6 +4,8 @@
 // enclosure) are findings. `make fuzz` builds and runs it (docs/DECISIONS.md records the runs).
 import CFuzzMain
 import Foundation
+import PodqBase
+
 @testable import PodqCore
 
 private let path = "/dev/shm/podq-fuzz-feed-\(getpid()).xml"

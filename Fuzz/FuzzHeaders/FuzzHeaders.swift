@@ -2,7 +2,10 @@
 // URLs → tracking prefixes, logins; proxy settings.
 import CFuzzMain
 import Foundation
+import PodqBase
+
 @testable import PodqCore
+@testable import PodqHTTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHeaders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

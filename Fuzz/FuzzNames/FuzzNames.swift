@@ -2,6 +2,7 @@
 // fits in 255 bytes; the cleaner leaves nothing unsafe.
 import CFuzzMain
 import Foundation
+import PodqBase
 
 @testable import PodqCore
 

@@ -2,6 +2,7 @@
 // be clean, non-empty text with a finite, non-negative start, in time order; nothing may crash or hang.
 import CFuzzMain
 import Foundation
+import PodqBase
 
 @testable import PodqCore
 

@@ -28,7 +28,9 @@ enum CueText {
     /// A cue's payload as plain text: tags go (VTT's `<v Speaker>` gives the speaker), SRT's
     /// `{\an8}` styling goes, entities are read, white space runs become one space, the result is
     /// cleaned (``SafeText``) and cut at `limit` UTF-8 bytes at a word (`cut` says it was).
-    static func plain(_ payload: String, limit: Int) -> (speaker: String?, text: String, cut: Bool) {
+    /// - Parameter markup: false for text that is already plain (HTML read by ``ShowNotes``): a `<` or
+    ///   `&` in it is what was said.
+    static func plain(_ payload: String, limit: Int, markup: Bool = true) -> (speaker: String?, text: String, cut: Bool) {
         var speaker: String?
         var out = ""
         out.reserveCapacity(min(payload.utf8.count, limit + 16))
@@ -52,6 +54,10 @@ enum CueText {
                 break
             }
             scalars = scalars.dropFirst()
+            guard markup else {
+                emit(scalar)
+                continue
+            }
             switch scalar {
             case "<":
                 // A tag, to its `>` (none: the `<` is text).

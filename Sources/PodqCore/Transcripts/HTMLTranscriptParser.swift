@@ -55,8 +55,9 @@ enum HTMLTranscriptParser {
             let start = part.time.flatMap { CueTime.seconds(ShowNotes.paragraphs($0).joined().trimmingWhitespace) }
             if part.time != nil && start == nil { badTimes += 1 }
             guard cues.count < limits.cues else { break }
-            let plain = CueText.plain(text, limit: limits.cueBytes)
+            let plain = CueText.plain(text, limit: limits.cueBytes, markup: false)
             if plain.cut { cut += 1 }
+            guard !plain.text.isEmpty else { continue }
             cues.append(TranscriptCue(start: start, speaker: speaker, text: plain.text))
         }
         var notes: [String] = []
@@ -118,7 +119,7 @@ enum HTMLTranscriptParser {
         var cues: [TranscriptCue] = []
         var cut = 0
         for paragraph in paragraphs.prefix(limits.cues) {
-            let plain = CueText.plain(paragraph, limit: limits.cueBytes)
+            let plain = CueText.plain(paragraph, limit: limits.cueBytes, markup: false)
             if plain.cut { cut += 1 }
             if !plain.text.isEmpty { cues.append(TranscriptCue(start: nil, text: plain.text)) }
         }

@@ -246,6 +246,11 @@ final class TranscriptReaderTests: XCTestCase {
         // Nothing readable: an error that says so.
         XCTAssertThrowsError(try read("WEBVTT\n\nno cues here\n", .vtt)) { XCTAssertEqual($0 as? TranscriptError, .empty(.vtt)) }
         XCTAssertThrowsError(try read("", .text)) { XCTAssertEqual($0 as? TranscriptError, .empty(.text)) }
+        // Found by FuzzTranscript: a <time> whose paragraph is only markup made an empty cue.
+        let markupOnly = try? read("<cie><time>1?:02:03</time><p.there</><><B:<re</p>", .html)
+        XCTAssertFalse(markupOnly?.cues.contains { $0.text.isEmpty } ?? false, "\(markupOnly?.cues ?? [])")
+        let literal = try read("<time>0:01</time><p>x &lt; y &amp;&amp; a &lt;b&gt; c</p>", .html)
+        XCTAssertEqual(literal.cues.map(\.text), ["x < y && a <b> c"], "what was said, not read as markup again")
         // Escape sequences and control characters never reach a cue.
         let hostile = try read("WEBVTT\n\n00:01.000 --> 00:02.000\n\u{1b}]0;pwned\u{07}hi\u{1b}[2J there\u{0}\n", .vtt)
         XCTAssertEqual(hostile.cues.map(\.text), ["hi there"])
