@@ -72,7 +72,7 @@ package struct TranscriptIndex: Sendable {
         let folder = try DownloadFolder(path: row.folderPath)
         let limit = TranscriptLimits.standard.bytes
         guard let (bytes, tooLarge) = try folder.contents(of: try folder.relativePath(of: path), limit: limit) else {
-            throw CommandError("the transcript \(SafeText.clean(path)) is gone")
+            throw CommandError("the transcript \(SafeText.clean(path)) is gone", code: ExitCodes.failure)
         }
         if tooLarge { throw TranscriptError.tooLarge(bytes: limit + 1, limit: limit) }
         let duration = try? await context.store.library.episode(id: episodeId).episode.duration
@@ -102,7 +102,9 @@ package struct TranscriptIndex: Sendable {
                 "e\(episodeId) has no transcript: its feed links none (podcast:transcript), and none is beside a downloaded file", code: ExitCodes.usage)
         }
         guard let url = URL(string: link.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-            throw CommandError("e\(episodeId)'s transcript link is not an http(s) address: \(SafeText.clean(SafeText.redactingCredentials(link.url)))")
+            throw CommandError(
+                "e\(episodeId)'s transcript link is not an http(s) address: \(SafeText.clean(SafeText.redactingCredentials(link.url)))",
+                code: ExitCodes.failure)
         }
         let access = try await PodcastLogin.access(for: podcast, settings: context.settings)
         let fetched: (bytes: [UInt8], type: String?)
@@ -110,11 +112,17 @@ package struct TranscriptIndex: Sendable {
             fetched = try await SmallFetch.get(url, transport: transport, access: access, limit: Int64(TranscriptLimits.standard.bytes))
         } catch {
             throw CommandError(
-                "the transcript of e\(episodeId) could not be fetched (\(SafeText.redactingCredentials(link.url))): \(ErrorText.describe(error))")
+                "the transcript of e\(episodeId) could not be fetched (\(SafeText.redactingCredentials(link.url))): \(ErrorText.describe(error))",
+                code: ExitCodes.failure)
         }
-        let format = TranscriptFormat(mimeType: link.type) ?? fetched.type.flatMap { TranscriptFormat(mimeType: $0) }
-        let document = try TranscriptReader.read(fetched.bytes, format: format, duration: episode.duration.map(Double.init))
         let source = SafeText.redactingCredentials(link.url)
+        let format = TranscriptFormat(mimeType: link.type) ?? fetched.type.flatMap { TranscriptFormat(mimeType: $0) }
+        let document: TranscriptDocument
+        do {
+            document = try TranscriptReader.read(fetched.bytes, format: format, duration: episode.duration.map(Double.init))
+        } catch {
+            throw CommandError("the transcript of e\(episodeId) (\(SafeText.clean(source))) cannot be read: \(error)", code: ExitCodes.failure)
+        }
         try await store.library.saveTranscript(episodeId: episodeId, source: source, document: document, body: fetched.bytes)
         return Loaded(source: source, format: document.format, cues: try await store.library.transcriptCues(episodeId: episodeId), notes: document.notes)
     }

@@ -69,6 +69,14 @@ final class TranscriptCommandTests: CLITestCase {
         XCTAssertEqual(three.code, 2, "\(three)")
         XCTAssertTrue(three.err.contains("e3 has no transcript"), three.err)
 
+        // A server that answers with a page: a true error, exit 1, nothing indexed from the page.
+        server.serve(Array("<html><body><p>Please log in</p></body></html>".utf8), as: "two.json", type: "application/json")
+        let page = try await printed(["transcript", "e2", "--refresh"])
+        XCTAssertEqual(page.code, 1, "\(page)")
+        XCTAssertTrue(page.err.contains("the transcript of e2 (") && page.err.contains("cannot be read: it is not the JSON of Podcasting 2.0"), page.err)
+        let loggedIn = try await printed(["grep", "log", "in"])
+        XCTAssertEqual(loggedIn.code, 1, "the page's words were not indexed")
+
         // The index emptied (a home from before it): `podq reindex` reads the sidecar on disk again,
         // and the transcript kept in the store.
         try await DatabaseQueue(path: dir.file("home/queue.sqlite")).write { db in
