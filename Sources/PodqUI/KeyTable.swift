@@ -61,15 +61,21 @@ public enum KeyTable {
                 "play the selected completed download with the configured player (the terminal is the player's until it exits) / Episodes view: mark the episode (or every marked one) played or not played: the state column says `played`, the Podcasts view counts NEW (never queued, not played) and DONE"
         ),
         Row(
-            keys: [.actions([.moveUp]), .actions([.moveDown])], brief: "move the download up / down in the queue",
-            full: "move the selected download up / down in the queue"),
+            keys: [.actions([.transcript]), .actions([.searchTranscripts])],
+            brief: "an episode's transcript · search every transcript; Enter plays from the line",
+            full:
+                "the selected episode's transcript, a line a cue with its time (from the store, the sidecar beside the file, or fetched from the feed's podcast:transcript link and kept) / type words and see where every transcript says them, newest episode first. In both: ↑↓ select a line, / finds words in the lines (n N: the next / previous), Enter plays the episode from that line's time (mpv follows the position as o does), t on a hit opens that episode's whole transcript there, Esc goes back"
+        ),
+        Row(
+            keys: [.actions([.moveUp]), .actions([.moveDown]), .actions([.pauseAll])],
+            brief: "move the download up / down in the queue · pause all / resume all",
+            full: "move the selected download up / down in the queue / pause all / resume all"),
         Row(
             keys: [.actions([.moreJobs, .fewerJobs, .morePerHost, .fewerPerHost, .slower, .faster])],
             brief: "more / fewer at once · from one host · halve / double the speed limit (saved)",
             full:
                 "more / fewer downloads at once; more / fewer at once from one host (the status line shows it); halve / double the speed limit all downloads share (`<` with none sets half the current speed). Each takes effect at once and is kept in the config"
         ),
-        Row(keys: [.actions([.pauseAll])], brief: "pause all / resume all", full: "pause all / resume all"),
         Row(
             keys: [.actions([.remove]), .actions([.clearCompleted])],
             brief: "remove the row (asks before deleting a file) · clear the completed rows",

@@ -51,6 +51,14 @@ public enum TUIAction: Sendable, Equatable {
     /// Open a completed download's file with the configured player: its row and player are looked up
     /// in the background, then ``startPlayer(id:)`` follows.
     case play(id: Int64)
+    /// Read the transcript of row `id` of `view` (an episode, or a download's episode), fetching it
+    /// from the feed when the store has none: the answer comes back as ``TUIEvent/transcript(_:)``.
+    case loadTranscript(view: TUIView, id: Int64)
+    /// Find words in every transcript (`T`): the hits come back as ``TUIEvent/transcript(_:)``.
+    case searchTranscripts(String)
+    /// Play episode `id`'s downloaded file from `at` seconds (a transcript's line; nil: where it was
+    /// left): looked up in the background, then ``startPlayer(id:)`` follows with its download.
+    case playEpisode(id: Int64, at: Int?)
     /// The player for download `id` is ready: give it the terminal.
     case startPlayer(id: Int64)
     /// Leave: running downloads stop with their partial files kept.

@@ -26,6 +26,11 @@ public enum TUIController {
             return editFeedURL(key, text: text, state: &state)
         case .directory:
             return directoryKey(key, state: &state, pageSize: max(1, pageSize))
+        case .transcript:
+            state.message = nil
+            return transcriptKey(key, state: &state, pageSize: max(1, pageSize))
+        case .askingTranscriptWords(let text):
+            return editTranscriptWords(key, text: text, state: &state)
         case .queueingFrom(let podcasts, let title, let count):
             return editQueueCount(key, podcasts: podcasts, title: title, count: count, state: &state)
         case .confirming(let question):
@@ -182,6 +187,10 @@ public enum TUIController {
         case .pauseAll:
             let anyRunnable = snapshot.downloads.contains { $0.state == .downloading || $0.state == .queued }
             return [.pauseAll(anyRunnable)]
+        case .transcript:
+            return openTranscript(view: view, id: selectedID, snapshot: snapshot, state: &state)
+        case .searchTranscripts:
+            state.mode = .askingTranscriptWords("")
         case .detail:
             guard let id = selectedID else { return [] }
             state.detail = placeholderDetail(view: view, id: id, snapshot: snapshot)

@@ -20,6 +20,8 @@ public enum TUIEvent: Sendable, Equatable {
     case notice(String?)
     /// A directory search answered.
     case directory(DirectoryPane.Answer)
+    /// A transcript, or the hits of a search of every transcript, was read.
+    case transcript(TranscriptPane.Answer)
     /// A podcast was subscribed from a search: its episodes are shown.
     case showPodcast(id: Int64, title: String)
     /// What plays download `id` was looked up: the player may have the terminal.
@@ -48,6 +50,8 @@ extension TUIController {
             state.message = .init("cannot read the episodes: \(reason)", isError: true)
         case .directory(let answer):
             state.directory?.receive(answer)
+        case .transcript(let answer):
+            state.transcript?.receive(answer)
         case .showPodcast(let id, let title):
             state.episodesOf = .init(id: id, title: title)
             state.filter[.episodes] = nil

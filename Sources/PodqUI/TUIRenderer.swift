@@ -69,6 +69,12 @@ public struct TUIRenderer: Sendable {
             DirectoryRenderer.render(&pane, into: &grid)
             state.directory = pane
         }
+        if state.mode == .transcript || (state.transcript != nil && { if case .askingTranscriptWords = state.mode { true } else { false } }()),
+            var pane = state.transcript
+        {
+            TranscriptRenderer.render(&pane, into: &grid, keys: state.keys)
+            state.transcript = pane
+        }
         let marked = state.marked[view].map { marks in ids.lazy.filter { marks.contains($0) }.count } ?? 0
         if height >= 3 {
             grid.put(
@@ -78,7 +84,10 @@ public struct TUIRenderer: Sendable {
         if let said {
             for (i, line) in lines.enumerated() { grid.put(line, x: 0, y: height - 2 - extra + i, style: said.style) }
         }
-        let hintBar = state.mode == .directory ? directoryHints(width: width, keys: state.keys) : hints(view, width: width, keys: state.keys)
+        let hintBar =
+            state.mode == .directory
+            ? directoryHints(width: width, keys: state.keys)
+            : state.mode == .transcript ? transcriptHints(state.transcript, width: width, keys: state.keys) : hints(view, width: width, keys: state.keys)
         grid.put(hintBar, x: 0, y: height - 1, style: .dim)
         if state.mode == .help { HelpOverlay.render(into: &grid, keys: state.keys, scroll: &state.helpScroll) }
         return grid
@@ -227,6 +236,12 @@ public struct TUIRenderer: Sendable {
             if state.message == nil, let pane = state.directory, !pane.loading, !pane.shows.isEmpty {
                 return ("\(pane.shows.count) show\(pane.shows.count == 1 ? "" : "s") from \(pane.answered)", .normal)
             }
+        case .askingTranscriptWords(let text):
+            return ("Find in every transcript: \(text)▏  the words, in the order they were said · Enter · Esc cancels", .accent)
+        case .transcript:
+            if let pane = state.transcript, pane.typingFind {
+                return ("Find in the lines: \(pane.find ?? "")▏  Enter keeps it · Esc goes back · then n N: next / previous", .accent)
+            }
         case .normal, .help, .detail:
             break
         }
@@ -290,6 +305,13 @@ public struct TUIRenderer: Sendable {
         return DisplayWidth.truncate(text, to: width)
     }
 
+    /// The hint bar over the Transcript pane: its own keys.
+    func transcriptHints(_ pane: TranscriptPane?, width: Int, keys: KeyBindings) -> String {
+        var text = "↑↓ select  Enter play from there  \(keys.key(.search)) find  \(keys.key(.next))/\(keys.key(.previous)) next/previous"
+        if case .search = pane?.kind { text += "  \(keys.key(.transcript)) whole transcript" }
+        return DisplayWidth.truncate(text + "  \(keys.key(.searchTranscripts)) search all  Esc back", to: width)
+    }
+
     /// The hint bar of `view` in `width` cells: as many hints as fit, in order, and always `? help`
     /// and `q quit` at the end.
     public func hints(_ view: TUIView, width: Int, keys: KeyBindings = KeyBindings()) -> String {
@@ -302,12 +324,13 @@ public struct TUIRenderer: Sendable {
                     "\(k(.moveUp))/\(k(.moveDown)) move", "\(k(.moreJobs))/\(k(.fewerJobs)) limit",
                     "\(k(.pauseAll)) all", "\(k(.remove)) remove", "\(k(.play)) play", "\(k(.search)) search",
                     "\(k(.filter)) filter", "\(k(.detail)) detail", "\(k(.mark)) mark", "\(k(.sort)) sort",
+                    "\(k(.transcript)) transcript",
                 ]
             case .episodes:
                 [
                     "↑↓ select", "Tab view", "Enter queue", "\(k(.search)) search", "\(k(.filter)) filter", "Esc all",
-                    "\(k(.addFeed)) add", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.mark)) mark",
-                    "\(k(.sort)) sort",
+                    "\(k(.addFeed)) add", "\(k(.refresh)) refresh", "\(k(.detail)) detail", "\(k(.transcript)) transcript",
+                    "\(k(.searchTranscripts)) find said", "\(k(.mark)) mark", "\(k(.sort)) sort",
                 ]
             case .podcasts:
                 [

@@ -24,6 +24,10 @@ public struct TUIState: Sendable, Equatable {
         case detail
         /// Asking how many of the podcasts' latest episodes to queue (`Q`): empty for every new one.
         case queueingFrom(podcasts: [Int64], title: String, count: String)
+        /// The Transcript pane (``TUIState/transcript``): an episode's transcript, or a search's hits.
+        case transcript
+        /// Typing the words to find in every transcript (`T`).
+        case askingTranscriptWords(String)
     }
 
     /// A question the user answers with a key.
@@ -84,6 +88,10 @@ public struct TUIState: Sendable, Equatable {
         public var lines: [String]
         public var styles: [CellStyle]
     }
+    /// The Transcript pane shown (`t`, `T`), kept while its mode is on.
+    public var transcript: TranscriptPane?
+    /// The search's hits a hit's transcript was opened from (`t` on a hit): Esc goes back to them.
+    public var transcriptBack: TranscriptPane?
     /// The directory search shown (`a`, then words), kept while its mode is on.
     public var directory: DirectoryPane?
     /// The marked rows of each view (`v`, `*`): keys that act on a row act on all of them.

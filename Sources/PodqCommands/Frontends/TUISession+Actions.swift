@@ -101,6 +101,25 @@ extension TUISession {
                     events.post((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
                 }
             }
+        case .loadTranscript(let view, let id):
+            // Beside the keys' work: a transcript fetched from the feed has its deadline (fetch-timeout).
+            let reader = TUITranscriptReader(session: session), events = self.events
+            Task.detached { events.post(.transcript(await reader.transcript(view: view, id: id))) }
+        case .searchTranscripts(let words):
+            let reader = TUITranscriptReader(session: session), events = self.events
+            Task.detached { events.post(.transcript(await reader.search(words))) }
+        case .playEpisode(let episodeId, let at):
+            // As `o`: the row and the player are looked up off the main actor; the loop starts the player.
+            let session = self.session, events = self.events, playbacks = self.playbacks
+            Task.detached {
+                do {
+                    let playback = try await session.preparePlay(episode: episodeId, at: at)
+                    playbacks.add(playback)
+                    events.post(.playerReady(id: playback.id))
+                } catch {
+                    events.post((error as? LocalizedError)?.errorDescription ?? String(describing: error), isError: true)
+                }
+            }
         case .startPlayer:
             break  // needs the screen: the loop calls startPlayer(_:on:)
         case .quit:

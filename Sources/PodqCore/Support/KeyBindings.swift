@@ -17,6 +17,7 @@ public struct KeyBindings: Sendable, Equatable {
         case retryFailed = "retry-failed", clearCompleted = "clear-completed", queueNew = "queue-new", played
         case stateFilter = "state-filter"
         case sync
+        case transcript, searchTranscripts = "search-transcripts"
     }
 
     /// Every action's key when the config does not change it.
@@ -27,6 +28,7 @@ public struct KeyBindings: Sendable, Equatable {
         .filter: "f", .help: "?", .quit: "q", .detail: "i", .mark: "v", .markAll: "*", .search: "/", .next: "n", .previous: "N",
         .sort: "s", .sortReverse: "S", .morePerHost: "]", .fewerPerHost: "[",
         .retryFailed: "R", .clearCompleted: "C", .queueNew: "Q", .played: "m", .stateFilter: "F", .sync: "y",
+        .transcript: "t", .searchTranscripts: "T",
     ]
 
     /// The config's changes.

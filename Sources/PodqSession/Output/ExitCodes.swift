@@ -81,7 +81,7 @@ extension PlayerError {
     /// True for an id that names nothing playable (no such download, not completed): the input.
     package var isBadInput: Bool {
         switch self {
-        case .noSuchDownload, .notCompleted, .cannotStartAt, .noChapter: true
+        case .noSuchDownload, .notCompleted, .cannotStartAt, .noChapter, .notDownloaded: true
         case .noPlayer, .notFound, .fileMissing, .failed: false
         }
     }

@@ -19,6 +19,8 @@ package enum PlayerError: Error, LocalizedError {
     case cannotStartAt(command: String)
     /// `--chapter N` beyond the episode's chapters (`count` of them; 0: none beside the file).
     case noChapter(Int, count: Int)
+    /// Playing an episode (a transcript's line) that has no completed download.
+    case notDownloaded(episode: Int64)
 
     package var errorDescription: String? {
         switch self {
@@ -42,6 +44,8 @@ package enum PlayerError: Error, LocalizedError {
             "There is no chapter \(n): no chapters are beside the file (they come with sidecars = true, from the feed's podcast:chapters)."
         case .noChapter(let n, let count):
             "There is no chapter \(n): the episode has \(count) (1 to \(count))."
+        case .notDownloaded(let episode):
+            "\(ItemKind.episode.label(episode)) is not downloaded: queue it (Enter in the Episodes view, or podq queue add \(ItemKind.episode.label(episode))), then play it from there."
         case .cannotStartAt(let command):
             "podq can start mpv, ffplay or vlc at a time, not '\(command)'; set `player = mpv` (or leave it unset with mpv installed) to use --at."
         }

@@ -1,0 +1,42 @@
+import PodqBase
+import PodqCore
+
+/// The transcripts a front end shows (issue 46): the TUI's Transcript pane reads an episode's lines,
+/// searches every transcript, and plays an episode from a line's time, through these.
+extension QueueSession {
+    /// Episode `episodeId`'s transcript: the store's, else the sidecar beside its file, else fetched
+    /// from its feed's link with the session's client (under `fetch-timeout` and the size cap) and kept.
+    package func transcript(episodeId: Int64) async throws -> TranscriptIndex.Loaded {
+        try await TranscriptIndex(context: context).transcript(episodeId: episodeId, transport: transport)
+    }
+
+    /// The episode download `id` is of.
+    /// - Throws: ``PlayerError/noSuchDownload(id:)``; a `CommandError` for a URL queued by hand.
+    package func episodeId(ofDownload id: Int64) async throws -> Int64 {
+        guard let row = try await context.store.queue.download(id: id) else { throw PlayerError.noSuchDownload(id: id) }
+        guard let episodeId = row.episodeId else {
+            throw CommandError("\(ItemKind.download.label(id)) was added by its URL: it is no podcast's episode, and has no transcript", code: ExitCodes.usage)
+        }
+        return episodeId
+    }
+
+    /// Where every transcript says `words` (a phrase; the last word also as a prefix), the best `limit`
+    /// by relevance, newest episode first.
+    package func searchTranscripts(_ words: String, limit: Int = 200) async throws(StoreError) -> [LibraryStore.TranscriptHit] {
+        try await context.store.library.searchTranscripts(words, limit: limit)
+    }
+
+    /// How many transcripts the store has indexed.
+    package func transcriptCount() async throws(StoreError) -> Int { try await context.store.library.transcriptInfos().count }
+
+    /// Enter on a transcript's line: what plays episode `id`'s downloaded file from `at` seconds (nil:
+    /// where it was left).
+    /// - Throws: ``PlayerError/notDownloaded(episode:)`` when it has no completed download.
+    package func preparePlay(episode id: Int64, at: Int?) async throws -> Playback {
+        let (episode, _) = try await context.store.library.episode(id: id)
+        guard let downloadId = episode.downloadId, let row = try await context.store.queue.download(id: downloadId), row.state == .completed else {
+            throw PlayerError.notDownloaded(episode: id)
+        }
+        return try await Playback.prepare(download: downloadId, context: context, at: at)
+    }
+}
