@@ -8,7 +8,7 @@ import PodqTestSupport
 /// about `words` words (a vocabulary of 30,000 words drawn by Zipf's law, as speech is, in cues of about
 /// 12 words), indexed through the store as `podq reindex` does. Then: how long the index took, what it
 /// costs on disk against the transcripts' VTT text, and `podq grep` through the binary (spawn to exit,
-/// median of 7) for a rare phrase, a phrase of middling words, a common word and a very common one.
+/// median of 7) for a rare phrase, a middling word, a common word, the commonest, and phrases that hold it.
 enum GrepBench {
     static func run(_ arguments: [String]) throws {
         func value(_ name: String) -> Int? {
@@ -99,6 +99,9 @@ enum GrepBench {
         for (name, query) in [
             ("a rare phrase", ["quantum", "gardening", "tips"]), ("a middling word", [vocabulary[2_000]]),
             ("a common word", [vocabulary[100]]), ("the commonest word", [vocabulary[0]]),
+            // A phrase holding the commonest word ("the climate") reads that word's list too.
+            ("a phrase with the commonest word", [vocabulary[0], vocabulary[2_000]]),
+            ("the two commonest words as a phrase", [vocabulary[0], vocabulary[1]]),
         ] {
             var times: [Double] = []
             var hits = 0

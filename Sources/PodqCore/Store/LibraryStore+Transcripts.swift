@@ -36,7 +36,8 @@ extension LibraryStore {
         public var text: String
         /// Where the matched words are in `text` (ranges of its Unicode scalars).
         public var matches: [Range<Int>]
-        /// bm25: lower is better.
+        /// bm25 of the phrase in the cue, without the phrase's rarity (the same for every hit of one
+        /// search): lower is better (``TranscriptRank``).
         public var rank: Double
     }
 
@@ -120,26 +121,33 @@ extension LibraryStore {
         guard let exact = Self.phraseMatch(query, prefix: false), let prefixed = Self.phraseMatch(query, prefix: true) else { return [] }
         return try read { db in
             // The candidates: the matching cues of the episodes stored last, at most `window` of them
-            // (FTS5 walks rowids down and stops), ranked by bm25. Ranking every match of a word said in
-            // every episode took 0.7 s at 12 M words; within the window it is milliseconds. A phrase
-            // matches far fewer cues than the window: its ranking is over all of them.
+            // (FTS5 walks rowids down and stops), ranked as bm25 ranks them (TranscriptRank). Ranking
+            // every match of a word said in every episode took 0.7 s at 12 M words; within the window
+            // it is milliseconds. A phrase matches far fewer cues than the window: its ranking is over
+            // all of them.
             // Whole words first; when they give fewer than `limit`, the last word also as a beginning
             // ("climate chan"). A prefix merges the lists of every word it begins (382 ms for a word said
             // everywhere at 60 M words), so it is asked only when the whole words are not enough.
-            func window(_ match: String) throws -> [(rowid: Int64, rank: Double)] {
+            func window(_ match: String) throws -> [(rowid: Int64, text: String)] {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT rowid, bm25(transcript_cue) FROM transcript_cue
+                        SELECT rowid, text FROM transcript_cue
                         WHERE transcript_cue MATCH ?1 AND (?2 IS NULL OR (rowid >> 20) IN (SELECT id FROM episode WHERE podcastId = ?2))
                         ORDER BY rowid DESC LIMIT ?3
                         """, arguments: [match, podcastId, Self.searchWindow]
-                ).map { (rowid: $0[0] as Int64, rank: $0[1] as Double) }
+                ).map { (rowid: $0[0] as Int64, text: $0[1] as String) }
             }
             var candidates = try window(exact)
             let asPrefix = candidates.count < limit
             if asPrefix { candidates = try window(prefixed) }
-            let best = candidates.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.rowid > $1.rowid }.prefix(limit)
+            let words = Self.words(query)
+            let averages = try Row.fetchOne(db, sql: "SELECT block FROM transcript_cue_data WHERE id = 1").flatMap { row -> [UInt8]? in
+                if case .blob(let bytes) = row[0] as DatabaseValue { bytes } else { nil }
+            }
+            let ranking = TranscriptRank(averageLength: averages.flatMap(TranscriptRank.averageLength(averagesRecord:)) ?? 12)
+            let best = candidates.map { (rowid: $0.rowid, rank: ranking.rank(words, in: $0.text, prefix: asPrefix)) }
+                .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.rowid > $1.rowid }.prefix(limit)
             // Their text and episodes, for the few shown, by rowid: a second MATCH (FTS5's highlight())
             // would merge the words' lists again for each hit, 25 ms each for a word said everywhere.
             let detail = try db.cachedStatement(
@@ -148,7 +156,6 @@ extension LibraryStore {
                     FROM transcript_cue c JOIN episode e ON e.id = c.rowid >> 20 JOIN podcast p ON p.id = e.podcastId
                     WHERE c.rowid = ?
                     """)
-            let words = Self.words(query)
             var hits: [TranscriptHit] = []
             for candidate in best {
                 guard let row = try Row.fetchOne(detail, arguments: [candidate.rowid]) else { continue }

@@ -23,8 +23,11 @@ public enum ConfigError: Error, LocalizedError, Sendable, Equatable {
     public var errorDescription: String? {
         switch self {
         case .unknownKey(let path, let line, let key):
-            // A typo gets the key it was meant to be; anything else, where the keys are listed.
-            if let near = Suggestion.nearest(to: key, in: Settings.keys.map(\.name) + KeyBindings.Action.allCases.map { "key-" + $0.rawValue }) {
+            // The command line's option for a key (`download-dir`) gets the key; a typo gets the key it
+            // was meant to be; anything else, where the keys are listed.
+            if let option = Settings.keys.first(where: { $0.meaning.contains("`--\(key.lowercased())` overrides") }) {
+                "\(path):\(line): unknown key '\(key)': --\(key.lowercased()) is the command line's name; in the config it is '\(option.name)'."
+            } else if let near = Suggestion.nearest(to: key, in: Settings.keys.map(\.name) + KeyBindings.Action.allCases.map { "key-" + $0.rawValue }) {
                 "\(path):\(line): unknown key '\(key)'. Did you mean '\(near)'?"
             } else {
                 "\(path):\(line): unknown key '\(key)'. `podq help config` lists every key."

@@ -52,6 +52,25 @@ final class ConfigFileTests: XCTestCase {
         }
     }
 
+    /// A key written as the command line's option that overrides it (`download-dir = …` for
+    /// `download-folder`) is told the key's name, for every key an option overrides.
+    func testAKeyWrittenAsItsCommandLineOptionIsToldTheKey() throws {
+        let path = dir.file("config")
+        var options = 0
+        for key in Settings.keys {
+            guard let range = key.meaning.range(of: #"`--[a-z-]+` overrides"#, options: .regularExpression) else { continue }
+            let option = String(key.meaning[range].dropFirst(3).prefix { $0 != "`" })
+            options += 1
+            try "\(option) = 3".write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try ConfigFile(path: path).load()) {
+                XCTAssertEqual(
+                    ($0 as? ConfigError)?.errorDescription,
+                    "\(path):1: unknown key '\(option)': --\(option) is the command line's name; in the config it is '\(key.name)'.")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(options, 5, "jobs, limit-rate, connections, per-host, download-dir")
+    }
+
     func testSetKeepsCommentsAndOtherKeys() throws {
         let path = dir.file("config")
         try "# keep me\nmax-attempts = 3\nsimultaneous-downloads = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
