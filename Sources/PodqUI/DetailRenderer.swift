@@ -22,10 +22,7 @@ enum DetailRenderer {
         let maxScroll = max(0, lines.count - shown)
         state.detailScroll = min(max(0, state.detailScroll), maxScroll)
         let scroll = state.detailScroll
-        let blank = String(repeating: " ", count: inner)
-        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: 0, y: top, style: .bold)
-        for y in (top + 1)..<bottom { grid.put("│" + blank + "│", x: 0, y: y, style: .bold) }
-        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
+        grid.box(top: top, bottom: bottom, inner: inner)
         let heading = detail.view == .downloads ? " Download \(ItemKind.download.label(detail.id)) " : detail.view == .episodes ? " Episode " : " Podcast "
         grid.put(heading, x: 2, y: top, style: .bold)
         for i in 0..<max(0, min(shown, lines.count - scroll)) {

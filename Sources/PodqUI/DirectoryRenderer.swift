@@ -14,10 +14,7 @@ enum DirectoryRenderer {
         let top = 1, bottom = grid.height - 4
         guard grid.width >= 12, bottom - top >= 2 else { return }
         let inner = grid.width - 2, textWidth = inner - 2
-        let blank = String(repeating: " ", count: inner)
-        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: 0, y: top, style: .bold)
-        for y in (top + 1)..<bottom { grid.put("│" + blank + "│", x: 0, y: y, style: .bold) }
-        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
+        grid.box(top: top, bottom: bottom, inner: inner)
         let shown = bottom - top - 1
         let footer: String
         if pane.showingAbout, let show = pane.selectedShow {

@@ -23,6 +23,15 @@ public struct Grid: Sendable, Equatable {
 
     public subscript(x: Int, y: Int) -> Cell { cells[y * width + x] }
 
+    /// A bold box `inner` cells wide inside its frame, from row `top` to row `bottom`, its inside
+    /// cleared: the panes over the table (detail, directory, transcript, help) are drawn in one.
+    mutating func box(x: Int = 0, top: Int, bottom: Int, inner: Int) {
+        let blank = String(repeating: " ", count: inner)
+        put("┌" + String(repeating: "─", count: inner) + "┐", x: x, y: top, style: .bold)
+        for y in (top + 1)..<bottom { put("│" + blank + "│", x: x, y: y, style: .bold) }
+        put("└" + String(repeating: "─", count: inner) + "┘", x: x, y: bottom, style: .bold)
+    }
+
     /// Writes `text` at (`x`, `y`), clipped to the row; returns the column after it.
     @discardableResult
     public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle = .normal) -> Int {

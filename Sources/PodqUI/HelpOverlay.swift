@@ -30,12 +30,7 @@ public enum HelpOverlay {
         let boxHeight = shown + 3
         let left = (grid.width - inner - 2) / 2
         let top = (height - boxHeight) / 2
-        let blank = String(repeating: " ", count: inner)
-        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: left, y: top, style: .bold)
-        for row in 1..<(boxHeight - 1) {
-            grid.put("│" + blank + "│", x: left, y: top + row, style: .bold)
-        }
-        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: left, y: top + boxHeight - 1, style: .bold)
+        grid.box(x: left, top: top, bottom: top + boxHeight - 1, inner: inner)
         grid.put(" Keys ", x: left + 2, y: top, style: .bold)
         for (i, line) in lines[scroll..<(scroll + shown)].enumerated() {
             grid.put(DisplayWidth.truncate(line, to: inner - 2), x: left + 2, y: top + 1 + i)

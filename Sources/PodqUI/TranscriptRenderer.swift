@@ -12,10 +12,7 @@ enum TranscriptRenderer {
         let top = 1, bottom = grid.height - 4
         guard grid.width >= 24, bottom - top >= 2 else { return }
         let inner = grid.width - 2, textWidth = inner - 2
-        let blank = String(repeating: " ", count: inner)
-        grid.put("┌" + String(repeating: "─", count: inner) + "┐", x: 0, y: top, style: .bold)
-        for y in (top + 1)..<bottom { grid.put("│" + blank + "│", x: 0, y: y, style: .bold) }
-        grid.put("└" + String(repeating: "─", count: inner) + "┘", x: 0, y: bottom, style: .bold)
+        grid.box(top: top, bottom: bottom, inner: inner)
         grid.put(DisplayWidth.truncate(" " + title(pane) + " ", to: inner - 2), x: 2, y: top, style: .bold)
         var rows = bottom - top - 1
         if pane.loading || pane.lines.isEmpty {
