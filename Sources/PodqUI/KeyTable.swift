@@ -105,7 +105,7 @@ public enum KeyTable {
         Row(
             keys: [.actions([.detail])], brief: "the row's detail: facts, file, URLs, show notes (↑↓ scroll, Esc closes)",
             full:
-                "the selected row's detail: full title, podcast, date, duration, size, file, URLs and the tracking prefixes they go through, failure, and the show notes as plain text; ↑↓ PgUp PgDn scroll it, Esc closes it"
+                "the selected row's detail: full title, podcast, date, duration, size, file, URLs and the tracking prefixes they go through, failure, chapters (those the feed links, for an episode not downloaded), and the show notes as plain text; ↑↓ PgUp PgDn scroll it, Esc closes it"
         ),
         Row(
             keys: [.actions([.mark]), .actions([.markAll])],

@@ -72,10 +72,36 @@ struct TUIDetailReader {
     /// each: `2. 0:12:34 Title`, as `podq play --chapter N` counts them. Read off the main actor, as the
     /// rest of the pane.
     static func chapters(of r: DownloadRecord) -> [Detail.Field] {
-        guard let listed = SidecarFiles.chapters(of: r)?.listed, !listed.isEmpty else { return [] }
-        return listed.prefix(200).enumerated().map { i, chapter in
+        guard let listed = SidecarFiles.chapters(of: r)?.listed else { return [] }
+        return chapterFields(listed)
+    }
+
+    private static func chapterFields(_ listed: [Chapter]) -> [Detail.Field] {
+        listed.prefix(200).enumerated().map { i, chapter in
             .init(i == 0 ? "Chapters" : "", "\(i + 1). \(CueTime.text(chapter.start)) " + (chapter.title.isEmpty ? "(untitled)" : text(chapter.title)))
         }
+    }
+
+    /// What the pane says of an episode's chapters while they are fetched from its feed's link.
+    static let readingChapters = "reading them from the feed's link…"
+
+    /// True when `detail` waits for chapters from the feed's link (an episode not downloaded).
+    static func awaitsChapters(_ detail: Detail) -> Bool {
+        detail.fields.contains { $0.name == "Chapters" && $0.value == readingChapters }
+    }
+
+    /// `detail` with the chapters fetched (``QueueSession/linkedChapters(episodeId:)``), or why they
+    /// could not be, in place of ``readingChapters``.
+    static func filling(_ detail: Detail, chapters: Result<[Chapter], any Error>) -> Detail {
+        var detail = detail
+        guard let at = detail.fields.firstIndex(where: { $0.name == "Chapters" && $0.value == readingChapters }) else { return detail }
+        let fields: [Detail.Field]
+        switch chapters {
+        case .success(let listed): fields = listed.isEmpty ? [.init("Chapters", "none listed")] : chapterFields(listed)
+        case .failure(let error): fields = [.init("Chapters", text(CommandError(error).message))]
+        }
+        detail.fields.replaceSubrange(at...at, with: fields)
+        return detail
     }
 
     /// What verified a completed file: `sri-sha256`, `length`… or `UNVERIFIED: <why>`.
@@ -103,6 +129,10 @@ struct TUIDetailReader {
             if let error = r.lastError, !error.isEmpty { fields.append(.init(r.state == .failed ? "Failure" : "Last error", Self.text(error))) }
             fields.append(.init("Verified", Self.verification(r)))
             if r.state == .completed { fields += Self.chapters(of: r) }
+        }
+        // Not downloaded, or not yet: its chapters as the feed links them, fetched once the pane is shown.
+        if e.chaptersURL != nil, !fields.contains(where: { $0.name == "Chapters" }) {
+            fields.append(.init("Chapters", Self.readingChapters))
         }
         if let change = e.upstreamChange {
             fields.append(.init("Updated", Self.text(change) + " (podq queue add --again or --replace \(id))"))

@@ -54,10 +54,16 @@ extension TUISession {
             queue(.remove(ids: ids, deletingFiles: deletingFiles), beside: .bulk("removing \(QueueSession.count(ids.count, "row"))…"))
         case .loadDetail(let view, let id):
             // A read: beside the keys' work, never behind it (the loop keeps only the detail still open).
-            let reader = TUIDetailReader(reader: reader), events = self.events
+            let reader = TUIDetailReader(reader: reader), events = self.events, session = self.session
             Task.detached {
                 do {
-                    events.post(.detail(try await reader.detail(view: view, id: id)))
+                    let detail = try await reader.detail(view: view, id: id)
+                    events.post(.detail(detail))
+                    // An episode not downloaded: its chapters from the feed's link, under fetch-timeout.
+                    guard view == .episodes, TUIDetailReader.awaitsChapters(detail) else { return }
+                    let chapters: Result<[Chapter], any Error>
+                    do { chapters = .success(try await session.linkedChapters(episodeId: id)) } catch { chapters = .failure(error) }
+                    events.post(.detail(TUIDetailReader.filling(detail, chapters: chapters)))
                 } catch {
                     events.post(CommandError(error).message, isError: true)
                 }

@@ -1,5 +1,7 @@
+import FoundationEssentials
 import PodqBase
 import PodqCore
+import PodqHTTP
 
 /// The transcripts a front end shows (issue 46): the TUI's Transcript pane reads an episode's lines,
 /// searches every transcript, and plays an episode from a line's time, through these.
@@ -8,6 +10,27 @@ extension QueueSession {
     /// from its feed's link with the session's client (under `fetch-timeout` and the size cap) and kept.
     package func transcript(episodeId: Int64) async throws -> TranscriptIndex.Loaded {
         try await TranscriptIndex(context: context).transcript(episodeId: episodeId, transport: transport)
+    }
+
+    /// Episode `episodeId`'s chapters as its feed links them (`podcast:chapters`), for an episode not
+    /// downloaded (a downloaded one has them beside its file): fetched with the session's client, under
+    /// `fetch-timeout` and the size cap, with the podcast's login for its origin only; the table of
+    /// contents (`toc: false` ones left out).
+    /// - Throws: a `CommandError` that names the link and why.
+    package func linkedChapters(episodeId: Int64) async throws -> [Chapter] {
+        let (episode, podcast) = try await context.store.library.episode(id: episodeId)
+        guard let link = episode.chaptersURL else { throw CommandError("e\(episodeId)'s feed links no chapters", code: ExitCodes.usage) }
+        let shown = SafeText.clean(SafeText.redactingCredentials(link))
+        guard let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw CommandError("e\(episodeId)'s chapters link is not an http(s) address: \(shown)", code: ExitCodes.failure)
+        }
+        do {
+            let access = try await PodcastLogin.access(for: podcast, settings: context.settings)
+            let fetched = try await SmallFetch.get(url, transport: transport, access: access, limit: Int64(TranscriptLimits.standard.bytes))
+            return try ChapterList.read(fetched.bytes).listed
+        } catch {
+            throw CommandError("the chapters of e\(episodeId) (\(shown)) cannot be read: \(ErrorText.describe(error))", code: ExitCodes.failure)
+        }
     }
 
     /// The episode download `id` is of.

@@ -41,6 +41,11 @@ final class TUITranscriptTests: XCTestCase {
                 "WEBVTT\n\n00:00:01.000 --> 00:00:05.000\nWelcome to the garden.\n\n00:00:42.500 --> 00:00:46.000\nWe talk about climate change &amp; roses.\n"
                     .utf8),
             as: "garden.vtt", type: "text/vtt")
+        server.serve(
+            Array(
+                (#"{"version":"1.2.0","chapters":[{"startTime":0,"title":"Intro"},{"startTime":30,"title":"Ad","toc":false},"#
+                    + #"{"startTime":75.5,"title":"Late \u001b[31mnews"}]}"#).utf8),
+            as: "late.json", type: "application/json+chapters")
         server.serve(Array("1\r\n00:00:03,000 --> 00:00:04,000\r\nLate, as ever.\r\n".utf8), as: "late.srt", type: "application/x-subrip")
         let context = try QueueContext.open(home: dir.file("home"), downloadDir: dir.file("out"), echoLog: false)
         let names = ["Garden Talk", "Weather Talk", "Late Talk"]
@@ -49,7 +54,11 @@ final class TUITranscriptTests: XCTestCase {
                 guid: "g\(i)", title: name, published: Date(timeIntervalSince1970: 1_789_992_000 + Double(i) * 86_400), duration: 60,
                 enclosures: [Enclosure(url: server.url("/static/talk.wav").absoluteString, type: "audio/wav")])
             if i == 0 { episode.transcripts = [Transcript(url: server.url("/static/garden.vtt").absoluteString, type: "text/vtt")] }
-            if i == 2 { episode.transcripts = [Transcript(url: server.url("/static/late.srt").absoluteString, type: "application/x-subrip")] }
+            if i == 2 {
+                episode.transcripts = [Transcript(url: server.url("/static/late.srt").absoluteString, type: "application/x-subrip")]
+                episode.chaptersURL = server.url("/static/late.json").absoluteString
+            }
+            if i == 1 { episode.chaptersURL = server.url("/static/gone.json").absoluteString }
             return episode
         }
         let (podcast, added) = try context.store.library.addPodcast(
@@ -155,5 +164,32 @@ final class TUITranscriptTests: XCTestCase {
         // Fetched transcripts are kept: the next `t` reads the store.
         let info = try await context.store.library.transcriptInfo(episodeId: 3)
         XCTAssertEqual(info?.cached, true)
+    }
+
+    /// `i` on an episode not downloaded: its chapters come from the feed's link once the pane is open
+    /// (the table of contents, cleaned); a link that fails says why, in the pane.
+    func testTheDetailOfAnEpisodeNotDownloadedListsTheChaptersItsFeedLinks() async throws {
+        let context = try context()
+        let screen = TestScreen(
+            width: 100, height: 24,
+            script: [
+                .type("2", after: "2 done"),
+                .type("i", after: "Late Talk"),
+                .type("q", after: "Late news"),
+                // Weather Talk is downloaded, but has no chapters beside its file: the link is asked, and is gone.
+                .type("j"),
+                .type("i"),
+                .type("q", after: "cannot be read"),
+                .type("q"),
+            ], patience: 30)
+        let code = try await TUISession.run(context: context, screen: { _ in screen })
+        XCTAssertEqual(code, ExitCodes.success)
+        XCTAssertNil(screen.stalled, "the script stopped at step \(screen.stalled ?? -1):\n\(screen.screen)")
+        let late = try XCTUnwrap(screen.frames.last { $0.contains("Late news") })
+        XCTAssertTrue(late.contains("1. 0:00:00 Intro"), late)
+        XCTAssertTrue(late.contains("2. 0:01:15 Late news"), "toc false left out, the escape cleaned: \(late)")
+        XCTAssertFalse(late.contains(". 0:00:30 "), "toc false: not listed: \(late)")
+        let gone = try XCTUnwrap(screen.frames.last { $0.contains("cannot be read") })
+        XCTAssertTrue(gone.contains("the chapters of e2"), gone)
     }
 }
