@@ -145,8 +145,9 @@ extension LibraryStore {
             let averages = try Row.fetchOne(db, sql: "SELECT block FROM transcript_cue_data WHERE id = 1").flatMap { row -> [UInt8]? in
                 if case .blob(let bytes) = row[0] as DatabaseValue { bytes } else { nil }
             }
-            let ranking = TranscriptRank(averageLength: averages.flatMap(TranscriptRank.averageLength(averagesRecord:)) ?? 12)
-            let best = candidates.map { (rowid: $0.rowid, rank: ranking.rank(words, in: $0.text, prefix: asPrefix)) }
+            let ranking = TranscriptRank(
+                words: words, prefix: asPrefix, averageLength: averages.flatMap(TranscriptRank.averageLength(averagesRecord:)) ?? 12)
+            let best = candidates.map { (rowid: $0.rowid, rank: ranking.rank($0.text)) }
                 .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.rowid > $1.rowid }.prefix(limit)
             // Their text and episodes, for the few shown, by rowid: a second MATCH (FTS5's highlight())
             // would merge the words' lists again for each hit, 25 ms each for a word said everywhere.

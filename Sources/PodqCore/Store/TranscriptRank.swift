@@ -10,8 +10,20 @@ struct TranscriptRank {
     static let k1 = 1.2
     static let b = 0.75
 
+    /// The search's words, folded as the index has them; the last one as a beginning when `prefix`.
+    let words: [String]
+    let prefix: Bool
     /// The index's mean cue length in tokens.
     let averageLength: Double
+    /// The words' bytes, for ``asciiCount(_:in:prefix:)``: once a search, not once a cue.
+    private let wordBytes: [[UInt8]]
+
+    init(words: [String], prefix: Bool, averageLength: Double) {
+        self.words = words
+        self.prefix = prefix
+        self.averageLength = averageLength
+        wordBytes = words.map { Array($0.utf8) }
+    }
 
     /// FTS5's own total of rows and tokens (its "averages" record, `<table>_data` row 1: a varint for
     /// the rows, then one for each column's tokens), as bm25() reads it. Nil when it cannot be read.
@@ -21,11 +33,10 @@ struct TranscriptRank {
         return Double(tokens) / Double(rows)
     }
 
-    /// The rank of `text` for `words` as a phrase (the last one as a beginning when `prefix`): every
-    /// place the phrase starts counts (as FTS5 counts a phrase's instances), the cue's length is its
-    /// tokens as `unicode61` cuts them.
-    func rank(_ words: [String], in text: String, prefix: Bool) -> Double {
-        let (found, length) = Self.asciiCount(words.map { Array($0.utf8) }, in: text, prefix: prefix) ?? Self.count(words, in: text, prefix: prefix)
+    /// The rank of `text` for the words as a phrase: every place the phrase starts counts (as FTS5
+    /// counts a phrase's instances), the cue's length is its tokens as `unicode61` cuts them.
+    func rank(_ text: String) -> Double {
+        let (found, length) = Self.asciiCount(wordBytes, in: text, prefix: prefix) ?? Self.count(words, in: text, prefix: prefix)
         let frequency = Double(found)
         let lengthNorm = 1 - Self.b + Self.b * Double(length) / max(averageLength, 1)
         return -(frequency * (Self.k1 + 1)) / (frequency + Self.k1 * lengthNorm)
