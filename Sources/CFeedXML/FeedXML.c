@@ -15,6 +15,8 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 #include <pthread.h>
+
+#include "XMLLibrary.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,12 +144,15 @@ static void on_error(void *ctx, xmlErrorPtr error) {
     }
 }
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static void init_libxml(void) { xmlInitParser(); }
+int podq_xml_available(char *reason, unsigned long size) { return podq_libxml_load(reason, size); }
 
 int podq_xml_parse_fd(int fd, const podq_xml_handler *handler, int recover, podq_xml_result *result) {
-    pthread_once(&init_once, init_libxml);
     memset(result, 0, sizeof *result);
+    if (!podq_libxml_load(result->message, sizeof result->message)) {
+        result->code = -1;
+        result->unavailable = 1;
+        return -4;
+    }
 
     xmlSAXHandler sax;
     memset(&sax, 0, sizeof sax);

@@ -6,6 +6,8 @@
 #include <libxml/tree.h>
 #include <string.h>
 
+#include "XMLLibrary.h"
+
 static const char *attribute(xmlNodePtr node, const char *name) {
     for (xmlAttrPtr a = node->properties; a; a = a->next) {
         if (a->name && strcasecmp((const char *)a->name, name) == 0 && a->children && a->children->content) {
@@ -17,6 +19,7 @@ static const char *attribute(xmlNodePtr node, const char *name) {
 
 int podq_html_links(int fd, const char *encoding, void *context, void (*found)(void *context, const char *element, const char *rel,
                                                           const char *type, const char *href, const char *title)) {
+    if (!podq_libxml_load(NULL, 0)) return -2;
     htmlDocPtr doc = htmlReadFd(fd, NULL, encoding,
                                 HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_COMPACT);
     if (!doc) return -1;
@@ -66,6 +69,7 @@ static void leave(xmlNodePtr node, void *context, void (*emit)(void *context, co
 }
 
 int podq_html_text(const char *html, int length, void *context, void (*emit)(void *context, const char *text, int kind)) {
+    if (!podq_libxml_load(NULL, 0)) return -2;
     htmlDocPtr doc = htmlReadMemory(html, length, NULL, "UTF-8",
                                     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
                                         HTML_PARSE_COMPACT);

@@ -31,6 +31,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
     case webPageWithoutFeed(url: String)
     /// An Apple Podcasts page whose podcast Apple lists with no public feed.
     case appleWithoutFeed(url: String)
+    /// libxml2, which reads feeds, OPML and web pages, could not be loaded (dlopen's reason).
+    case parserUnavailable(reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -70,6 +72,8 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
             "Apple lists no public feed for \(SafeText.clean(url)) (shows only on Apple Podcasts, or for its subscribers, have none). Look on the podcast's own website for its RSS feed."
         case .notOPML(let root):
             "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
+        case .parserUnavailable(let reason):
+            "podq cannot load libxml2, which it reads feeds, OPML files and web pages with (\(SafeText.clean(reason))). Install it: sudo apt install libxml2."
         case .tooManyItems(let limit):
             "The feed has more than \(limit) items, the limit; podq refuses it rather than keep part of it. If the feed is genuine, tell its publisher."
         }

@@ -96,17 +96,20 @@ struct FeedXMLReader {
             })
         var result = podq_xml_result()
         let code = podq_xml_parse_fd(fd, &callbacks, recover ? 1 : 0, &result)
+        if result.unavailable != 0 { throw .parserUnavailable(reason: message(of: &result)) }
         if result.external != 0 { return .external }
         if result.entity_loop != 0 { return .entityLoop }
         if result.stopped != 0 { return .stopped }
-        let message = withUnsafeBytes(of: &result.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let message = message(of: &result)
         if recover && result.recovered > 0 {
             return .recovered(count: Int(result.recovered), line: Int(result.line), column: Int(result.column), code: Int(result.code), message: message)
         }
         guard code != 0 else { return .wellFormed }
         return .malformed(code: Int(code), line: Int(result.line), column: Int(result.column), message: message)
+    }
+
+    private static func message(of result: inout podq_xml_result) -> String {
+        withUnsafeBytes(of: &result.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// The handler, and the names seen so far by libxml2's interned pointer (each name becomes a

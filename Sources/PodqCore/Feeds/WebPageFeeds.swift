@@ -45,7 +45,8 @@ public enum WebPageFeeds {
     }
 
     /// The feeds the page at `path` links to, the advertised ones first; empty for none.
-    public static func find(file path: String, pageURL: URL) -> [Candidate] {
+    /// Throws only when libxml2 cannot be loaded (``FeedError/parserUnavailable(reason:)``).
+    public static func find(file path: String, pageURL: URL) throws(FeedError) -> [Candidate] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -54,7 +55,7 @@ public enum WebPageFeeds {
         // A page that names no charset is read as UTF-8 (what the web writes today), not as
         // libxml2's HTML default of ISO-8859-1; one that names it is read as it says.
         let encoding: String? = declaresCharset(path) ? nil : "UTF-8"
-        _ = podq_html_links(fd, encoding, box) { context, element, rel, type, href, title in
+        let status = podq_html_links(fd, encoding, box) { context, element, rel, type, href, title in
             guard let context, let element, let href else { return }
             let links = Unmanaged<Links>.fromOpaque(context).takeUnretainedValue()
             links.all.append(
@@ -62,6 +63,11 @@ public enum WebPageFeeds {
                     element: String(cString: element).lowercased(), rel: rel.map { String(cString: $0).lowercased() } ?? "",
                     type: type.map { String(cString: $0).lowercased() } ?? "", href: String(cString: href),
                     title: title.map { String(cString: $0) } ?? ""))
+        }
+        if status == -2 {
+            var reason = [CChar](repeating: 0, count: 200)
+            _ = podq_xml_available(&reason, UInt(reason.count))
+            throw .parserUnavailable(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         var base = pageURL
         if let tag = links.all.first(where: { $0.element == "base" }), let url = URL(string: tag.href.trimmingASCIIWhitespace, relativeTo: pageURL) {

@@ -237,7 +237,7 @@ package enum FeedSource {
             defer { unlink(file) }
             let content: Page.Content
             if WebPageFeeds.looksLikeHTML(file) {
-                content = .webPage(WebPageFeeds.find(file: file, pageURL: finalURL))
+                content = .webPage(try WebPageFeeds.find(file: file, pageURL: finalURL))
             } else {
                 do {
                     content = .feed(try FeedParser.parse(file: file, baseURL: finalURL, sizeLimit: sizeLimit, keepNotes: keepNotes))

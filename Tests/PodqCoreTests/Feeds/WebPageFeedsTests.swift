@@ -36,21 +36,21 @@ final class WebPageFeedsTests: XCTestCase {
             <link rel="alternate" type="application/rss+xml" href="audio.xml">
             </head><body><a href="/feed">RSS</a></body></html>
             """)
-        let found = WebPageFeeds.find(file: page, pageURL: URL(string: "https://show.example/")!)
+        let found = try WebPageFeeds.find(file: page, pageURL: URL(string: "https://show.example/")!)
         XCTAssertEqual(found.map(\.url), ["https://cdn.example.org/show/audio.xml", "https://other.example/atom"])
         XCTAssertEqual(found.first?.title, "Audio feed", "titles are cleaned")
     }
 
     func testWithoutAdvertisedFeedsLinksThatReadLikeFeedsAreTaken() throws {
         let page = try file("<p><a href='/about'>About</a> <a href='https://feeds.example.net/show'>Subscribe</a> <a href=\"rss.xml\">x</a>")
-        let found = WebPageFeeds.find(file: page, pageURL: URL(string: "http://show.example/ep/1")!)
+        let found = try WebPageFeeds.find(file: page, pageURL: URL(string: "http://show.example/ep/1")!)
         XCTAssertEqual(found.map(\.url), ["https://feeds.example.net/show", "http://show.example/ep/rss.xml"])
-        XCTAssertEqual(WebPageFeeds.find(file: try file("<p>nothing</p>"), pageURL: URL(string: "http://x.example/")!), [])
+        XCTAssertEqual(try WebPageFeeds.find(file: try file("<p>nothing</p>"), pageURL: URL(string: "http://x.example/")!), [])
         // A "subscribe" button's podcast link names the feed, before links that only look like one.
         let buttons = try file(
             "<a href='/rss'>RSS</a> <a href='itpc://feeds.example.net/show.xml'>Apple Podcasts</a> <a href='podcast://https://s.example/f'>x</a>")
         XCTAssertEqual(
-            WebPageFeeds.find(file: buttons, pageURL: URL(string: "https://show.example/")!).map(\.url),
+            try WebPageFeeds.find(file: buttons, pageURL: URL(string: "https://show.example/")!).map(\.url),
             ["http://feeds.example.net/show.xml", "https://s.example/f", "https://show.example/rss"])
     }
 }

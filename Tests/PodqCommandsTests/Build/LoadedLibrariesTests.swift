@@ -1,0 +1,44 @@
+import Foundation
+import PodqTestAssertions
+import PodqTestSupport
+import XCTest
+
+/// podq loads libxml2 with dlopen when it first parses a feed, an OPML file or a web page, not at
+/// start: linked, libxml2 brought Debian's ICU and the C++ runtime into every run, 1.1 MB of a
+/// download's memory (docs/PERFORMANCE.md, "Where one download's memory goes"). The feed tests show
+/// that it is found when needed; these show that a run which parses nothing never maps it.
+final class LoadedLibrariesTests: CLITestCase {
+    /// The files mapped into process `pid` (`/proc/<pid>/maps`, read to its end).
+    private func mappedFiles(_ pid: pid_t) throws -> Set<String> {
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/\(pid)/maps"))
+        defer { try? handle.close() }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        return Set(
+            text.split(separator: "\n").compactMap { line in line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map(String.init) })
+    }
+
+    func testADownloadMapsNeitherLibxml2NorICU() async throws {
+        // The server sends 1,000 bytes, then nothing for 30 s: the download is running while we look.
+        let url = server.dataURL(size: 400_000, name: "held.mp3", ["stall": "1000:30"])
+        let child = try cli.start(["download", "--download-dir", dir.file("out"), url.absoluteString])
+        await expect(timeout: 30, every: 20) { self.server.log.requests.contains { $0.path.hasPrefix("/data/held.mp3") } }
+        let files = try mappedFiles(child.pid)
+        kill(child.pid, SIGINT)
+        _ = await child.finish(timeout: 30)
+        XCTAssertTrue(files.contains { $0.contains("libsqlite3") }, "the maps were read while podq ran: \(files.sorted())")
+        XCTAssertFalse(files.contains { $0.contains("libxml2") }, "a download mapped libxml2: \(files.sorted())")
+        XCTAssertFalse(files.contains { $0.contains("libicu") }, "a download mapped ICU: \(files.sorted())")
+    }
+
+    func testParsingAFeedLoadsLibxml2AndReadsIt() async throws {
+        let feed = dir.file("feed.xml")
+        try """
+        <?xml version="1.0"?><rss version="2.0"><channel><title>Loaded</title>
+        <item><title>One</title><guid>1</guid><enclosure url="http://example.com/1.mp3" type="audio/mpeg"/></item>
+        </channel></rss>
+        """.write(toFile: feed, atomically: true, encoding: .utf8)
+        let (exit, out, err) = try await cli.run(["parse", feed])
+        XCTAssertEqual(exit.code, 0, err)
+        XCTAssertTrue(out.contains("Loaded") && out.contains("One"), out)
+    }
+}
