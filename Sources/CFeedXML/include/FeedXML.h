@@ -1,7 +1,7 @@
 // A small C face on libxml2's SAX2 parser for the feed parser: streaming from a file descriptor,
 // entities declared inside the document expanded (with libxml2's amplification limits), anything
-// external (entities, DTDs, the network) refused. libxml2's headers stay inside the .c files, and libxml2 itself is opened with dlopen when
-// first needed (XMLLibrary.h).
+// external (entities, DTDs, the network) refused. libxml2's headers stay inside the .c files, and
+// libxml2 itself is opened with dlopen when first needed (XMLLibrary.h).
 #ifndef PODQ_FEED_XML_H
 #define PODQ_FEED_XML_H
 
