@@ -4,11 +4,11 @@ import Synchronization
 /// How large a read each of podq's own connections may make, from a budget they share.
 ///
 /// A connection reserves up to ``largest`` of the budget when it opens and gives it back when it
-/// closes; once the budget is spent, a connection still reads up to ``smallest``. So one download
-/// (or the segments of one) reads 256 KiB at a time — about 20% less CPU than 64 KiB for a 1 GiB
-/// file, the same peak memory — while most of fifty at once read 64 KiB each: NIO keeps each
-/// connection's buffer between reads, and 256 KiB for all fifty cost 3.7 MB more than 64 KiB
-/// (docs/DECISIONS.md, "Reads from a shared budget").
+/// closes; once the budget is spent, a connection still reads up to ``smallest``. One download (or
+/// the segments of one) reads 256 KiB at a time — about 20% less CPU than 64 KiB for a 1 GiB file,
+/// the same peak memory — and so do up to 64 connections at once: NIO keeps each connection's
+/// buffer between reads, and 256 KiB for all of fifty fast downloads took 8% off their CPU for
+/// 2.7 MiB more memory (docs/DECISIONS.md, "Reads from a shared budget", and its update of 2026-11-29).
 ///
 /// A read's buffer grows as NIO's adaptive allocator finds data waiting, so a slow connection never
 /// holds the whole of its reservation.
@@ -29,9 +29,9 @@ final class ReceiveBudget: Sendable {
         left = Mutex(total)
     }
 
-    /// The budget of podq's media connections: 2 MiB, up to 256 KiB each (eight connections), 64 KiB
-    /// once spent.
-    static let shared = ReceiveBudget(total: 2 << 20, largest: 256 << 10, smallest: 64 << 10)
+    /// The budget of podq's media connections: 16 MiB, up to 256 KiB each (64 connections, what
+    /// `--jobs` allows), 64 KiB once spent.
+    static let shared = ReceiveBudget(total: 16 << 20, largest: 256 << 10, smallest: 64 << 10)
 
     /// A connection's share: the most it reads at once, and what it took from the budget.
     struct Grant: Equatable {
