@@ -73,7 +73,7 @@ public enum FeedError: Error, LocalizedError, Sendable, Equatable {
         case .notOPML(let root):
             "This is XML but not an OPML subscription list (its root element is <\(SafeText.clean(root))>)."
         case .parserUnavailable(let reason):
-            "podq cannot load libxml2, which it reads feeds, OPML files and web pages with (\(SafeText.clean(reason))). Install it: sudo apt install libxml2."
+            "libxml2, which reads feeds, OPML files and web pages for podq, cannot be loaded (\(SafeText.clean(reason))). Install it: sudo apt install libxml2."
         case .tooManyItems(let limit):
             "The feed has more than \(limit) items, the limit; podq refuses it rather than keep part of it. If the feed is genuine, tell its publisher."
         }

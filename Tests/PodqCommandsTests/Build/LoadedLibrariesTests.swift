@@ -41,4 +41,18 @@ final class LoadedLibrariesTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, err)
         XCTAssertTrue(out.contains("Loaded") && out.contains("One"), out)
     }
+
+    /// Where libxml2 cannot be opened (here a file in its name that is no library, found first on the
+    /// loader's path), a feed fails with what is wrong and what to install, not as a broken feed.
+    func testAFeedWithoutLibxml2SaysWhatToInstall() async throws {
+        let libs = dir.file("libs")
+        try FileManager.default.createDirectory(atPath: libs, withIntermediateDirectories: true)
+        try "not a library".write(toFile: libs + "/libxml2.so.2", atomically: true, encoding: .utf8)
+        let feed = dir.file("feed.xml")
+        try #"<rss version="2.0"><channel><title>Loaded</title></channel></rss>"#.write(toFile: feed, atomically: true, encoding: .utf8)
+        let (exit, _, err) = try await cli.run(["parse", feed], environment: ["LD_LIBRARY_PATH": libs])
+        XCTAssertEqual(exit.code, 2, err)
+        XCTAssertTrue(err.contains("libxml2") && err.contains("cannot be loaded") && err.contains("apt install libxml2"), err)
+        XCTAssertFalse(err.contains("not valid XML"), err)
+    }
 }
