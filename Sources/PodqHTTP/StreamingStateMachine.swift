@@ -151,6 +151,10 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         waitingSince = nil  // the server sent: the stall clock stops until the client reads on
         switch state {
         case .toSink(let sink, _):
+            // A sink that threw never gets another chunk: the request is being cancelled, and a chunk the
+            // client had read already (the rest of one socket read) must not reach the file after a
+            // refusal (a web page's bytes written past the check that refused them).
+            if sinkError != nil { return .open(makeGate()) }
             return .runSink(sink)
         case .awaitingConsumer(nil, nil):
             let gate = makeGate()
@@ -169,7 +173,8 @@ struct StreamingStateMachine<HeadWaiter, ChunkWaiter, EndWaiter, Gate, Chunk, Si
         }
     }
 
-    /// The sink threw: the request is cancelled and its end reports this error.
+    /// The sink threw: the request is cancelled, its end reports this error, and the sink gets no more
+    /// chunks.
     mutating func sinkFailed(_ error: any Error) -> [Action] {
         guard case .toSink = state else { return [] }
         sinkError = error

@@ -111,6 +111,18 @@ final class StreamingStateMachineTests: XCTestCase {
         XCTAssertEqual(text(m.end(.failure(Failure(text: "cancelled by client")), map: map)), ["endSink d disk full"])
     }
 
+    /// A client that read more than one chunk at once hands the next one over after the sink threw: it
+    /// never reaches the sink (a refused web page's bytes would be written past the refusal).
+    func testNoChunkReachesASinkAfterItThrew() {
+        var m = atConsumer()
+        _ = m.attachSink("s", done: "d", now: 0)
+        XCTAssertEqual(part(&m, "a", gate: 2), ["runSink s"])
+        _ = m.sinkFailed(Failure(text: "a web page"))
+        XCTAssertEqual(part(&m, "b", gate: 3), ["open 3"])
+        XCTAssertEqual(part(&m, "c", gate: 4), ["open 4"])
+        XCTAssertEqual(text(m.end(.success(()), map: map)), ["endSink d a web page"])
+    }
+
     /// A client that had the last part queued when the sink failed may still report the end.
     func testASinkErrorIsReportedEvenWhenTheClientReportsSuccessAfter() {
         var m = atConsumer()

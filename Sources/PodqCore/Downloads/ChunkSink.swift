@@ -23,6 +23,9 @@ final class ChunkSink: Sendable {
         /// A file to empty once the first bytes passed (a fresh body over an old partial): a web page
         /// refused at its first bytes leaves the partial as it was.
         var emptyFirst: PartialFile?
+        /// What the first chunk to fail threw: every later chunk (one the client had read already) and
+        /// the end throw it too, and write nothing.
+        var failure: (any Error)?
     }
 
     private let operation: DownloadOperation
@@ -96,6 +99,7 @@ final class ChunkSink: Sendable {
     /// over an old partial).
     func finish() throws {
         let count = try state.withLock { (state: inout State) throws -> Int in
+            if let failure = state.failure { throw failure }
             if let held = try state.firstBytes.end() { return try Self.write(held, into: &state, expected: expected, digest: digest) }
             if let file = state.emptyFirst {
                 state.emptyFirst = nil
@@ -111,25 +115,35 @@ final class ChunkSink: Sendable {
 
     func take(_ chunk: inout ByteBuffer) throws {
         let count: Int = try state.withLock { (state: inout State) throws -> Int in
-            if !state.toCompare.isEmpty {
-                let n = min(chunk.readableBytes, state.toCompare.count - state.compared)
-                let offset = state.compared
-                let matches = chunk.withUnsafeReadableBytes { bytes in
-                    state.toCompare.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress! + offset, n) == 0 }
-                }
-                guard matches else { throw OverlapMismatch() }
-                state.compared += n
-                chunk.moveReaderIndex(forwardBy: n)
-                if state.compared == state.toCompare.count {
-                    state.toCompare = []
-                    state.compared = 0
-                }
-                if chunk.readableBytes == 0 { return 0 }
+            if let failure = state.failure { throw failure }
+            do {
+                return try take(&chunk, into: &state)
+            } catch {
+                state.failure = error
+                throw error
             }
-            guard let bytes = try state.firstBytes.pass(chunk) else { return 0 }
-            return try Self.write(bytes, into: &state, expected: expected, digest: digest)
         }
         if count > 0 { operation.addProgress(count) }
+    }
+
+    private func take(_ chunk: inout ByteBuffer, into state: inout State) throws -> Int {
+        if !state.toCompare.isEmpty {
+            let n = min(chunk.readableBytes, state.toCompare.count - state.compared)
+            let offset = state.compared
+            let matches = chunk.withUnsafeReadableBytes { bytes in
+                state.toCompare.withUnsafeBytes { memcmp(bytes.baseAddress!, $0.baseAddress! + offset, n) == 0 }
+            }
+            guard matches else { throw OverlapMismatch() }
+            state.compared += n
+            chunk.moveReaderIndex(forwardBy: n)
+            if state.compared == state.toCompare.count {
+                state.toCompare = []
+                state.compared = 0
+            }
+            if chunk.readableBytes == 0 { return 0 }
+        }
+        guard let bytes = try state.firstBytes.pass(chunk) else { return 0 }
+        return try Self.write(bytes, into: &state, expected: expected, digest: digest)
     }
 
     /// Writes `bytes` at the end of the file: the first write empties an old partial first.

@@ -9,19 +9,23 @@ struct FirstBytesHold {
     /// after a BOM and a few hundred bytes of white space.
     static let needed = 512
 
-    /// The check still to make; nil once made (or when there is none).
+    /// The check still to make; nil once passed (or when there is none).
     private(set) var check: ChunkSink.FirstBytes?
     private var held: ByteBuffer?
+    /// Why the first bytes were refused: every later chunk is refused for it too, so no byte after a
+    /// refused page's first ones is ever passed on (a client may hand over a chunk it had read already).
+    private var refusal: DownloadError?
 
     init(_ check: ChunkSink.FirstBytes?) {
         self.check = check
     }
 
-    /// True while the check has not been made.
+    /// True while the check has not been passed.
     var isPending: Bool { check != nil }
 
     /// `chunk`, or the bytes held so far with it, once they were judged; nil while still held.
     mutating func pass(_ chunk: ByteBuffer) throws(DownloadError) -> ByteBuffer? {
+        if let refusal { throw refusal }
         guard let check else { return chunk }
         var all: ByteBuffer
         if var held = held.take() {
@@ -35,16 +39,31 @@ struct FirstBytesHold {
             held = all
             return nil
         }
+        try judge(all, check)
         self.check = nil
-        try all.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
         return all
     }
 
     /// The body ended: what was held, judged on what there is (nil when nothing was).
     mutating func end() throws(DownloadError) -> ByteBuffer? {
-        guard let check = check.take() else { return nil }
-        guard let all = held.take(), all.readableBytes > 0 else { return nil }
-        try all.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
+        if let refusal { throw refusal }
+        guard let check else { return nil }
+        guard let all = held.take(), all.readableBytes > 0 else {
+            self.check = nil
+            return nil
+        }
+        try judge(all, check)
+        self.check = nil
         return all
+    }
+
+    /// Verifies `bytes`; a refusal is kept for every later call.
+    private mutating func judge(_ bytes: ByteBuffer, _ check: ChunkSink.FirstBytes) throws(DownloadError) {
+        do {
+            try bytes.withUnsafeReadableBytes { bytes throws(DownloadError) in try check.verify(bytes) }
+        } catch {
+            refusal = error
+            throw error
+        }
     }
 }

@@ -19,6 +19,9 @@ final class SegmentSink: Sendable {
         /// The body's first bytes, before the segment's position: kept to compare, not written.
         var lead: [UInt8] = []
         var leadLeft: Int
+        /// What the first chunk to fail threw: every later chunk (one the client had read already) and
+        /// the end throw it too, and write nothing.
+        var failure: (any Error)?
     }
 
     private let operation: DownloadOperation
@@ -53,29 +56,40 @@ final class SegmentSink: Sendable {
     func take(_ chunk: inout ByteBuffer) throws {
         guard chunk.readableBytes > 0 else { return }
         let (count, written, complete) = try state.withLock { (state: inout State) throws -> (Int, Int, Bool) in
-            if state.leadLeft > 0 {
-                let n = min(state.leadLeft, chunk.readableBytes)
-                state.lead += chunk.readBytes(length: n)!
-                state.leadLeft -= n
-                if state.leadLeft == 0 {
-                    let lead = state.lead
-                    state.lead = []
-                    try run.addLead(lead, at: run.table.segment(slot).position - Int64(lead.count))
-                }
-                if chunk.readableBytes == 0 { return (0, 0, false) }
+            if let failure = state.failure { throw failure }
+            do {
+                return try take(&chunk, into: &state)
+            } catch {
+                state.failure = error
+                throw error
             }
-            guard let bytes = try open(&state, with: chunk) else { return (0, 0, false) }
-            let (written, complete) = try write(bytes, &state)
-            return (bytes.readableBytes, written, complete)
         }
         if written > 0 { operation.addProgress(written) }
         if written < count || (complete && run.table.segment(slot).end < requestedEnd) { throw Reached() }
+    }
+
+    private func take(_ chunk: inout ByteBuffer, into state: inout State) throws -> (Int, Int, Bool) {
+        if state.leadLeft > 0 {
+            let n = min(state.leadLeft, chunk.readableBytes)
+            state.lead += chunk.readBytes(length: n)!
+            state.leadLeft -= n
+            if state.leadLeft == 0 {
+                let lead = state.lead
+                state.lead = []
+                try run.addLead(lead, at: run.table.segment(slot).position - Int64(lead.count))
+            }
+            if chunk.readableBytes == 0 { return (0, 0, false) }
+        }
+        guard let bytes = try open(&state, with: chunk) else { return (0, 0, false) }
+        let (written, complete) = try write(bytes, &state)
+        return (bytes.readableBytes, written, complete)
     }
 
     /// The body ended: the first bytes still held (a body shorter than ``FirstBytesHold/needed``) are
     /// judged and written.
     func finish() throws {
         let written = try state.withLock { (state: inout State) throws -> Int in
+            if let failure = state.failure { throw failure }
             guard state.gate != nil, let held = try state.check.end() else { return 0 }
             guard let bytes = try open(&state, with: held) else { return 0 }
             return try write(bytes, &state).written

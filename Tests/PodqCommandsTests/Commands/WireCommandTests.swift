@@ -118,4 +118,35 @@ final class WireCommandTests: CLITestCase {
         XCTAssertEqual(added.code, 0, out + err)
         XCTAssertTrue(out.contains("3 episodes") && out.contains("page 2 of the paged feed could not be read"), out)
     }
+
+    /// A web page refused at its first bytes, whose rest the client had read already in the same read
+    /// (many small chunks of a chunked body in one write, decoded into many parts at once): none of
+    /// what follows the refusal reaches the file, whatever the chunk size and whether the page is
+    /// labelled as one or as nothing in particular. No file and no partial are left.
+    func testARefusedPageWhoseRestCameInTheSameReadLeavesNoFile() async throws {
+        let page = Array("<!DOCTYPE html><html><body>Please log in".utf8) + [UInt8](repeating: 0x2E, count: 4000) + Array("</body></html>".utf8)
+        try config("max-attempts = 1\nresponse-timeout = 10\n")
+        var n = 0
+        for size in [1, 7, 100, 511, 513, 1500] {
+            for type in ["text/html; charset=utf-8", "application/octet-stream"] {
+                n += 1
+                var body: [UInt8] = []
+                for start in stride(from: 0, to: page.count, by: size) {
+                    let piece = page[start..<min(start + size, page.count)]
+                    body += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
+                }
+                body += Array("0\r\n\r\n".utf8)
+                let head = Array("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+                let server = try await ScriptedServer.start(ScriptedServer.Script([ScriptedServer.Piece(head + body)], closeAfter: true))
+                defer { Task { await server.stop() } }
+                let name = "page\(n).mp3"
+                let (exit, out, err) = try await cli.run(["download", "--download-dir", dir.file("out"), server.url("/" + name)], timeout: 30)
+                let what = "chunks of \(size), \(type)"
+                XCTAssertEqual(exit.code, 1, what + ": " + out + err)
+                XCTAssertTrue((out + err).contains("sent a web page, not audio"), what + ": " + out + err)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/" + name)), what)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/" + name + ".part")), what)
+            }
+        }
+    }
 }

@@ -53,4 +53,30 @@ final class FirstBytesHoldTests: XCTestCase {
         XCTAssertEqual(feed(Array("<html>".utf8), cuts: [1], check: .mustNotBeWebPage(url: "u")), .failure(.webPage(url: "u")))
         XCTAssertEqual(feed([], cuts: [], check: .mustBeMedia(url: "u")), .success([]))
     }
+
+    /// A client may hand over chunks it had read already after a refusal: none of them, and not the end,
+    /// ever lets a byte through, wherever the refused page was cut and whatever comes after it.
+    func testNothingPassesAfterARefusal() {
+        let body = page + Array(repeating: UInt8(ascii: " "), count: 600) + mp3
+        for cut in stride(from: 1, to: body.count, by: 7) {
+            for check in [ChunkSink.FirstBytes.mustNotBeWebPage(url: "u"), .mustBeMedia(url: "u")] {
+                var hold = FirstBytesHold(check)
+                var refused = false
+                var passed = 0
+                var from = 0
+                for end in [cut, cut + 1, cut + 512, body.count] where end > from && end <= body.count {
+                    do {
+                        passed += try hold.pass(ByteBuffer(bytes: body[from..<end]))?.readableBytes ?? 0
+                    } catch {
+                        XCTAssertEqual(error, .webPage(url: "u"))
+                        refused = true
+                    }
+                    from = end
+                }
+                XCTAssertThrowsError(try hold.end(), "cut at \(cut)")
+                XCTAssertTrue(refused, "cut at \(cut)")
+                XCTAssertEqual(passed, 0, "cut at \(cut): bytes passed after the refusal")
+            }
+        }
+    }
 }
