@@ -4,8 +4,11 @@ import CSQLite
 public struct Configuration: Sendable {
     /// Opened `SQLITE_OPEN_READONLY`: a write is an error.
     public var readonly = false
-    /// What a statement does when another connection holds the lock it needs.
-    public var busyMode: BusyMode = .immediateError
+    /// What a statement does when another connection holds the lock it needs: by default it waits up
+    /// to 5 s (SQLite's own wait), so a connection of this process that is closing (its last
+    /// checkpoint) or another program's short write is waited for, and the wait has a deadline.
+    /// `.immediateError` fails at once, as GRDB's default does.
+    public var busyMode: BusyMode = .timeout(5)
     /// `PRAGMA foreign_keys = ON` on every connection (SQLite's own default is off).
     public var foreignKeysEnabled = true
     /// The name of the dispatch queues of a ``DatabasePool`` or a ``DatabaseQueue``.

@@ -34,6 +34,7 @@ extension DatabaseValue: DatabaseValueConvertible {
 
 extension Int64: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
         switch value {
         case .integer(let value): value
@@ -46,6 +47,7 @@ extension Int64: DatabaseValueConvertible {
 
 extension Int: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? { Int64.fromDatabaseValue(value).map(Int.init) }
 }
 
@@ -56,6 +58,7 @@ extension Int32: DatabaseValueConvertible {
 
 extension Double: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
         switch value {
         case .real(let value): value
@@ -67,6 +70,7 @@ extension Double: DatabaseValueConvertible {
 
 extension Bool: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
         switch value {
         case .integer(let value): value != 0
@@ -78,6 +82,7 @@ extension Bool: DatabaseValueConvertible {
 
 extension String: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .text(self) }
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
         if case .text(let text) = value { return text }
         return nil
@@ -87,6 +92,7 @@ extension String: DatabaseValueConvertible {
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
     /// NULL is `.some(nil)`; a value of another kind is nil, as for `Wrapped`.
+    @inlinable
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }

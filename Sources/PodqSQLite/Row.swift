@@ -37,20 +37,33 @@ public struct Row {
         columns.index(of: name).map(databaseValue(atIndex:))
     }
 
+    /// The index of the column `name` (any case), nil when there is no such column.
+    public func index(ofColumn name: String) -> Int? { columns.index(of: name) }
+
     /// The value at `index` as `T`; a value of another kind (text for a number, NULL for a
     /// non-optional) is an error that names the column and what it holds.
+    ///
+    /// Inlinable, so each caller's `T` is known where it is compiled: a generic call across modules
+    /// looked `T`'s metadata and conformance up at every value (`Optional<String>`'s witness table,
+    /// instantiated again each time), which was most of a row's read (docs/PERFORMANCE.md).
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, atIndex index: Int) throws -> T {
         let value = databaseValue(atIndex: index)
-        guard let decoded = T.fromDatabaseValue(value) else {
-            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "column \(columns.names[index]) holds \(value), not a \(T.self)")
-        }
+        guard let decoded = T.fromDatabaseValue(value) else { throw mismatch(value, atIndex: index, wanted: "\(T.self)") }
         return decoded
+    }
+
+    /// The error of a value of another kind than the column's reader wants.
+    @usableFromInline
+    func mismatch(_ value: DatabaseValue, atIndex index: Int, wanted: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISMATCH, message: "column \(columns.names[index]) holds \(value), not a \(wanted)")
     }
 
     /// The column `name` as `T`: a missing column is NULL (nil for an optional), and a value of another
     /// kind is an error naming the column.
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, forKey name: String) throws -> T {
-        guard let index = columns.index(of: name) else {
+        guard let index = index(ofColumn: name) else {
             if let null = T.fromDatabaseValue(.null) { return null }
             throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "no column \(name)")
         }
@@ -59,11 +72,13 @@ public struct Row {
 
     /// The value at `index` as `T`, for columns whose kind the schema guarantees: a value of another
     /// kind stops the program, as a broken invariant. Where it may happen, ``decode(_:atIndex:)``.
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
         do { return try decode(atIndex: index) } catch { preconditionFailure("\(error)") }
     }
 
     /// The column `name` as `T`, as ``subscript(_:)-(Int)``: a missing column is NULL.
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
         do { return try decode(forKey: name) } catch { preconditionFailure("\(error)") }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import PodqSQLite
 import PodqTestSupport
 import Synchronization
@@ -60,6 +61,31 @@ final class DatabasePoolTests: XCTestCase {
         XCTAssertEqual(tries.withLock { $0 }, [0, 1, 2, 3, 4, 5])
         try other.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
         try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+    }
+
+    /// A connection opened with the defaults waits for a lock another holds a moment (a store of the
+    /// same process closing, another program's write), and gives up at its deadline when it is held on.
+    func testTheDefaultWaitsForAShortLockAndNotForever() throws {
+        let pool = try pool()
+        let other = try DatabaseQueue(path: dir.file("p.sqlite"))
+        try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            try? other.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
+            released.signal()
+        }
+        try pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        released.wait()
+        XCTAssertEqual(try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 1)
+
+        var short = Configuration()
+        short.busyMode = .timeout(0.2)
+        let waiting = try DatabaseQueue(path: dir.file("p.sqlite"), configuration: short)
+        try other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        XCTAssertThrowsError(try waiting.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }) {
+            XCTAssertEqual(($0 as? DatabaseError)?.resultCode, .SQLITE_BUSY)
+        }
+        try other.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
     }
 
     func testManyReadsAndWritesAtOnceAllHappen() async throws {

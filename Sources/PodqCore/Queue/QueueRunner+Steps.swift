@@ -48,7 +48,7 @@ extension QueueRunner {
         let seconds = time - clock.now
         timer = Task {
             do { try await clock.sleep(seconds: seconds) } catch { return }
-            mailbox.yield(.due)
+            mailbox.post(.due)
         }
     }
 
@@ -98,7 +98,7 @@ extension QueueRunner {
             // attempt's) goes now, before the step that saves its end: whoever awaits this task finds
             // it gone.
             if await op.start() == .cancelled { _ = folder?.removePartial(of: op.destination) }
-            mailbox.yield(.finished(id))
+            mailbox.post(.finished(id))
         }
         running[id] = Running(operation: op, host: QueuePlanner.host(of: saved.url), task: task)
     }

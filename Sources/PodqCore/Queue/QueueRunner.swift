@@ -114,8 +114,7 @@ public actor QueueRunner {
     /// The time the runner plans by and waits on (the machine's unless a test gives its own).
     nonisolated let clock: any QueueClock
     nonisolated let shared: Mutex<Status>
-    nonisolated let inputs: AsyncStream<Input>
-    nonisolated let mailbox: AsyncStream<Input>.Continuation
+    nonisolated let mailbox = QueueMailbox<Input>()
 
     var running: [Int64: Running] = [:]
     var folders: [String: DownloadFolder] = [:]
@@ -154,7 +153,6 @@ public actor QueueRunner {
         self.observers = observers
         self.machine = QueueMachine(limit: settings.simultaneousDownloads, perHost: settings.perHostDownloads)
         self.shared = Mutex(Status(limit: max(1, settings.simultaneousDownloads), perHost: max(1, settings.perHostDownloads)))
-        (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)
     }
 
     /// The runner's figures now, read without waiting.
@@ -181,7 +179,7 @@ public actor QueueRunner {
             var interval = 0.5
             while !Task.isCancelled {
                 do { try await clock.sleep(seconds: interval) } catch { break }
-                mailbox.yield(.wake)
+                mailbox.post(.wake)
                 let now = self.status
                 interval = now.running == 0 && now.queued == 0 ? 2 : 0.5
             }
@@ -190,18 +188,25 @@ public actor QueueRunner {
             ticker.cancel()
             timer?.cancel()
         }
-        mailbox.yield(.wake)
+        mailbox.post(.wake)
         // A step the store refused (another program held its lock past LockWait.patience, the disk
         // failed): the run stops as on a signal, every transfer paused and its end saved if the store
         // lets it, and only then is the error thrown. No row is left `downloading` with nothing
         // running it, as far as the store can be written.
         var failure: StoreError?
-        for await input in inputs {
+        // Inputs taken without a plan since the last one: a burst is planned once, at its end, and
+        // never more than `Self.unplannedLimit` inputs late.
+        var unplanned = 0
+        for await input in mailbox.inputs {
+            let plan = mailbox.took() == 0 || unplanned >= Self.unplannedLimit
+            unplanned = plan ? 0 : unplanned + 1
             // (The step catches its own errors: `exclusively` has nothing to throw.)
             let done =
                 (try? await exclusively { () async throws(StoreError) -> Bool in
                     do throws(StoreError) {
-                        try await self.handle(input)
+                        try await self.handle(input, plan: plan)
+                        // Not planned: an input waits, and its step plans (nothing is done before then).
+                        if !plan { return false }
                     } catch {
                         if failure == nil {
                             failure = error
@@ -241,20 +246,23 @@ public actor QueueRunner {
 
     /// Wakes the loop so a change is picked up now rather than at the next tick.
     public nonisolated func wake() {
-        mailbox.yield(.wake)
+        mailbox.post(.wake)
     }
 
-    private func handle(_ input: Input) async throws(StoreError) {
+    /// The most inputs taken in a row without a plan, however many more wait.
+    static let unplannedLimit = 64
+
+    /// Carries out `input`, then reads the queue and plans when `plan` says (no other input waits).
+    private func handle(_ input: Input, plan: Bool) async throws(StoreError) {
         switch input {
         case .wake:
-            try await replan()
+            break
         case .due:
             machine.timerRang()
-            try await replan()
         case .finished(let id):
             try await finish(id)
-            try await replan()
         }
+        if plan { try await replan() }
     }
 
     func updateStatus() {
