@@ -4,6 +4,11 @@ public enum DisplayWidth {
     /// The cells `character` takes.
     public static func of(_ character: Character) -> Int {
         if let ascii = character.asciiValue { return ascii >= 0x20 && ascii != 0x7F ? 1 : 0 }
+        let scalars = character.unicodeScalars
+        // One scalar (most characters: a bar's blocks, accented letters, CJK): no walk over them.
+        if let first = scalars.first, scalars.index(after: scalars.startIndex) == scalars.endIndex {
+            return first.value == 0xFE0F ? 2 : of(first)
+        }
         var width = 0
         for scalar in character.unicodeScalars {
             width = max(width, of(scalar))
@@ -36,6 +41,17 @@ public enum DisplayWidth {
         return 1
     }
 
+    /// True for a scalar that takes one cell and is a character on its own, whatever is next to it:
+    /// printable ASCII, Latin-1 and Latin Extended (not the soft hyphen), dashes, quotes and the
+    /// ellipsis, box drawing, block elements and geometric shapes (a progress bar). Text made only of
+    /// them is laid out a scalar a cell, without breaking it into characters.
+    @inline(__always)
+    public static func isSimple(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x7F { return v >= 0x20 }
+        return (0xA0..<0x300).contains(v) && v != 0xAD || (0x2010...0x2027).contains(v) || (0x2500...0x25FF).contains(v)
+    }
+
     /// The cells `text` takes.
     public static func of(_ text: String) -> Int {
         var printableASCII = true
@@ -43,7 +59,13 @@ public enum DisplayWidth {
             printableASCII = false
             break
         }
-        return printableASCII ? text.utf8.count : text.reduce(0) { $0 + of($1) }
+        if printableASCII { return text.utf8.count }
+        var simple = 0
+        for scalar in text.unicodeScalars {
+            guard isSimple(scalar) else { return text.reduce(0) { $0 + of($1) } }
+            simple += 1
+        }
+        return simple
     }
 
     /// `text` cut to at most `cells` cells, with `…` when something was cut.
@@ -63,6 +85,12 @@ public enum DisplayWidth {
 
     /// `text` padded with spaces (or cut) to exactly `cells` cells.
     public static func pad(_ text: String, to cells: Int) -> String {
+        pad(text, width: of(text), to: cells)
+    }
+
+    /// ``pad(_:to:)`` for `text` whose width is known (`width`): measured once a frame, not three times.
+    public static func pad(_ text: String, width: Int, to cells: Int) -> String {
+        if width <= cells { return width == cells ? text : text + String(repeating: " ", count: cells - width) }
         let cut = truncate(text, to: cells)
         return cut + String(repeating: " ", count: max(0, cells - of(cut)))
     }

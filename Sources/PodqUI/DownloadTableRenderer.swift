@@ -43,7 +43,8 @@ public struct DownloadTableRenderer: Sendable {
     /// name first, so rows of one podcast stay told apart, but keeps at least 8 cells of it (then the
     /// episode's title is cut too), so the rows of different podcasts stay told apart as well.
     static func fit(_ title: String, to cells: Int) -> String {
-        guard DisplayWidth.of(title) > cells, let dash = title.firstRange(of: " — ") else { return DisplayWidth.pad(title, to: cells) }
+        let width = DisplayWidth.of(title)
+        guard width > cells, let dash = title.firstRange(of: " — ") else { return DisplayWidth.pad(title, width: width, to: cells) }
         let podcast = String(title[..<dash.lowerBound])
         let episode = String(title[dash.upperBound...])
         let room = cells - DisplayWidth.of(episode) - 3

@@ -46,6 +46,15 @@ public struct Grid: Sendable, Equatable {
             }
             return col
         }
+        if text.unicodeScalars.allSatisfy(DisplayWidth.isSimple) {
+            // Each scalar one character of one cell (a bar's blocks, accented Latin, dashes).
+            for scalar in text.unicodeScalars {
+                if col >= width { break }
+                if col >= 0 { cells[y * width + col] = Cell(character: Character(scalar), style: style) }
+                col += 1
+            }
+            return col
+        }
         for ch in text {
             let w = DisplayWidth.of(ch)
             if w == 0 { continue }
