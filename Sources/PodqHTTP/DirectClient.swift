@@ -109,6 +109,11 @@ final class DirectClient: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
+                        // Batches pay when connections compete for the CPU; a few downloads' reads are as
+                        // large as their windows already, and a paced connection reads small on purpose.
+                        if grant.others >= ReadBatching.crowd, delegate.rateLimiter == nil, let batching = ReadBatching(readSize: grant.readSize) {
+                            try pipeline.addHandler(ReadBatcher(state: batching, patience: ReadBatcher.patience(stall: delegate.limits.stall)))
+                        }
                         if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName)) }
                         let headGuard = ResponseHeadGuard()
                         try pipeline.addHandler(headGuard)

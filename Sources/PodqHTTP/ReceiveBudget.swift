@@ -19,14 +19,15 @@ final class ReceiveBudget: Sendable {
     let smallest: Int
     /// The whole budget.
     let total: Int
-    private let left: Mutex<Int>
+    /// What is left of the budget, and how many connections hold a share.
+    private let state: Mutex<(left: Int, open: Int)>
 
     init(total: Int, largest: Int, smallest: Int) {
         precondition(smallest > 0 && smallest <= largest)
         self.total = total
         self.largest = largest
         self.smallest = smallest
-        left = Mutex(total)
+        state = Mutex((total, 0))
     }
 
     /// The budget of podq's media connections: 16 MiB, up to 256 KiB each (64 connections, what
@@ -39,24 +40,32 @@ final class ReceiveBudget: Sendable {
         let readSize: Int
         /// 0 when the budget was spent and the connection reads ``ReceiveBudget/smallest``.
         let taken: Int
+        /// How many other connections held a share when this one opened: with ``ReadBatching/crowd``
+        /// or more they compete for the CPU, and the connection reads in batches.
+        var others = 0
     }
 
     /// Reserves a share for a new connection; give it back with ``release(_:)`` when it closes.
     func reserve() -> Grant {
-        left.withLock { left in
+        state.withLock { state in
+            let others = state.open
+            state.open += 1
             var size = largest
-            while size > smallest && size > left { size /= 2 }
-            guard size <= left else { return Grant(readSize: smallest, taken: 0) }
-            left -= size
-            return Grant(readSize: size, taken: size)
+            while size > smallest && size > state.left { size /= 2 }
+            guard size <= state.left else { return Grant(readSize: smallest, taken: 0, others: others) }
+            state.left -= size
+            return Grant(readSize: size, taken: size, others: others)
         }
     }
 
     /// Gives back what ``reserve()`` took.
     func release(_ grant: Grant) {
-        left.withLock { $0 += grant.taken }
+        state.withLock { state in
+            state.left += grant.taken
+            state.open -= 1
+        }
     }
 
     /// What is left to reserve.
-    var remaining: Int { left.withLock { $0 } }
+    var remaining: Int { state.withLock { $0.left } }
 }

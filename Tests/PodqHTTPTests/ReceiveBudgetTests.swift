@@ -17,24 +17,29 @@ final class ReceiveBudgetTests: XCTestCase {
             grants.map(\.taken), [256 << 10, 256 << 10, 128 << 10, 0, 0],
             "the fourth finds 0 left: it reads the smallest and takes nothing")
         XCTAssertEqual(budget.remaining, 0)
+        XCTAssertEqual(grants.map(\.others), [0, 1, 2, 3, 4], "each counts those open before it")
     }
 
     func testSharesComeBackWhenConnectionsClose() {
         let budget = ReceiveBudget(total: 512 << 10, largest: 256 << 10, smallest: 64 << 10)
         let first = budget.reserve(), second = budget.reserve(), third = budget.reserve()
-        XCTAssertEqual(third, .init(readSize: 64 << 10, taken: 0))
+        XCTAssertEqual(third, .init(readSize: 64 << 10, taken: 0, others: 2))
         budget.release(third)
         XCTAssertEqual(budget.remaining, 0, "a share that took nothing gives nothing back")
         budget.release(first)
-        XCTAssertEqual(budget.reserve().readSize, 256 << 10, "the next connection reads the largest again")
+        let fourth = budget.reserve()
+        XCTAssertEqual(fourth.readSize, 256 << 10, "the next connection reads the largest again")
+        XCTAssertEqual(fourth.others, 1, "the second is still open; the first and third closed")
         budget.release(second)
-        XCTAssertEqual(budget.remaining, 256 << 10)
+        budget.release(fourth)
+        XCTAssertEqual(budget.remaining, 512 << 10)
+        XCTAssertEqual(budget.reserve().others, 0, "all closed: the next opens alone")
     }
 
     func testTheSmallestIsTakenFromTheBudgetWhileItLasts() {
         let budget = ReceiveBudget(total: 100 << 10, largest: 256 << 10, smallest: 64 << 10)
-        XCTAssertEqual(budget.reserve(), .init(readSize: 64 << 10, taken: 64 << 10))
-        XCTAssertEqual(budget.reserve(), .init(readSize: 64 << 10, taken: 0))
+        XCTAssertEqual(budget.reserve(), .init(readSize: 64 << 10, taken: 64 << 10, others: 0))
+        XCTAssertEqual(budget.reserve(), .init(readSize: 64 << 10, taken: 0, others: 1))
         XCTAssertEqual(budget.remaining, 36 << 10)
     }
 
