@@ -111,8 +111,10 @@ final class DirectClient: Sendable {
                         let pipeline = channel.pipeline.syncOperations
                         // Batches pay when connections compete for the CPU; a few downloads' reads are as
                         // large as their windows already, and a paced connection reads small on purpose.
-                        if grant.others >= ReadBatching.crowd, delegate.rateLimiter == nil, let batching = ReadBatching(readSize: grant.readSize) {
-                            try pipeline.addHandler(ReadBatcher(state: batching, patience: ReadBatcher.patience(stall: delegate.limits.stall)))
+                        if grant.others >= ReadBatching.crowd, delegate.rateLimiter == nil,
+                            let batching = ReadBatching(readSize: grant.readSize, patience: ReadBatcher.patience(stall: delegate.limits.stall))
+                        {
+                            try pipeline.addHandler(ReadBatcher(state: batching))
                         }
                         if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName)) }
                         let headGuard = ResponseHeadGuard()

@@ -15,11 +15,11 @@ final class ReadBatcher: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    /// How often the clock ticks while batching: bytes that came slower than a batch a tick wait at most
-    /// two ticks. 100 ms, or an eighth of the stall limit when that is shorter, so that a batch never
-    /// makes a flowing download look stalled.
-    static func patience(stall: Double?) -> TimeAmount {
-        .nanoseconds(Int64(min(0.1, (stall ?? 1) / 8) * 1e9))
+    /// How often the clock ticks while batching, in nanoseconds: bytes that came slower than a batch a
+    /// tick wait at most two ticks. 100 ms, or an eighth of the stall limit when that is shorter, so that
+    /// a batch never makes a flowing download look stalled.
+    static func patience(stall: Double?) -> UInt64 {
+        UInt64(min(0.1, (stall ?? 1) / 8) * 1e9)
     }
 
     /// How many times a socket was told to batch, in this process: what tests read to know batching
@@ -27,16 +27,14 @@ final class ReadBatcher: ChannelInboundHandler {
     static let batches = Atomic<Int>(0)
 
     private var state: ReadBatching
-    private let patience: TimeAmount
     private var clock: RepeatedTask?
 
-    init(state: ReadBatching, patience: TimeAmount) {
+    init(state: ReadBatching) {
         self.state = state
-        self.patience = patience
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if let change = state.read(unwrapInboundIn(data).readableBytes) { apply(change, context) }
+        if let change = state.read(unwrapInboundIn(data).readableBytes, at: NIODeadline.now().uptimeNanoseconds) { apply(change, context) }
         context.fireChannelRead(data)
     }
 
@@ -60,9 +58,10 @@ final class ReadBatcher: ChannelInboundHandler {
             guard set(lowWater: bytes, context) else { return }
             Self.batches.add(1, ordering: .relaxed)
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let patience = TimeAmount.nanoseconds(Int64(state.patience))
             clock = context.eventLoop.scheduleRepeatedTask(initialDelay: patience, delay: patience) { _ in
                 let (batcher, context) = bound.value
-                if let change = batcher.state.tick() { batcher.apply(change, context) }
+                if let change = batcher.state.tick(at: NIODeadline.now().uptimeNanoseconds) { batcher.apply(change, context) }
             }
         case .unbatch:
             stopClock()
