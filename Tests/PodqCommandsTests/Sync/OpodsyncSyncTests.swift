@@ -96,10 +96,13 @@ final class OpodsyncSyncTests: CLITestCase {
         XCTAssertTrue(result.out.contains("1 marked played"), result.out)
 
         // A phone sends a flattr and a play with a numeric GUID: both homes read the rest of the answer.
+        // Its actions are an hour old: opodsync files an action under its own time, and a pull asks from
+        // three days before the last one (`SyncRun.overlap`), so a fixed date stops being seen three days on.
+        let anHourAgo = SyncCommandTests.wire(hoursAgo: 1)
         try otherDevice(
             """
-            [{"podcast": "\(ours)", "episode": "http://elsewhere.invalid/2.mp3", "action": "flattr", "timestamp": "2026-11-26T10:00:00", "device": "phone"},
-             {"podcast": "\(ours)", "episode": "http://elsewhere.invalid/2.mp3", "guid": 7002, "action": "play", "timestamp": "2026-11-26T10:00:00",
+            [{"podcast": "\(ours)", "episode": "http://elsewhere.invalid/2.mp3", "action": "flattr", "timestamp": "\(anHourAgo)", "device": "phone"},
+             {"podcast": "\(ours)", "episode": "http://elsewhere.invalid/2.mp3", "guid": 7002, "action": "play", "timestamp": "\(anHourAgo)",
               "started": 0, "position": 420, "total": 1800, "device": "phone"}]
             """)
         for home in [a, b] {
