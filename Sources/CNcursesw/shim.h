@@ -12,42 +12,7 @@
 #include <ncursesw/curses.h>
 
 // Macros and globals Swift cannot import (see docs/DECISIONS.md and platform notes).
-static inline attr_t podq_a_bold(void) { return A_BOLD; }
-static inline attr_t podq_a_reverse(void) { return A_REVERSE; }
-static inline attr_t podq_a_dim(void) { return A_DIM; }
-static inline attr_t podq_a_underline(void) { return A_UNDERLINE; }
-static inline attr_t podq_a_normal(void) { return A_NORMAL; }
-static inline int podq_key_resize(void) { return KEY_RESIZE; }
-static inline int podq_colors(void) { return COLORS; }
-static inline int podq_ok(void) { return OK; }
 static inline int podq_err(void) { return ERR; }
-
-/// Draws one wide character with attributes and a colour pair at (y, x).
-static inline int podq_put_wchar(WINDOW *win, int y, int x, wchar_t ch, attr_t attrs, short pair) {
-    cchar_t cell;
-    wchar_t text[2] = { ch, L'\0' };
-    setcchar(&cell, text, attrs, pair, NULL);
-    return mvwadd_wch(win, y, x, &cell);
-}
-
-/// Writes one grapheme cluster at (y, x): its first scalar and the zero-width ones that follow (an
-/// accent, a variation selector, a joiner), as many as a cell holds; a cluster ncurses cannot hold in
-/// one cell keeps its first scalar.
-static inline int podq_put_cluster(WINDOW *win, int y, int x, const wchar_t *chars, int count, attr_t attrs, short pair) {
-    cchar_t cell;
-    wchar_t text[CCHARW_MAX + 1];
-    int n = 0;
-    for (int i = 0; i < count && n < CCHARW_MAX; i++) {
-        if (i > 0 && wcwidth(chars[i]) != 0) break;
-        text[n++] = chars[i];
-    }
-    text[n] = L'\0';
-    if (setcchar(&cell, text, attrs, pair, NULL) == ERR) {
-        wchar_t first[2] = { chars[0], L'\0' };
-        setcchar(&cell, first, attrs, pair, NULL);
-    }
-    return mvwadd_wch(win, y, x, &cell);
-}
 
 /// Asks the terminal for clicks and the wheel (no motion reports), or stops asking.
 static inline void podq_mouse(int on) {
@@ -78,13 +43,28 @@ static inline int podq_locale_is_utf8(void) {
 
 int wcwidth(wchar_t c);
 
-/// Starts curses on the terminal of file descriptors 0 and 1 without exiting on failure (initscr
-/// exits the process when TERM is unknown). Returns the main window, or NULL.
-static inline WINDOW *podq_start_screen(void) {
-    FILE *out = fdopen(dup(1), "w");
-    FILE *in = fdopen(dup(0), "r");
+/// The terminal's string capability `name` (terminfo: "cup", "sgr0", "bold"…), or NULL when it has
+/// none.
+static inline const char *podq_capability(const char *name) {
+    char *value = tigetstr(name);
+    return value == (char *) -1 ? NULL : value;
+}
+
+/// Whether the terminal has the boolean capability `name` (terminfo: "am", "xenl").
+static inline int podq_flag(const char *name) { return tigetflag(name) > 0; }
+
+/// A capability with one or two numbers filled in (tiparm is variadic: Swift cannot call it).
+static inline const char *podq_tiparm1(const char *cap, int a) { return tiparm(cap, a); }
+static inline const char *podq_tiparm2(const char *cap, int a, int b) { return tiparm(cap, a, b); }
+
+/// Starts curses for terminal type `term` (NULL: $TERM) reading `in_fd` and writing `out_fd`, without
+/// exiting on failure (initscr exits the process when TERM is unknown). Returns the main window, or
+/// NULL.
+static inline WINDOW *podq_start_screen_on(int in_fd, int out_fd, const char *term) {
+    FILE *out = fdopen(dup(out_fd), "w");
+    FILE *in = fdopen(dup(in_fd), "r");
     if (out == NULL || in == NULL) return NULL;
-    SCREEN *screen = newterm(NULL, out, in);
+    SCREEN *screen = newterm(term, out, in);
     if (screen == NULL) return NULL;
     set_term(screen);
     return stdscr;

@@ -9,7 +9,10 @@ import PodqUI
 @MainActor
 public final class CursesScreen {
     private let window: UnsafeMutablePointer<WINDOW>
-    private var colorPairs: [CellStyle: Int16] = [:]
+    /// Where frames are written: the terminal ncurses was started on.
+    private let output: Int32
+    /// Turns frames into bytes for this terminal (set up once curses knows the terminal).
+    private var encoder: FrameEncoder!
     private var restored = false
     /// The grid on screen now: only cells that differ from it are drawn.
     private var shown: Grid?
@@ -23,64 +26,94 @@ public final class CursesScreen {
     /// text is drawn right. `NO_COLOR` turns colours off.
     /// - Throws: ``TerminalError`` when there is no usable terminal.
     /// - Parameter mouse: report clicks and the wheel (the config's `mouse`).
-    public init(mouse: Bool = true) throws(TerminalError) {
+    public convenience init(mouse: Bool = true) throws(TerminalError) {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
+        try self.init(input: STDIN_FILENO, output: STDOUT_FILENO, term: nil, mouse: mouse)
+    }
+
+    /// Enters curses mode on the terminal type `term` (nil: `TERM`) reading `input` and writing
+    /// `output`: the terminal's descriptors, or in tests a socket that counts the writes of a frame.
+    init(input: Int32, output: Int32, term: String?, mouse: Bool) throws(TerminalError) {
         setlocale(LC_ALL, "")
         if podq_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
-        guard let window = podq_start_screen() else {
-            throw .cannotStart(term: ProcessInfo.processInfo.environment["TERM"])
+        guard let window = podq_start_screen_on(input, output, term) else {
+            throw .cannotStart(term: term ?? ProcessInfo.processInfo.environment["TERM"])
         }
         self.window = window
+        self.output = output
         cbreak()
         noecho()
         nonl()
         keypad(window, true)
         curs_set(0)
         set_escdelay(25)
-        // Every frame reaches the terminal whole: ncurses' default cuts an update short while keys
-        // are waiting, and the frame of the last key of a burst could then stay unsent.
-        typeahead(-1)
         podq_mouse(mouse ? 1 : 0)
         wtimeout(window, waitTime)
-        if ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true, has_colors() {
+        let colors = ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true && has_colors()
+        if colors {
             start_color()
             use_default_colors()
-            setupColors()
         }
+        // curses' own first refresh (its clear of the screen) now: it would come at the first key
+        // read otherwise, and could wipe a frame podq drew.
+        wrefresh(window)
+        guard let encoder = Self.encoder(colors: colors) else {
+            restore()
+            throw .cannotStart(term: term ?? ProcessInfo.processInfo.environment["TERM"])
+        }
+        self.encoder = encoder
     }
 
     /// The size of the terminal now.
     public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
 
-    /// Draws the cells of `grid` that changed since the last frame and refreshes the terminal.
+    /// Draws the cells of `grid` that changed since the last frame: one write to the terminal. curses
+    /// keeps the terminal's modes and reads the keys; the frames go around it (``FrameEncoder``).
     public func draw(_ grid: Grid) {
-        let previous = shown?.width == grid.width && shown?.height == grid.height ? shown : nil
-        if previous == nil { werase(window) }
-        for y in 0..<grid.height {
-            for x in 0..<grid.width {
-                let cell = grid[x, y]
-                if let previous, previous[x, y] == cell { continue }
-                guard let ch = cell.character, let scalar = ch.unicodeScalars.first else { continue }
-                let (attrs, pair) = Self.attributes(for: cell.style, pairs: colorPairs)
-                let scalars = ch.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
-                if scalars.count == 2, ch.unicodeScalars.allSatisfy({ (0x1F1E6...0x1F1FF).contains($0.value) }), x + 1 < grid.width {
-                    // A flag: its two regional indicators in its two cells, which the terminal joins.
-                    _ = podq_put_wchar(window, Int32(y), Int32(x), scalars[0], attrs, pair)
-                    _ = podq_put_wchar(window, Int32(y), Int32(x + 1), scalars[1], attrs, pair)
+        let bytes = encoder.encode(grid, since: shown)
+        shown = grid
+        write(bytes)
+    }
+
+    /// Writes `bytes` to the terminal, all of them unless it is gone (the loop then sees the hang-up at
+    /// its next key).
+    private func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = Glibc.write(output, buffer.baseAddress! + done, buffer.count - done)
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
                     continue
-                }
-                _ = scalars.withUnsafeBufferPointer {
-                    podq_put_cluster(window, Int32(y), Int32(x), $0.baseAddress, Int32($0.count), attrs, pair)
-                }
-                // Where the C library counts a character narrower than the layout does (emoji with
-                // U+FE0F), fill the cell the layout reserved so nothing stale shows through.
-                if DisplayWidth.of(ch) == 2, wcwidth(wchar_t(bitPattern: scalar.value)) == 1, x + 1 < grid.width {
-                    _ = podq_put_wchar(window, Int32(y), Int32(x + 1), wchar_t(bitPattern: 0x20), attrs, pair)
+                } else {
+                    return
                 }
             }
         }
-        shown = grid
-        wrefresh(window)
+    }
+
+    /// The frame encoder for this terminal, from its terminfo entry; nil when it cannot move the
+    /// cursor (a table cannot be drawn there).
+    private static func encoder(colors: Bool) -> FrameEncoder? {
+        guard let cup = podq_capability("cup").map({ String(cString: $0) }) else { return nil }
+        func bytes(_ name: String) -> [UInt8] { podq_capability(name).map { FrameEncoder.unpadded(String(cString: $0)) } ?? [] }
+        let reset = bytes("sgr0")
+        let styles = FrameEncoder.styles(reset: reset, bold: bytes("bold"), dim: bytes("dim"), reverse: bytes("rev")) { color in
+            guard colors, let setaf = podq_capability("setaf"), let text = podq_tiparm1(setaf, color) else { return nil }
+            return FrameEncoder.unpadded(String(cString: text))
+        }
+        var move: (Int, Int) -> [UInt8] = FrameEncoder.ecmaMove
+        if cup != FrameEncoder.ecmaCup {
+            move = { x, y in
+                guard let text = podq_tiparm2(cup, Int32(y), Int32(x)) else { return [] }
+                return FrameEncoder.unpadded(String(cString: text))
+            }
+        }
+        return FrameEncoder(
+            styles: styles, reset: reset, clear: bytes("clear"), move: move,
+            lastCellScrolls: podq_flag("am") == 1 && podq_flag("xenl") == 0,
+            libraryWidth: { wcwidth(wchar_t(bitPattern: $0.value)) })
     }
 
     /// Forgets what is on screen, so the next ``draw(_:)`` repaints everything (after a resize).
@@ -110,7 +143,11 @@ public final class CursesScreen {
             default: return nil
             }
         }
-        return Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
+        let key = Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
+        // curses repaints its own (blank) idea of the screen after a resize, at its next read: let it
+        // do so now, before podq's next frame repaints everything, not after.
+        if key == .resize { wrefresh(window) }
+        return key
     }
 
     /// Gives the terminal to another program (a player) while `body` runs: curses mode is left, the
@@ -118,6 +155,7 @@ public final class CursesScreen {
     public func handOver<T>(_ body: () throws -> T) rethrows -> T {
         def_prog_mode()
         curs_set(1)
+        leaveAtBottom()
         endwin()
         defer {
             reset_prog_mode()
@@ -134,31 +172,16 @@ public final class CursesScreen {
         guard !restored else { return }
         restored = true
         curs_set(1)
+        leaveAtBottom()
         endwin()
     }
 
-    private func setupColors() {
-        let table: [(CellStyle, Int16)] = [
-            (.success, Int16(COLOR_GREEN)), (.failure, Int16(COLOR_RED)),
-            (.accent, Int16(COLOR_CYAN)), (.barFilled, Int16(COLOR_CYAN)),
-        ]
-        for (index, entry) in table.enumerated() {
-            let pair = Int16(index + 1)
-            init_pair(pair, entry.1, -1)
-            colorPairs[entry.0] = pair
-        }
-    }
-
-    /// The curses attributes and colour pair of a style.
-    nonisolated static func attributes(for style: CellStyle, pairs: [CellStyle: Int16]) -> (attr_t, Int16) {
-        let pair = pairs[style] ?? 0
-        switch style {
-        case .normal, .barEmpty: return (podq_a_normal(), pair)
-        case .dim: return (podq_a_dim(), pair)
-        case .bold, .header: return (podq_a_bold(), pair)
-        case .selected: return (podq_a_reverse(), pair)
-        case .success, .failure, .accent, .barFilled: return (pairs[style] == nil ? podq_a_bold() : podq_a_normal(), pair)
-        }
+    /// Moves the cursor to the start of the bottom line, where curses leaves curses mode: curses does
+    /// not know where the frames left it (its own `mvcur` goes through C's `stdout`, which is flushed
+    /// only at exit, after podq's last words).
+    private func leaveAtBottom() {
+        guard let encoder else { return }
+        write(encoder.move(0, Int(getmaxy(window)) - 1))
     }
 }
 

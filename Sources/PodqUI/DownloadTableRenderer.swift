@@ -39,19 +39,19 @@ public struct DownloadTableRenderer: Sendable {
         return l
     }
 
-    /// `title` in `cells` cells. A `Podcast — Episode` title that does not fit cuts the podcast's
-    /// name first, so rows of one podcast stay told apart, but keeps at least 8 cells of it (then the
-    /// episode's title is cut too), so the rows of different podcasts stay told apart as well.
-    static func fit(_ title: String, to cells: Int) -> String {
-        let width = DisplayWidth.of(title)
-        guard width > cells, let dash = title.firstRange(of: " — ") else { return DisplayWidth.pad(title, width: width, to: cells) }
+    /// `title` for `cells` cells (``Grid/put(_:x:y:style:cells:)`` cuts what is still too wide). A
+    /// `Podcast — Episode` title that does not fit cuts the podcast's name first, so rows of one podcast
+    /// stay told apart, but keeps at least 8 cells of it (then the episode's title is cut too), so the
+    /// rows of different podcasts stay told apart as well.
+    static func shortened(_ title: String, to cells: Int) -> String {
+        guard DisplayWidth.of(title) > cells, let dash = title.firstRange(of: " — ") else { return title }
         let podcast = String(title[..<dash.lowerBound])
         let episode = String(title[dash.upperBound...])
         let room = cells - DisplayWidth.of(episode) - 3
-        if room >= 8 { return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: room) + " — " + episode, to: cells) }
+        if room >= 8 { return DisplayWidth.truncate(podcast, to: room) + " — " + episode }
         let keep = min(8, DisplayWidth.of(podcast))
-        guard cells - keep - 3 >= 8 else { return DisplayWidth.pad(episode, to: cells) }
-        return DisplayWidth.pad(DisplayWidth.truncate(podcast, to: keep) + " — " + episode, to: cells)
+        guard cells - keep - 3 >= 8 else { return episode }
+        return DisplayWidth.truncate(podcast, to: keep) + " — " + episode
     }
 
     /// One line per row, `width` cells wide, from line `y` of `grid`.
@@ -63,8 +63,8 @@ public struct DownloadTableRenderer: Sendable {
             var x = 0
             // A segmented download says how many connections fetch it.
             let state = row.connections > 1 && row.state == .downloading ? "\(row.connections) segments" : row.state.name
-            x = grid.put(DisplayWidth.pad(state, to: l.state), x: x, y: line, style: style(for: row.state)) + 1
-            x = grid.put(Self.fit(row.title, to: l.title), x: x, y: line) + 1
+            x = grid.put(state, x: x, y: line, style: style(for: row.state), cells: l.state) + 1
+            x = grid.put(Self.shortened(row.title, to: l.title), x: x, y: line, cells: l.title) + 1
             if l.bar > 0 {
                 // Only a running download of unknown length gets the moving bar.
                 let fraction = row.state == .completed ? 1 : row.fraction ?? (row.state == .downloading ? nil : 0)
@@ -82,17 +82,17 @@ public struct DownloadTableRenderer: Sendable {
                 x += l.bar + 1
             }
             if l.percent > 0 {
-                x = grid.put(DisplayWidth.pad(Format.percent(row.state == .completed ? 1 : row.fraction), to: l.percent), x: x, y: line) + 1
+                x = grid.put(Format.percent(row.state == .completed ? 1 : row.fraction), x: x, y: line, cells: l.percent) + 1
             }
             if l.amount > 0 {
                 let text = Format.amount(received: row.received, expected: row.expected, estimate: row.estimate)
-                x = grid.put(DisplayWidth.pad(text, to: l.amount), x: x, y: line, style: .dim) + 1
+                x = grid.put(text, x: x, y: line, style: .dim, cells: l.amount) + 1
             }
             if l.speed > 0 {
-                x = grid.put(DisplayWidth.pad(Format.speed(row.speed), to: l.speed), x: x, y: line) + 1
+                x = grid.put(Format.speed(row.speed), x: x, y: line, cells: l.speed) + 1
             }
             if l.eta > 0 {
-                grid.put(DisplayWidth.pad(Format.eta(row.eta), to: l.eta), x: x, y: line)
+                grid.put(Format.eta(row.eta), x: x, y: line, cells: l.eta)
             }
             if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }
         }
@@ -101,12 +101,12 @@ public struct DownloadTableRenderer: Sendable {
     /// The column titles, aligned with ``render(_:into:y:selected:)``'s columns.
     public func header(into grid: inout Grid, y: Int) {
         let l = layout(width: grid.width)
-        var x = grid.put(DisplayWidth.pad("STATE", to: l.state), x: 0, y: y, style: .dim) + 1
+        var x = grid.put("STATE", x: 0, y: y, style: .dim, cells: l.state) + 1
         for (title, cells) in [
             ("TITLE", l.title), ("PROGRESS", l.bar), ("   %", l.percent), ("RECEIVED / TOTAL", l.amount),
             ("SPEED", l.speed), ("ETA", l.eta),
         ] where cells > 0 {
-            x = grid.put(DisplayWidth.pad(title, to: cells), x: x, y: y, style: .dim) + 1
+            x = grid.put(title, x: x, y: y, style: .dim, cells: cells) + 1
         }
     }
 

@@ -56,19 +56,16 @@ enum ListRenderer {
         for index in dropOrder where titleWidth() < 16 { kept.removeAll { $0 == index } }
         let titleCells = max(0, titleWidth())
         var x = 0
-        for index in kept { x = grid.put(DisplayWidth.pad(columns[index].title, to: columns[index].width), x: x, y: y, style: .dim) + 1 }
-        grid.put(DisplayWidth.pad(title.0, to: titleCells), x: x, y: y, style: .dim)
+        for index in kept { x = grid.put(columns[index].title, x: x, y: y, style: .dim, cells: columns[index].width) + 1 }
+        grid.put(title.0, x: x, y: y, style: .dim, cells: titleCells)
         for (i, row) in rows.enumerated() {
             let line = y + 1 + i
             guard line < grid.height else { break }
             x = 0
             for (n, index) in kept.enumerated() {
-                x =
-                    grid.put(
-                        DisplayWidth.pad(columns[index].text(row), to: columns[index].width), x: x, y: line,
-                        style: n == 0 ? style(row) : .normal) + 1
+                x = grid.put(columns[index].text(row), x: x, y: line, style: n == 0 ? style(row) : .normal, cells: columns[index].width) + 1
             }
-            grid.put(DisplayWidth.pad(title.1(row), to: titleCells), x: x, y: line)
+            grid.put(title.1(row), x: x, y: line, cells: titleCells)
             if selected == i { grid.style(x: 0, y: line, count: grid.width, .selected) }
         }
     }

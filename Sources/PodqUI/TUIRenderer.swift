@@ -195,10 +195,11 @@ public struct TUIRenderer: Sendable {
     /// The parts joined by " · ", as many of them as fit in `width` cells.
     private static func fit(_ parts: [String], width: Int) -> String {
         var line = " " + parts[0]
+        var used = DisplayWidth.of(line)
         for part in parts.dropFirst() {
-            let next = line + " · " + part
-            if DisplayWidth.of(next) > width { break }
-            line = next
+            used += 3 + DisplayWidth.of(part)
+            if used > width { break }
+            line += " · " + part
         }
         return line
     }
@@ -339,11 +340,13 @@ public struct TUIRenderer: Sendable {
                 ]
             }
         let tail = "\(k(.help)) help  \(k(.quit)) quit"
+        // Widths added up, not measured again on the joined text for every item.
         var text = ""
+        var used = DisplayWidth.of(tail)
         for item in items {
-            let next = text + item + "  "
-            if DisplayWidth.of(next + tail) > width { break }
-            text = next
+            used += DisplayWidth.of(item) + 2
+            if used > width { break }
+            text += item + "  "
         }
         return text + tail
     }

@@ -73,7 +73,7 @@ enum TranscriptRenderer {
             } else if index == pane.selected {
                 for (i, part) in selectedLines.enumerated() where row < rows {
                     let time = i == 0 ? timeText(line.start) : String(repeating: " ", count: timeWidth)
-                    grid.put(DisplayWidth.pad(time + "  " + part, to: width), x: x, y: y + row, style: .selected)
+                    grid.put(time + "  " + part, x: x, y: y + row, style: .selected, cells: width)
                     row += 1
                 }
             } else {
