@@ -37,7 +37,8 @@ struct FrameEncoder {
         if repaint {
             out += reset
             out += clear
-            (cursor, current) = ((0, 0), .normal)
+            // `clear` leaves the cursor at the top left (without it, where it is is not known).
+            (cursor, current) = (clear.isEmpty ? nil : (0, 0), .normal)
         }
         for y in 0..<grid.height {
             for x in 0..<grid.width {
@@ -45,8 +46,8 @@ struct FrameEncoder {
                 if !repaint, grid.same(x: x, y: y, as: before) { continue }
                 let content = grid.content(x: x, y: y)
                 let style = grid.style(x: x, y: y)
-                // The cleared screen shows blanks already.
-                if repaint, content == .scalar(" "), style == .normal { continue }
+                // The cleared screen shows blanks already (a terminal without `clear` is written whole).
+                if repaint, !clear.isEmpty, content == .scalar(" "), style == .normal { continue }
                 if content == .continuation { continue }
                 if let at = cursor, at.y == y, at.x < x, x - at.x <= Self.gapLimit, rewrite(grid, y: y, from: at.x, to: x, style: current, into: &out) {
                     // A short gap of unchanged cells is written again: fewer bytes than a move.

@@ -142,9 +142,11 @@ public struct Grid: Sendable {
     public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle = .normal, cells: Int) -> Int {
         guard cells > 0 else { return x }
         let end = x + cells
-        let width = DisplayWidth.of(text)
-        var col = put(width <= cells ? text : DisplayWidth.truncate(text, to: cells), x: x, y: y, style: style)
-        guard y >= 0, y < height else { return end }
+        let shown = DisplayWidth.of(text) <= cells ? text : DisplayWidth.truncate(text, to: cells)
+        var col = put(shown, x: x, y: y, style: style)
+        // Text cut by the right edge (a wide character that did not fit in the last cell) gets no
+        // padding after it, as the padded text would have stopped there too.
+        guard y >= 0, y < height, x + DisplayWidth.of(shown) <= self.width else { return end }
         while col < end {
             if col >= self.width { break }
             if col >= 0 { stored[y * self.width + col] = Stored(code: 0x20, style: style) }

@@ -25,18 +25,20 @@ struct ModelScreen {
         self.width = width
         self.height = height
         cells = Array(repeating: Cell(text: filler, attributes: [9]), count: width * height)
+        // The cursor where a program before left it, not at the top left: the encoder must not assume.
+        (x, y) = (width - 1, height - 1)
     }
 
     subscript(x: Int, y: Int) -> Cell { cells[y * width + x] }
 
     /// The encoder with this model's sequences.
-    static func encoder(lastCellScrolls: Bool = false, colors: Bool = true) -> FrameEncoder {
+    static func encoder(lastCellScrolls: Bool = false, colors: Bool = true, clears: Bool = true) -> FrameEncoder {
         func csi(_ text: String) -> [UInt8] { Array("\u{1B}[\(text)".utf8) }
         return FrameEncoder(
             styles: FrameEncoder.styles(reset: csi("0m"), bold: csi("1m"), dim: csi("2m"), reverse: csi("7m")) { color in
                 colors ? csi("3\(color)m") : nil
             },
-            reset: csi("0m"), clear: csi("H") + csi("2J"), move: FrameEncoder.ecmaMove, lastCellScrolls: lastCellScrolls,
+            reset: csi("0m"), clear: clears ? csi("H") + csi("2J") : [], move: FrameEncoder.ecmaMove, lastCellScrolls: lastCellScrolls,
             libraryWidth: { $0.value == 0x2764 || $0.value == 0x23 ? 1 : 2 })
     }
 
