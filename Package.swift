@@ -12,6 +12,10 @@ let strict: [SwiftSetting] = [
 /// "Release builds link the code a run touches together").
 let order = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("packaging/order").path
 
+/// The release link's own library folder: its `libstdc++.so` is a linker script that takes GCC's static
+/// libstdc++.a (packaging/static/libstdc++.so; docs/DECISIONS.md, "libstdc++ is linked in").
+let staticLibraries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("packaging/static").path
+
 let package = Package(
     name: "podq",
     platforms: [.macOS(.v15)],
@@ -178,13 +182,14 @@ let package = Package(
         // Release builds pack the relative relocations (DT_RELR; glibc 2.36) with the toolchain's lld:
         // 24 KB that the loader reads at every start instead of 2.9 MB, 2.4 MB less memory, and still
         // a position-independent executable. They link the functions a run touches together (the
-        // recorded order, Swift's unnamed functions gathered) and export no symbols (docs/DECISIONS.md).
+        // recorded order, Swift's unnamed functions gathered), take libstdc++ statically and export no
+        // symbols (docs/DECISIONS.md).
         .executableTarget(
             name: "podq", dependencies: ["PodqCommands"], swiftSettings: strict,
             linkerSettings: [
                 .unsafeFlags(
                     [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-L", staticLibraries,
                         "-Xlinker", "--symbol-ordering-file=\(order)/podq.order", "-Xlinker", "--no-warn-symbol-ordering",
                         "-Xlinker", "-T", "-Xlinker", "\(order)/podq.ld", "-Xlinker", "--no-export-dynamic",
                     ],

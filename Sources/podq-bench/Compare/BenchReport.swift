@@ -13,6 +13,8 @@ struct BenchReport {
 
     var machine = ""
     var versions: [String] = []
+    /// How many rounds each row ran, as the text says it.
+    var rounds = "the runs"
     var date = ISO8601DateFormatter().string(from: Date()).prefix(10)
     private(set) var rows: [Row] = []
     private(set) var targets: [(String, String, Bool)] = []
@@ -27,7 +29,7 @@ struct BenchReport {
     var markdown: String {
         var text = "Measured by `make bench` on \(date): \(machine).\n\n"
         text += "Versions: " + versions.map { "`\($0)`" }.joined(separator: ", ") + ".\n\n"
-        text += "Each figure is the median of the runs, the tools taking turns; every file was compared byte for byte with its source. "
+        text += "Each figure is the median of \(rounds), the tools taking turns; every file was compared byte for byte with its source. "
         text += "Downloads go to RAM-backed `/dev/shm` so that the disk's noise stays out (podq's fsync at the end is then free; on a disk it is not). "
         text += "Ratios compare podq with the best of its peers: above 1.0x podq is ahead for throughput, below 1.0x it is ahead for CPU and memory.\n\n"
         text += "| target | measured | met |\n|---|---|---|\n"

@@ -4,11 +4,14 @@ import PodqTestSupport
 
 /// `podq-bench compare [--quick]`: podq against curl, wget and aria2c, all downloading from the same
 /// nginx on 127.0.0.1, and `podq parse` against Python's podcastparser and feedparser; each figure the
-/// median of `runs` runs with the tools taking turns. Every download is compared byte for byte with
+/// median of `runs` runs (`fastRuns` for rows a and b) with the tools taking turns. Every download is compared byte for byte with
 /// its source; a wrong file fails the bench. The full run writes docs/PERFORMANCE.md's table.
 struct CompareBench {
     struct Plan {
         var runs: Int
+        /// Rounds of rows a and b, a second or two each: more of them, so that a noisy machine's slow
+        /// runs (this one's come in bursts that double a run's time) do not decide the median.
+        var fastRuns: Int
         var single: Int64
         var parallelCount: Int
         var parallelSize: Int64
@@ -24,11 +27,11 @@ struct CompareBench {
         var tuiRuns: Int
 
         static let full = Plan(
-            runs: 5, single: 1 << 30, parallelCount: 50, parallelSize: 20 << 20, small: 100 << 20, huge: 4 << 30,
+            runs: 5, fastRuns: 11, single: 1 << 30, parallelCount: 50, parallelSize: 20 << 20, small: 100 << 20, huge: 4 << 30,
             slowDiskSize: 64 << 20, slowDiskRate: 16_000_000, resumeSize: 200 << 20, resumeRate: 40_000_000, throttledSize: 1 << 30,
             feedItems: 5_000, tuiRuns: 5)
         static let quick = Plan(
-            runs: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
+            runs: 1, fastRuns: 1, single: 64 << 20, parallelCount: 10, parallelSize: 8 << 20, small: 16 << 20, huge: nil,
             slowDiskSize: 16 << 20, slowDiskRate: 16_000_000, resumeSize: 32 << 20, resumeRate: 16_000_000, throttledSize: 64 << 20,
             feedItems: 500, tuiRuns: 0)
     }
@@ -72,6 +75,7 @@ struct CompareBench {
     mutating func run() async throws {
         report.machine = Machine.describe(output: out)
         report.versions = tools.map(\.version) + [Nginx.version(), Machine.python()]
+        report.rounds = plan.fastRuns == plan.runs ? "\(plan.runs) runs" : "\(plan.fastRuns) runs for rows a and b, \(plan.runs) for the others"
         // Made before nginx starts: its Repr-Digest is in nginx's config.
         try BenchFiles.make(cache + "/throttled.bin", size: plan.throttledSize, seed: 6)
         let digest = Data(PatternSource(seed: 6, length: plan.throttledSize).digest(using: SHA256.self)).base64EncodedString()
@@ -94,7 +98,7 @@ struct CompareBench {
     /// (a) One large file.
     mutating func single(_ nginx: Nginx) async throws {
         try BenchFiles.make(cache + "/single.bin", size: plan.single, seed: 1)
-        let samples = try rounds { tool, folder, home in
+        let samples = try rounds(runs: plan.fastRuns) { tool, folder, home in
             try Sample.run(tool.single(url: nginx.url("single.bin"), name: "single.bin", folder: folder, home: home), measure: measure, logs: logs)
         } check: { tool, folder in
             try DownloadCheck.same(folder + "/single.bin", as: cache + "/single.bin", tool: tool)
@@ -108,7 +112,7 @@ struct CompareBench {
         for (i, name) in names.enumerated() { try BenchFiles.make(cache + "/" + name, size: plan.parallelSize, seed: UInt64(100 + i)) }
         let files = names.map { (url: nginx.url($0), name: $0) }
         let listPath = logs + "/aria2-list.txt"
-        let samples = try rounds(tools: tools.filter { $0 != .wget }) { tool, folder, home in
+        let samples = try rounds(tools: tools.filter { $0 != .wget }, runs: plan.fastRuns) { tool, folder, home in
             guard let command = try tool.parallel(files, folder: folder, home: home, list: listPath) else { return nil }
             return try Sample.run(command, measure: measure, logs: logs)
         } check: { tool, folder in
@@ -271,15 +275,15 @@ struct CompareBench {
 
     // MARK: Helpers
 
-    /// Runs `body` for every tool, `plan.runs` times, the starting tool moving on each round; checks
-    /// every result; returns the median sample per tool.
+    /// Runs `body` for every tool, `runs` times (`plan.runs` unless given), the starting tool moving on
+    /// each round; checks every result; returns the median sample per tool.
     func rounds(
-        tools only: [Tool]? = nil, _ body: (Tool, String, String) throws -> Sample?,
+        tools only: [Tool]? = nil, runs: Int? = nil, _ body: (Tool, String, String) throws -> Sample?,
         check: (Tool, String) throws -> Void
     ) throws -> [Tool: Sample] {
         let list = only ?? tools
         var samples: [Tool: [Sample]] = [:]
-        for round in 0..<plan.runs {
+        for round in 0..<(runs ?? plan.runs) {
             for i in 0..<list.count {
                 let tool = list[(i + round) % list.count]
                 let folder = out + "/" + tool.rawValue
