@@ -42,8 +42,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
-        // Layer 0: the ncursesw shim. Only PodqTerminal imports it.
-        .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
+        // Layer 0: ncursesw for the TUI, opened with dlopen when the TUI starts (Debian's libncurses-dev
+        // to build, libncursesw6 at run time): linked, every podq process loaded it and libtinfo, 0.3 MB
+        // of one download's memory. Only PodqTerminal imports it.
+        .target(name: "CNcursesw"),
 
         // Layer 0: libxml2's SAX2 parser for feeds, with its headers kept inside (Debian's libxml2-dev),
         // and zlib for a feed still compressed after HTTP's own decoding (zlib1g-dev). libxml2 is

@@ -34,29 +34,22 @@ public final class CursesScreen {
     /// Enters curses mode on the terminal type `term` (nil: `TERM`) reading `input` and writing
     /// `output`: the terminal's descriptors, or in tests a socket that counts the writes of a frame.
     init(input: Int32, output: Int32, term: String?, mouse: Bool) throws(TerminalError) {
+        var reason = [CChar](repeating: 0, count: 200)
+        guard podq_curses_load(&reason, UInt(reason.count)) == 1 else {
+            throw .noCurses(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         setlocale(LC_ALL, "")
         if podq_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
-        guard let window = podq_start_screen_on(input, output, term) else {
+        guard let window = podq_curses_start(input, output, term) else {
             throw .cannotStart(term: term ?? ProcessInfo.processInfo.environment["TERM"])
         }
         self.window = window
         self.output = output
-        cbreak()
-        noecho()
-        nonl()
-        keypad(window, true)
-        curs_set(0)
-        set_escdelay(25)
-        podq_mouse(mouse ? 1 : 0)
-        wtimeout(window, waitTime)
-        let colors = ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true && has_colors()
-        if colors {
-            start_color()
-            use_default_colors()
-        }
+        podq_curses_modes(window, mouse ? 1 : 0, waitTime)
+        let colors = ProcessInfo.processInfo.environment["NO_COLOR"].map({ !$0.isEmpty }) != true && podq_curses_colors() == 1
         // curses' own first refresh (its clear of the screen) now: it would come at the first key
         // read otherwise, and could wipe a frame podq drew.
-        wrefresh(window)
+        podq_curses_refresh(window)
         guard let encoder = Self.encoder(colors: colors) else {
             restore()
             throw .cannotStart(term: term ?? ProcessInfo.processInfo.environment["TERM"])
@@ -65,7 +58,7 @@ public final class CursesScreen {
     }
 
     /// The size of the terminal now.
-    public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
+    public var size: (width: Int, height: Int) { (Int(podq_curses_width(window)), Int(podq_curses_height(window))) }
 
     /// Draws the cells of `grid` that changed since the last frame: one write to the terminal. curses
     /// keeps the terminal's modes and reads the keys; the frames go around it (``FrameEncoder``).
@@ -125,44 +118,43 @@ public final class CursesScreen {
     public func readKey(waiting milliseconds: Int32 = 50) -> Key? {
         if milliseconds != waitTime {
             waitTime = milliseconds
-            wtimeout(window, milliseconds)
+            podq_curses_timeout(window, milliseconds)
         }
         var value: wint_t = 0
-        let rc = wget_wch(window, &value)
+        let rc = podq_curses_read(window, &value)
         if rc == podq_err() {
             // No key: the wait ended, or the terminal is gone (then every read fails at once).
             if podq_terminal_hung_up(STDIN_FILENO) == 1 { isHungUp = true }
             return nil
         }
-        if rc == KEY_CODE_YES, Int32(value) == podq_key_mouse() {
+        if rc == podq_key_code_yes(), Int32(value) == podq_key_mouse() {
             var x: Int32 = 0, y: Int32 = 0
-            switch podq_read_mouse(&x, &y) {
+            switch podq_curses_read_mouse(&x, &y) {
             case 1: return .mouse(.click, x: Int(x), y: Int(y))
             case 2: return .mouse(.wheelUp, x: Int(x), y: Int(y))
             case 3: return .mouse(.wheelDown, x: Int(x), y: Int(y))
             default: return nil
             }
         }
-        let key = Key.decode(UInt32(value), isKeyCode: rc == KEY_CODE_YES)
+        let key = Key.decode(UInt32(value), isKeyCode: rc == podq_key_code_yes())
         // curses repaints its own (blank) idea of the screen after a resize, at its next read: let it
         // do so now, before podq's next frame repaints everything, not after.
-        if key == .resize { wrefresh(window) }
+        if key == .resize { podq_curses_refresh(window) }
         return key
     }
 
     /// Gives the terminal to another program (a player) while `body` runs: curses mode is left, the
     /// screen restored, and afterwards curses mode comes back and the next frame repaints everything.
     public func handOver<T>(_ body: () throws -> T) rethrows -> T {
-        def_prog_mode()
-        curs_set(1)
+        podq_curses_cursor(1)
         leaveAtBottom()
-        endwin()
+        podq_curses_suspend()
         defer {
-            reset_prog_mode()
-            curs_set(0)
+            podq_curses_resume()
+            podq_curses_cursor(0)
             shown = nil
-            werase(window)
-            wrefresh(window)
+            podq_curses_erase(window)
+            podq_curses_refresh(window)
         }
         return try body()
     }
@@ -171,9 +163,9 @@ public final class CursesScreen {
     public func restore() {
         guard !restored else { return }
         restored = true
-        curs_set(1)
+        podq_curses_cursor(1)
         leaveAtBottom()
-        endwin()
+        podq_curses_end()
     }
 
     /// Moves the cursor to the start of the bottom line, where curses leaves curses mode: curses does
@@ -181,7 +173,7 @@ public final class CursesScreen {
     /// only at exit, after podq's last words).
     private func leaveAtBottom() {
         guard let encoder else { return }
-        write(encoder.move(0, Int(getmaxy(window)) - 1))
+        write(encoder.move(0, Int(podq_curses_height(window)) - 1))
     }
 }
 
@@ -191,6 +183,8 @@ public enum TerminalError: Error, LocalizedError, Sendable {
     case notATerminal
     /// curses refused the terminal type.
     case cannotStart(term: String?)
+    /// ncursesw (libncursesw.so.6), which the TUI opens when it starts, cannot be loaded.
+    case noCurses(reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -198,6 +192,8 @@ public enum TerminalError: Error, LocalizedError, Sendable {
             "The TUI needs a terminal. For scripts and cron use `podq download` (it runs the same queue headless)."
         case .cannotStart(let term):
             "Cannot start the TUI on this terminal (TERM=\(term ?? "unset")). Set TERM to your terminal's type, e.g. TERM=xterm-256color."
+        case .noCurses(let reason):
+            "The TUI needs ncursesw, which cannot be loaded (\(reason)). Install it (Debian: sudo apt-get install libncursesw6), or use `podq download` without the TUI."
         }
     }
 }

@@ -5,8 +5,9 @@ import XCTest
 
 /// podq loads libxml2 with dlopen when it first parses a feed, an OPML file or a web page, not at
 /// start: linked, libxml2 brought Debian's ICU and the C++ runtime into every run, 1.1 MB of a
-/// download's memory (docs/PERFORMANCE.md, "Where one download's memory goes"). The feed tests show
-/// that it is found when needed; these show that a run which parses nothing never maps it.
+/// download's memory (docs/PERFORMANCE.md, "Where one download's memory goes"). ncursesw (and its
+/// libtinfo) the same way when the TUI starts. The feed and TUI tests show that they are found when
+/// needed; these show that a run which parses nothing and draws nothing never maps them.
 final class LoadedLibrariesTests: CLITestCase {
     /// The files mapped into process `pid` (`/proc/<pid>/maps`, read to its end).
     private func mappedFiles(_ pid: pid_t) throws -> Set<String> {
@@ -17,7 +18,7 @@ final class LoadedLibrariesTests: CLITestCase {
             text.split(separator: "\n").compactMap { line in line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map(String.init) })
     }
 
-    func testADownloadMapsNeitherLibxml2NorICU() async throws {
+    func testADownloadMapsNeitherLibxml2NorICUNorNcurses() async throws {
         // The server sends 1,000 bytes, then nothing for 30 s: the download is running while we look.
         let url = server.dataURL(size: 400_000, name: "held.mp3", ["stall": "1000:30"])
         let child = try cli.start(["download", "--download-dir", dir.file("out"), url.absoluteString])
@@ -28,6 +29,7 @@ final class LoadedLibrariesTests: CLITestCase {
         XCTAssertTrue(files.contains { $0.contains("libsqlite3") }, "the maps were read while podq ran: \(files.sorted())")
         XCTAssertFalse(files.contains { $0.contains("libxml2") }, "a download mapped libxml2: \(files.sorted())")
         XCTAssertFalse(files.contains { $0.contains("libicu") }, "a download mapped ICU: \(files.sorted())")
+        XCTAssertFalse(files.contains { $0.contains("libncurses") || $0.contains("libtinfo") }, "a download mapped ncurses: \(files.sorted())")
     }
 
     func testParsingAFeedLoadsLibxml2AndReadsIt() async throws {

@@ -334,6 +334,36 @@ final class TUICommandTerminalTests: TerminalTestCase {
         XCTAssertTrue(queue.out.contains("\"state\" : \"queued\"") || queue.out.contains("\"state\":\"queued\""), queue.out)
     }
 
+    /// The TUI opens ncursesw itself when it starts (a download never maps it: LoadedLibrariesTests).
+    /// Where it cannot be opened (here a file in its name that is no library, found first on the
+    /// loader's path), the TUI says what is wrong and what to install, leaves the terminal alone and
+    /// the queue as it was.
+    func testATUIWithoutNcurseswSaysWhatToInstall() async throws {
+        _ = try await queue(1, size: 200_000, rate: 50_000_000)
+        let libs = dir.file("libs")
+        try FileManager.default.createDirectory(atPath: libs, withIntermediateDirectories: true)
+        try "not a library".write(toFile: libs + "/libncursesw.so.6", atomically: true, encoding: .utf8)
+        let terminal = try PseudoTerminal(width: 120, height: 30)
+        let tui = try ChildProcess(
+            executable: ChildProcess.podqExecutable, arguments: ["tui", "--home", cli.home],
+            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8", "LD_LIBRARY_PATH": libs], directory: dir.path,
+            terminal: terminal.device)
+        let exit = await Task.detached { tui.wait(timeout: 30) }.value
+        // What the terminal showed: the message alone (its error output is the terminal), no escape
+        // sequence of a screen set up.
+        _ = await waitUntil { terminal.recentOutput.contains("libncursesw6") }
+        let shown = terminal.recentOutput
+        terminal.close()
+        XCTAssertEqual(exit.code, 2, "\(exit) \(shown)")
+        XCTAssertTrue(shown.contains("needs ncursesw"), shown)
+        XCTAssertTrue(shown.contains("libncursesw.so.6"), "dlerror's words name the file: \(shown)")
+        XCTAssertTrue(shown.contains("apt-get install libncursesw6"), shown)
+        XCTAssertFalse(shown.contains("\u{1B}"), "no screen was set up: \(shown.debugDescription)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("out/ep1.mp3")), "nothing ran")
+        let queue = try await cli.run(["queue", "--json"])
+        XCTAssertTrue(queue.out.contains("\"state\" : \"queued\"") || queue.out.contains("\"state\":\"queued\""), queue.out)
+    }
+
     /// The pid of a running process whose command line contains every one of `parts`.
     private func processID(containing parts: [String]) -> pid_t? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
