@@ -43,7 +43,7 @@ let package = Package(
     ],
     targets: [
         // Layer 0: ncursesw for the TUI, opened with dlopen when the TUI starts (Debian's libncurses-dev
-        // to build, libncursesw6 at run time): linked, every podq process loaded it and libtinfo, 0.3 MB
+        // to build, libncursesw6 at run time): linked, every podq process loaded it and libtinfo, 0.4 MB
         // of one download's memory. Only PodqTerminal imports it.
         .target(name: "CNcursesw"),
 

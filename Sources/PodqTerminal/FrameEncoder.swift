@@ -43,8 +43,17 @@ struct FrameEncoder {
         for y in 0..<grid.height {
             for x in 0..<grid.width {
                 if lastCellScrolls, y == grid.height - 1, x == grid.width - 1 { continue }
-                if !repaint, grid.same(x: x, y: y, as: before) { continue }
-                let content = grid.content(x: x, y: y)
+                // A cell is written again when it is unchanged but the one after it changed and it is
+                // wide: its second half may be gone (written over), and it then shows as a space.
+                if !repaint, grid.same(x: x, y: y, as: before),
+                    x + 1 >= grid.width || grid.same(x: x + 1, y: y, as: before) || !Self.isWide(grid.content(x: x, y: y))
+                {
+                    continue
+                }
+                var content = grid.content(x: x, y: y)
+                // A wide character whose second cell was written over (the grid keeps both halves as
+                // they were put) cannot show in one cell: a space does, as curses showed it.
+                if Self.isWide(content), x + 1 >= grid.width || grid.content(x: x + 1, y: y) != .continuation { content = .scalar(" ") }
                 let style = grid.style(x: x, y: y)
                 // The cleared screen shows blanks already (a terminal without `clear` is written whole).
                 if repaint, !clear.isEmpty, content == .scalar(" "), style == .normal { continue }
@@ -89,6 +98,15 @@ struct FrameEncoder {
         }
         if !out.isEmpty { out += reset }
         return out
+    }
+
+    /// Whether `content` takes two cells (its second is the grid's continuation after it).
+    static func isWide(_ content: Grid.Content) -> Bool {
+        switch content {
+        case .continuation: false
+        case .scalar(let scalar): scalar.value >= 0x1100 && DisplayWidth.of(scalar) == 2
+        case .cluster(let character): DisplayWidth.of(character) == 2
+        }
     }
 
     /// The most unchanged cells written again, rather than moved over.
