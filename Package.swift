@@ -249,7 +249,7 @@ let package = Package(
         .testTarget(name: "PodqSQLiteTests", dependencies: ["PodqSQLite", "PodqTestSupport", "PodqServer"], swiftSettings: strict),
         // PodqUI too: the tests build Grids, and a module reached only through another was not rebuilt when
         // Grid's layout changed (the test read a stale layout and crashed).
-        .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqUI", "PodqTestSupport"], swiftSettings: strict),
+        .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqUI", "PodqServer", "PodqTestSupport"], swiftSettings: strict),
         // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
         // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
         .testTarget(

@@ -113,14 +113,20 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// How many times its size a compressed feed may grow when decoded.
     public static let maxDecompressionRatio = 200
 
-    /// Closes the connections. Call once no request is running.
+    /// Closes the connections. Call once no request is running. Waits for async-http-client at most
+    /// ``shutdownLimit`` a client: a run that ended is not held open by a pool that does not close.
     public func shutdown() async {
         let all = clients.withLock { clients in
             defer { clients = [:] }
             return Array(clients.values)
         }
-        for client in all { try? await client.shutdown() }
+        for client in all {
+            await BoundedWait.run(within: Self.shutdownLimit) { try? await client.shutdown() }
+        }
     }
+
+    /// The longest ``shutdown()`` waits for one client's connections to close.
+    public static let shutdownLimit = Duration.seconds(5)
 
     /// The client for a request: decoding (a feed's) or not (media), through its proxy or direct.
     private func client(decompress: Bool, proxy: ProxySettings.Server?) -> HTTPClient {

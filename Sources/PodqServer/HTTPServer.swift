@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PodqBase
 import Synchronization
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port 0 by default), answering every request with a route
@@ -93,13 +94,25 @@ public final class HTTPServer: Sendable {
             host: host, port: boundPort, scheme: tls == nil ? "http" : "https", log: log, channel: serverChannel, connections: connections, serving: serving)
     }
 
-    /// Stops listening and closes every open connection.
-    public func stop() async {
+    /// Stops listening and closes every open connection: at most `limit`, then it returns and leaves
+    /// what is still running to the process.
+    public func stop(within limit: Duration = stopLimit) async {
         try? await channel.close()
-        for connection in connections.all { try? await connection.close() }
         serving.cancel()  // also ends stalls and throttling sleeps
-        await serving.value
+        // A connection accepted before the listener closed can be registered after a first look, and
+        // a connection's task can sit in an await that cancelling does not end: close what is open
+        // again each round, until serving ends or the deadline passes.
+        let serving = self.serving
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        repeat {
+            for connection in connections.all { try? await connection.close() }
+            if await BoundedWait.run(within: .milliseconds(250), { await serving.value }) { return }
+        } while clock.now < deadline
     }
+
+    /// The longest ``stop()`` waits for the connections to end.
+    public static let stopLimit = Duration.seconds(10)
 }
 
 /// The open connections, so ``HTTPServer/stop()`` can close them.

@@ -1,8 +1,10 @@
+import PodqBase
 import PodqCore
 import PodqHTTP
 import PodqServer
 import PodqTestAssertions
 import PodqTestSupport
+import Synchronization
 import XCTest
 
 final class HTTPServerTests: XCTestCase {
@@ -46,6 +48,24 @@ final class HTTPServerTests: XCTestCase {
         } catch {
             XCTAssertTrue(error is DownloadError, "\(error)")
         }
+        await transport.shutdown()
+    }
+
+    func testStopEndsAtItsDeadlineWhenAConnectionNeverEnds() async throws {
+        // A route stuck in an await that neither cancelling nor closing ends: stop still returns.
+        let entered = Atomic<Bool>(false)
+        let server = try await HTTPServer.start { _ in
+            entered.store(true, ordering: .relaxed)
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+            return .text(200, "never")
+        }
+        let transport = AsyncHTTPTransport()
+        let request = Task { try await transport.send(TransportRequest(url: server.url("/stuck"))) }
+        await expect(timeout: 10, every: 10) { entered.load(ordering: .relaxed) }
+        XCTAssertTrue(entered.load(ordering: .relaxed))
+        let returned = await BoundedWait.run(within: .seconds(120)) { await server.stop(within: .seconds(1)) }
+        XCTAssertTrue(returned, "stop waited for a connection that never ends")
+        _ = try? await request.value
         await transport.shutdown()
     }
 }
