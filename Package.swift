@@ -250,10 +250,11 @@ let package = Package(
         // PodqUI too: the tests build Grids, and a module reached only through another was not rebuilt when
         // Grid's layout changed (the test read a stale layout and crashed).
         .testTarget(name: "PodqTerminalTests", dependencies: ["PodqTerminal", "PodqUI", "PodqServer", "PodqTestSupport"], swiftSettings: strict),
-        // PodqCore too: the tests use its transport, and a module imported only through PodqTestSupport
-        // was not rebuilt when PodqCore's API changed (stale objects, a crash or a link error).
+        // Every test target lists each podq module it imports: a module imported only through PodqTestSupport
+        // was not rebuilt when its API changed (stale objects, a crash or a link error). InstallTests checks.
         .testTarget(
-            name: "PodqServerTests", dependencies: ["PodqTestAssertions", "PodqServer", "PodqHTTP", "PodqCore", "PodqTestSupport"], swiftSettings: strict),
+            name: "PodqServerTests", dependencies: ["PodqTestAssertions", "PodqBase", "PodqServer", "PodqHTTP", "PodqCore", "PodqTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "PodqSessionTests",
             dependencies: [
@@ -264,6 +265,7 @@ let package = Package(
             name: "PodqCommandsTests",
             dependencies: [
                 "PodqBase", "PodqHTTP", "PodqCore", "PodqTestAssertions", "PodqCommands", "PodqSession", "PodqTestSupport", "PodqSQLite",
+                "PodqServer", "PodqUI",
             ],
             swiftSettings: strict
         ),
