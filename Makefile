@@ -185,8 +185,11 @@ man:
 # libFuzzer targets for podq's own parsers (Fuzz/), built with -sanitize=fuzzer,address in
 # .build/fuzz, seeded from Fuzz/seeds/ and the feed fixtures, each run for FUZZ_SECONDS; findings go
 # to fuzz/findings/ (a crash, a leak, a slow unit or a broken invariant stops the run).
+# The seed comes from the commit, as make test's SEGMENT_SEED, and is printed: `make fuzz FUZZ_SEED=N`
+# repeats a run. CI runs each target FUZZ_SECONDS=30 (.ci/run).
 FUZZ_TARGETS = FuzzFeed FuzzOPML FuzzConfig FuzzHeaders FuzzNames FuzzTranscript
 FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= $(shell git rev-parse HEAD 2>/dev/null | cut -c1-7 | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 29)
 fuzz-build:
 	@for t in $(FUZZ_TARGETS); do \
 	  PODQ_FUZZ=1 $(SWIFT) build --scratch-path .build/fuzz -c debug -Xswiftc -sanitize=fuzzer,address \
@@ -197,11 +200,12 @@ fuzz: fuzz-build
 	@mkdir -p fuzz/findings
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p .build/fuzz/corpus/$$t; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  SWIFT_BACKTRACE=enable=no .build/fuzz/debug/$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s, seed $(FUZZ_SEED)"; \
+	  SWIFT_BACKTRACE=enable=no .build/fuzz/debug/$$t -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	    -artifact_prefix=fuzz/findings/$$t- .build/fuzz/corpus/$$t Fuzz/seeds/$$t \
 	    $$( [ $$t = FuzzFeed ] && echo Tests/PodqCoreTests/Fixtures/feeds ) > .build/fuzz/$$t.log 2>&1; rc=$$?; \
-	  tail -n 3 .build/fuzz/$$t.log; [ $$rc -eq 0 ] || { echo "fuzz: $$t found something: fuzz/findings/, .build/fuzz/$$t.log"; exit 1; }; \
+	  tail -n 3 .build/fuzz/$$t.log; [ $$rc -eq 0 ] || { tail -n 40 .build/fuzz/$$t.log; \
+	    echo "fuzz: $$t found something (seed $(FUZZ_SEED)): fuzz/findings/, .build/fuzz/$$t.log"; exit 1; }; \
 	done
 
 clean:

@@ -12,12 +12,18 @@ private let path = "/dev/shm/podq-fuzz-feed-\(getpid()).xml"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFeed(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size))
     // Small caps so that expansion and item limits are reached in reach of the fuzzer.
     let limits = FeedLimits(fileSize: 1 << 20, expansion: 1 << 20, fieldBytes: 64 << 10, items: 500)
     // A web page: the feeds it links to are absolute http(s) URLs with clean titles.
     if WebPageFeeds.looksLikeHTML(path) {
-        for candidate in WebPageFeeds.find(file: path, pageURL: URL(string: "https://show.example/")!) {
+        let candidates: [WebPageFeeds.Candidate]
+        do {
+            candidates = try WebPageFeeds.find(file: path, pageURL: URL(string: "https://show.example/")!)
+        } catch {
+            fatalError("the feed target needs libxml2: \(error)")
+        }
+        for candidate in candidates {
             precondition(candidate.url.hasPrefix("https://") || candidate.url.hasPrefix("http://"), "feed link not http(s): \(candidate.url)")
             check(candidate.title)
         }
