@@ -6,9 +6,10 @@ import PodqCore
 import Synchronization
 
 /// Listening to an episode in the terminal (`podq play`, `o` in the TUI). With mpv, podq starts it at
-/// the stored position and follows the position through mpv's IPC socket (`--input-ipc-server`): when
-/// mpv quits, the position is stored and queued for the sync server as a play; at the end the episode
-/// is marked played. Any other player is only started (mark it played with `m` or `podq mark-played`).
+/// the stored position and follows the position through mpv's IPC, a socket pair of which mpv gets one
+/// end (``MPVConnection``, `--input-ipc-client`): when mpv quits, the position is stored and queued for
+/// the sync server as a play; at the end the episode is marked played. When podq goes (a `kill -9`, a
+/// crash), the connection closes and mpv quits too. Any other player is only started (mark it played with `m` or `podq mark-played`).
 package struct Listening: Sendable {
     /// What is known of the episode being played (nil for a URL queued by hand: nothing is recorded).
     package struct Episode: Sendable, Equatable {
@@ -71,15 +72,15 @@ package struct Listening: Sendable {
     /// The episode's chapters for mpv while it plays (FFmpeg's metadata text), removed after.
     package var chaptersFile: String { LexicalPath.join(home, "mpv-\(getpid()).chapters") }
 
-    /// `argv` with mpv's log and, for an episode, its IPC socket and start position added (mpv only),
-    /// and the socket.
+    /// `argv` with mpv's log and, for an episode, its IPC connection and start position added (mpv
+    /// only), and the connection.
     /// - Parameter at: where to start (seconds; `podq play --at`, a hit of `podq grep`), over the stored position.
     /// - Parameter chapters: given to mpv as its chapter list (`--chapters-file`: its chapter keys work).
     package func prepared(_ argv: [String], episode: Episode?, at: Int? = nil, chapters: [Chapter] = []) -> (
-        argv: [String], socket: MPVSocket?, started: Int
+        argv: [String], connection: MPVConnection?, started: Int
     ) {
         guard Self.isMPV(argv) else { return (Self.starting(argv, at: at), nil, at ?? 0) }
-        MPVSocket.removeLeftovers(in: home)
+        MPVConnection.removeLeftovers(in: home)
         unlink(logFile)
         unlink(chaptersFile)
         var start = at.map { ["--start=\($0)"] } ?? []
@@ -90,10 +91,10 @@ package struct Listening: Sendable {
             if written == text.count { start.append("--chapters-file=\(chaptersFile)") }
         }
         guard let episode else { return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0) }
-        guard let socket = MPVSocket(home: home) else {
+        guard let connection = MPVConnection() else {
             return ([argv[0], "--log-file=\(logFile)"] + start + argv.dropFirst(), nil, at ?? 0)
         }
-        var options = ["--log-file=\(logFile)", "--input-ipc-server=\(socket.path)"]
+        var options = ["--log-file=\(logFile)", connection.option]
         var started = 0
         if let at {
             options += start
@@ -102,7 +103,7 @@ package struct Listening: Sendable {
             options.append("--start=\(position)")
             started = position
         }
-        return ([argv[0]] + options + argv.dropFirst(), socket, started)
+        return ([argv[0]] + options + argv.dropFirst(), connection, started)
     }
 
     /// What was heard of an episode, to record (``record(_:)``).
@@ -122,22 +123,22 @@ package struct Listening: Sendable {
     /// Runs the player (`run` does, in the foreground) while a thread follows mpv's position (storing it
     /// every ten seconds and at a seek). Returns how the player ended and what was heard, which the
     /// caller records (``record(_:)``) off the thread that waited for the player: when it quit, or a
-    /// signal stopped podq and so the player (``Player/run(_:)``); not when the player failed. However
-    /// it ends, mpv's socket is removed.
-    package func play(_ argv: [String], episode: Episode?, at: Int? = nil, chapters: [Chapter] = [], run: ([String]) throws -> Player.Exit) throws
-        -> Played
-    {
-        let (command, socket, started) = prepared(argv, episode: episode, at: at, chapters: chapters)
+    /// signal stopped podq and so the player (``Player/run(_:handing:)``); not when the player failed.
+    /// `run` hands the descriptors it is given to the player (mpv's end of the connection). However it
+    /// ends, mpv's log and chapters are removed.
+    package func play(
+        _ argv: [String], episode: Episode?, at: Int? = nil, chapters: [Chapter] = [], run: ([String], [Int32]) throws -> Player.Exit
+    ) throws -> Played {
+        let (command, connection, started) = prepared(argv, episode: episode, at: at, chapters: chapters)
         let store = self.store
-        let follower = socket.map { socket in
-            MPVFollower(socket: socket.path, started: started) { position in
+        let follower = connection.map { connection in
+            MPVFollower(connection: connection.podqEnd, started: started) { position in
                 if let episode { try? store.library.savePosition(episode: episode.id, position: position) }
             }
         }
         follower?.start()
         let log = Self.isMPV(argv) ? logFile : nil
         defer {
-            socket?.remove()
             if let log {
                 unlink(log)
                 unlink(chaptersFile)
@@ -145,15 +146,14 @@ package struct Listening: Sendable {
         }
         var exit: Player.Exit
         do {
-            exit = try run(command)
+            exit = try run(command, connection.map { [$0.playerEnd] } ?? [])
         } catch {
             follower?.stop()
             throw error
         }
         if exit.status != 0, exit.signal == nil, let log { exit.reason = Self.lastError(inLog: log) }
-        if Self.isMPV(argv), episode != nil, socket == nil {
-            return Played(
-                exit: exit, line: "podq found no folder for mpv's socket (not the home, $XDG_RUNTIME_DIR or /tmp): the position was not stored")
+        if Self.isMPV(argv), episode != nil, connection == nil {
+            return Played(exit: exit, line: "podq could not make a connection to mpv (no socket pair: too many open files?): the position was not stored")
         }
         let heard = follower?.finish()
         // A player that failed (mpv with no sound device it can open runs through the file at once and
@@ -163,8 +163,7 @@ package struct Listening: Sendable {
         guard let episode, let heard, let follower else { return Played(exit: exit) }
         guard follower.connected else {
             // Said, never a silent loss: mpv played on, and nothing followed it.
-            return Played(
-                exit: exit, line: "podq could not follow mpv's position (its socket \(socket?.path ?? "") never answered): the position was not stored")
+            return Played(exit: exit, line: "podq could not follow mpv's position (mpv never answered on its IPC connection): the position was not stored")
         }
         return Played(exit: exit, listened: Listened(heard: heard, episode: episode))
     }
@@ -208,14 +207,14 @@ package struct Listening: Sendable {
     }
 }
 
-/// Follows mpv's playback through its JSON IPC socket on a thread of its own: it connects (retrying
-/// for up to 10 s while mpv starts), asks mpv to report `time-pos` and `duration` as they change, and
-/// reads until mpv closes the socket (it quit). An `end-file` with reason `eof` means the end was reached.
-/// While it plays, the place is handed to `onPlace` every ``placeStep`` seconds of audio and at a seek.
+/// Follows mpv's playback through its JSON IPC connection (podq's end of ``MPVConnection``) on a
+/// thread of its own: it asks mpv to report `time-pos` and `duration` as they change (mpv reads the
+/// asks once it started), and reads until mpv's end closes (it quit); then it closes its own end. An
+/// `end-file` with reason `eof` means the end was reached. While it plays, the place is handed to `onPlace` every ``placeStep`` seconds of audio and at a seek.
 package final class MPVFollower: Sendable {
     /// How far the position moves (played on or sought) before it is handed on again.
     package static let placeStep = 10
-    private let socket: String
+    private let connection: Int32
     private let onPlace: @Sendable (Int) -> Void
     /// The last whole second handed to `onPlace`.
     private let handedOn: Mutex<Int>
@@ -225,11 +224,12 @@ package final class MPVFollower: Sendable {
     private let descriptor = Mutex<Int32>(-1)
     private let madeConnection = Mutex(false)
 
-    /// True once podq connected to mpv's socket.
+    /// True once mpv answered on the connection.
     package var connected: Bool { madeConnection.withLock { $0 } }
 
-    package init(socket: String, started: Int, onPlace: @escaping @Sendable (Int) -> Void = { _ in }) {
-        self.socket = socket
+    /// Takes `connection`: it is closed when the reading ends.
+    package init(connection: Int32, started: Int, onPlace: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.connection = connection
         self.onPlace = onPlace
         self.handedOn = Mutex(started)
         self.state = Mutex(Listening.Heard(started: started, position: started > 0 ? Double(started) : nil))
@@ -258,19 +258,14 @@ package final class MPVFollower: Sendable {
     }
 
     private func follow() {
-        let deadline = Date().addingTimeInterval(10)
-        var fd: Int32 = -1
-        while fd < 0, Date() < deadline, !stopped.withLock({ $0 }) {
-            fd = UnixSocket.connect(socket) ?? -1
-            if fd < 0 { usleep(100_000) }
-        }
-        guard fd >= 0 else { return }
-        madeConnection.withLock { $0 = true }
+        let fd = connection
         descriptor.withLock { $0 = fd }
         defer {
             descriptor.withLock { $0 = -1 }
             close(fd)
         }
+        // Stopped before it began (the player could not be started): nothing to read.
+        guard !stopped.withLock({ $0 }) else { return }
         let ask = #"{"command":["observe_property",1,"time-pos"]}"# + "\n" + #"{"command":["observe_property",2,"duration"]}"# + "\n"
         UnixSocket.send(fd, ask)
         var pending: [UInt8] = []
@@ -280,6 +275,7 @@ package final class MPVFollower: Sendable {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return }
             pending += buffer[..<n]
+            madeConnection.withLock { $0 = true }
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 handle(Array(pending[..<newline]))
                 pending.removeSubrange(...newline)

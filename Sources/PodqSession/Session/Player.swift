@@ -109,13 +109,24 @@ package enum Player {
     /// Ctrl-C stops the player, not podq), and waits for it. A SIGTERM, SIGHUP or SIGINT that reaches podq
     /// meanwhile is not its death: the player is asked to quit (SIGTERM; SIGKILL after 5 s), and the
     /// caller records where it stopped and cleans up before podq exits (issue 41).
-    package static func run(_ argv: [String]) throws(PlayerError) -> Exit {
+    ///
+    /// `handing` are descriptors podq opened close-on-exec for the player alone (mpv's end of its
+    /// ``MPVConnection``): the player inherits them under the same numbers, no other child does, and
+    /// they are closed in podq once it started (or could not be).
+    package static func run(_ argv: [String], handing: [Int32] = []) throws(PlayerError) -> Exit {
         let terminal = isatty(STDIN_FILENO) == 1
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        // A descriptor duplicated onto itself loses close-on-exec in the child (Austin Group issue 411;
+        // glibc 2.29 and later).
+        for fd in handing { posix_spawn_file_actions_adddup2(&actions, fd, fd) }
         // Default signals (podq ignores SIGINT; the player must not), and a group of its own on a terminal.
-        let rc = CleanSpawn.withAttributes(newProcessGroup: terminal) { posix_spawnp(&pid, argv[0], nil, &$0, cArgs, environ) }
+        let rc = CleanSpawn.withAttributes(newProcessGroup: terminal) { posix_spawnp(&pid, argv[0], &actions, &$0, cArgs, environ) }
+        posix_spawn_file_actions_destroy(&actions)
+        for fd in handing { close(fd) }
         guard rc == 0 else { throw .notFound(command: argv[0], configFile: "the config") }
         let watch = StopWatch(player: pid)
         defer { watch.end() }

@@ -126,7 +126,7 @@ package struct Playback: Sendable {
     /// Runs the player until it exits, on the calling thread (it has the terminal); returns how it
     /// exited and what was heard, which ``record(_:)`` (or the session's `.recordListening`) stores.
     package func run() throws -> Listening.Played {
-        try listening.play(argv, episode: episode, at: at, chapters: chapters) { try Player.run($0) }
+        try listening.play(argv, episode: episode, at: at, chapters: chapters) { try Player.run($0, handing: $1) }
     }
 
     /// Stores what was heard and queues it for the sync server; the line says it.

@@ -34,7 +34,9 @@ final class TUITranscriptTests: XCTestCase {
     /// not downloaded, with a transcript linked.
     private func context() throws -> QueueContext {
         try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
-        try "player = mpv --no-video --ao=null --no-config --really-quiet\n".write(toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
+        // A remote control of the test's own beside podq's connection (`--input-ipc-server`): the driver's.
+        try "player = mpv --no-video --ao=null --no-config --really-quiet --input-ipc-server=\(dir.file("remote.sock"))\n".write(
+            toFile: dir.file("home/config"), atomically: true, encoding: .utf8)
         server.serve(silentWAV(seconds: 60), as: "talk.wav", type: "audio/wav")
         server.serve(
             Array(
@@ -78,18 +80,18 @@ final class TUITranscriptTests: XCTestCase {
     }
 
     /// Plays along with the mpv podq starts, `count` times, on its own thread (the TUI's main actor
-    /// waits for the player): where mpv started, read from its own clock, then quit.
+    /// waits for the player), through the remote socket the test's player line gives mpv: where mpv
+    /// started, read from its own clock, then quit.
     private final class MPVDriver: Sendable {
         let started = Mutex<[Double]>([])
-        let home: String
-        init(home: String) { self.home = home }
+        let socket: String
+        init(socket: String) { self.socket = socket }
 
         func run(count: Int) {
             DispatchQueue.global().async { [self] in
                 let deadline = Date().addingTimeInterval(120)
                 while started.withLock({ $0.count }) < count, Date() < deadline {
-                    let sockets = ((try? FileManager.default.contentsOfDirectory(atPath: home)) ?? []).filter { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
-                    guard let name = sockets.first, let mpv = MPVRemote(socket: home + "/" + name) else {
+                    guard let mpv = MPVRemote(socket: socket) else {
                         usleep(20_000)
                         continue
                     }
@@ -101,9 +103,8 @@ final class TUITranscriptTests: XCTestCase {
                     // A second of playing first: podq's follower has its connection by then.
                     usleep(1_200_000)
                     mpv.send(["quit"])
-                    // The socket is named after podq's process, the same for every mpv: this one is
-                    // gone once nothing answers there.
-                    while MPVRemote(socket: home + "/" + name) != nil, Date() < deadline { usleep(20_000) }
+                    // The same path for every mpv: this one is gone once nothing answers there.
+                    while MPVRemote(socket: socket) != nil, Date() < deadline { usleep(20_000) }
                     started.withLock { $0.append(at ?? -1) }
                 }
             }
@@ -112,7 +113,7 @@ final class TUITranscriptTests: XCTestCase {
 
     func testAHitPlaysItsEpisodeFromItsSecondAndTOnAHitOpensItsTranscriptThere() async throws {
         let context = try context()
-        let driver = MPVDriver(home: dir.file("home"))
+        let driver = MPVDriver(socket: dir.file("remote.sock"))
         driver.run(count: 2)
         var script: [TestScreen.Step] = [
             .type("2", after: "2 done"),

@@ -5,8 +5,9 @@ import PodqTestSupport
 import XCTest
 
 /// `podq play` with a real mpv (Debian's) on audio files the test makes: mpv starts where the episode
-/// was left, podq follows the position through mpv's IPC socket and stores it when mpv quits (and queues
-/// it for the sync server), and an episode heard to the end is marked played.
+/// was left, podq follows the position through its connection to mpv's IPC and stores it when mpv quits
+/// (and queues it for the sync server), and an episode heard to the end is marked played. The test
+/// drives mpv through a remote socket of its own (`--input-ipc-server` in the player line).
 final class ListeningTests: CLITestCase {
     /// Subscribes to a feed of two silent episodes (`short`: 2 s, `long`: 60 s), downloads them, and
     /// sets mpv as the player, with no audio device and no window.
@@ -28,7 +29,16 @@ final class ListeningTests: CLITestCase {
         XCTAssertEqual(exit.code, 0, out + err)
         (exit, out, err) = try await cli.run(["download"])
         XCTAssertEqual(exit.code, 0, out + err)
-        try "player = mpv --no-video --ao=null --no-config --really-quiet\n".write(toFile: home + "/config", atomically: true, encoding: .utf8)
+        try "player = mpv --no-video --ao=null --no-config --really-quiet --input-ipc-server=\(remoteSocket)\n".write(
+            toFile: home + "/config", atomically: true, encoding: .utf8)
+    }
+
+    /// The test's own remote control of mpv (not podq's connection, which is a socket pair).
+    private var remoteSocket: String { dir.file("remote.sock") }
+
+    /// What of mpv's is in the home (`mpv-<pid>.log`, `.chapters`; an older podq's `.sock`).
+    private func mpvFiles(in home: String? = nil) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: home ?? dir.file("home"))) ?? []).filter { $0.hasPrefix("mpv-") }.sorted()
     }
 
     private func episode(_ guid: String) async throws -> [String: Any] {
@@ -53,25 +63,19 @@ final class ListeningTests: CLITestCase {
         return try? store?.read { db in try Int.fetchOne(db, sql: "SELECT position FROM episode WHERE guid = ?", arguments: [guid]) }
     }
 
-    /// mpv's IPC socket in the home, while one is there.
-    private func socket() -> String? {
-        (try? FileManager.default.contentsOfDirectory(atPath: dir.file("home")))?.first { $0.hasPrefix("mpv-") && $0.hasSuffix(".sock") }
-            .map { dir.file("home/" + $0) }
-    }
-
-    /// A connection to the mpv that podq started, once its socket answers.
+    /// A connection to the mpv that podq started, once its remote socket answers.
     private func remote() async -> MPVRemote? {
         var found: MPVRemote?
         await expect(timeout: 15, every: 50) {
-            found = self.socket().flatMap(MPVRemote.init(socket:))
+            found = MPVRemote(socket: self.remoteSocket)
             return found != nil
         }
         return found
     }
 
     /// `podq play` stopped from outside (SIGTERM; SIGHUP when its terminal closes): mpv is asked to quit,
-    /// the position it reached is stored as on a quit, its socket is removed, and podq exits 130.
-    func testAPlayStoppedBySIGTERMOrSIGHUPKeepsThePositionAndLeavesNoSocket() async throws {
+    /// the position it reached is stored as on a quit, its log is removed, and podq exits 130.
+    func testAPlayStoppedBySIGTERMOrSIGHUPKeepsThePositionAndLeavesNothing() async throws {
         try await prepare()
         let id = try await download(of: "long")
         for (signal, seconds) in [(SIGTERM, 20), (SIGHUP, 40)] {
@@ -91,7 +95,7 @@ final class ListeningTests: CLITestCase {
             let long = try await episode("long")
             let position = try XCTUnwrap(long["position"] as? Int, "signal \(signal)")
             XCTAssertTrue((seconds...seconds + 4).contains(position), "signal \(signal): \(position)")
-            XCTAssertNil(socket(), "mpv's socket is removed after signal \(signal)")
+            XCTAssertEqual(mpvFiles(), [], "nothing of mpv's is left after signal \(signal)")
         }
     }
 
@@ -113,7 +117,7 @@ final class ListeningTests: CLITestCase {
         XCTAssertEqual(short["played"] as? Bool, false, "a player that failed heard nothing: not marked played")
         XCTAssertNil(short["position"] as? Int)
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.file("home")).filter { $0.hasPrefix("mpv-") }
-        XCTAssertEqual(left, [], "mpv's log and socket are removed")
+        XCTAssertEqual(left, [], "mpv's log is removed")
 
         let tui = try Tmux(command: "'\(ChildProcess.podqExecutable)' tui --home '\(cli.home)'", width: 200, height: 20)
         defer { tui.stop() }
@@ -232,36 +236,41 @@ final class ListeningTests: CLITestCase {
         return try XCTUnwrap(at)
     }
 
-    /// `kill -9` of podq while mpv plays: the place stored as it played (at the seek) survives, and the
-    /// next play starts there.
-    func testAPlayKilledWithSIGKILLKeepsThePlaceStoredWhileItPlayed() async throws {
+    /// `kill -9` of podq while mpv plays: mpv quits by itself (its connection to podq closed; it played
+    /// on before, with no one to store its place), the place stored as it played (at the seek) survives,
+    /// and the next play starts there and removes what the killed one left.
+    func testAPlayKilledWithSIGKILLStopsMPVAndKeepsThePlaceStoredWhileItPlayed() async throws {
         try await prepare()
         let id = try await download(of: "long")
         let child = try cli.start(["play", id])
         let found = await remote()
-        let mpv = try XCTUnwrap(found, "mpv's socket: " + child.standardError)
-        let stale = try XCTUnwrap(socket())
+        let mpv = try XCTUnwrap(found, "mpv's remote socket: " + child.standardError)
+        let player = try XCTUnwrap(mpv.send(["get_property", "pid"]) as? Double, "mpv's pid")
         await expect(timeout: 10) { ((mpv.send(["get_property", "time-pos"]) as? Double) ?? -1) >= 0 }
         XCTAssertNil(storedPosition(of: "long"), "nothing stored before the first ten seconds")
         mpv.send(["seek", 30, "absolute"])
         await expect(timeout: 10, every: 50) { (self.storedPosition(of: "long") ?? 0) >= 30 }
         child.send(SIGKILL)
         _ = await child.finish(timeout: 10)
-        mpv.send(["quit"])  // mpv outlives a podq killed this way
-        await expect(timeout: 10) { MPVRemote(socket: stale) == nil }  // and has quit
+        let left = mpvFiles()
+        XCTAssertEqual(left, ["mpv-\(child.pid).log"], "a kill -9 leaves mpv's log")
+        await expect(timeout: 10) { MPVRemote(socket: self.remoteSocket) == nil }
+        XCTAssertNil(MPVRemote(socket: remoteSocket), "mpv quit when podq was killed")
+        await expect(timeout: 10) { kill(pid_t(player), 0) == -1 }
+        XCTAssertEqual(kill(pid_t(player), 0), -1, "mpv (pid \(Int(player))) is gone")
         let kept = try XCTUnwrap(storedPosition(of: "long"))
         XCTAssertTrue((30...34).contains(kept), "\(kept)")
 
         let started = try await playOnce(id)
         XCTAssertGreaterThanOrEqual(started, Double(kept) - 1, "mpv started where podq was killed")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "the killed play's socket is removed by the next")
+        XCTAssertEqual(mpvFiles(), [], "the killed play's log is removed by the next")
     }
 
     // MARK: - A player that misbehaves (issue 43, points 6 and 7)
 
-    /// A stand-in for mpv in `<dir>/bin/mpv`: it writes the socket path it was given to `seen`, then
-    /// (unless `events` is `nosocket`) listens there, takes podq's connection and sends each line of
-    /// `events` to it, and quits once podq has read them.
+    /// A stand-in for mpv in `<dir>/bin/mpv`: it writes the descriptor it was given
+    /// (`--input-ipc-client=fd://<n>`) to `seen`, then (unless `events` is `nosocket`) reads podq's
+    /// asks on it, sends each line of `events`, and quits once podq has read them.
     private func fakeMPV(_ events: [String]) throws -> String {
         let bin = dir.file("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -270,15 +279,11 @@ final class ListeningTests: CLITestCase {
             #!\(python)
             import os, socket, sys
             here = os.path.dirname(os.path.abspath(__file__))
-            path = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--input-ipc-server=")), "")
-            open(os.path.join(here, "seen"), "w").write(path)
+            fd = next((a.split("fd://", 1)[1] for a in sys.argv[1:] if a.startswith("--input-ipc-client=fd://")), "")
+            open(os.path.join(here, "seen"), "w").write(fd)
             events = open(os.path.join(here, "events")).read().splitlines()
-            if path and events != ["nosocket"]:
-                s = socket.socket(socket.AF_UNIX)
-                s.bind(path)
-                s.listen(1)
-                s.settimeout(10)
-                c, _ = s.accept()
+            if fd and events != ["nosocket"]:
+                c = socket.socket(fileno=int(fd))
                 c.settimeout(2)
                 try:
                     c.recv(4096)
@@ -295,7 +300,6 @@ final class ListeningTests: CLITestCase {
                 except OSError:
                     pass
                 c.close()
-                s.close()
 
             """
         try script.write(toFile: bin + "/mpv", atomically: true, encoding: .utf8)
@@ -329,8 +333,8 @@ final class ListeningTests: CLITestCase {
         XCTAssertTrue(out.contains("stopped at 0:31 of 1:00"), "the feed's duration, not 1e308: " + out)
     }
 
-    /// A home too deep for a socket's 107 bytes: the socket goes where it fits and the position is
-    /// kept; a player whose socket never answers is said, never a silent loss.
+    /// A home deeper than a socket's path can be (107 bytes) still follows the player: the connection is
+    /// a socket pair, with no path; a player that never answers on it is said, never a silent loss.
     func testALongHomeStillFollowsThePlayerAndAFailureToFollowIsSaid() async throws {
         let deep = dir.file("home/" + String(repeating: "d", count: 60) + "/" + String(repeating: "e", count: 60))
         cli = PodqInvocation(home: deep, directory: dir.path)
@@ -341,11 +345,8 @@ final class ListeningTests: CLITestCase {
         var (exit, out, err) = try await cli.run(["play", id], timeout: 30)
         XCTAssertEqual(exit.code, 0, out + err)
         let seen = try String(contentsOfFile: dir.file("bin/seen"), encoding: .utf8)
-        XCTAssertLessThanOrEqual(seen.utf8.count, 107, seen)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: seen), "the socket is removed")
-        if seen.hasSuffix("/mpv.sock") {
-            XCTAssertFalse(FileManager.default.fileExists(atPath: (seen as NSString).deletingLastPathComponent), "and the folder made for it")
-        }
+        XCTAssertNotNil(Int32(seen), "mpv is given a descriptor: \(seen)")
+        XCTAssertEqual(mpvFiles(in: deep), [], "nothing of mpv's is left")
         let long = try await episode("long")
         XCTAssertEqual(long["position"] as? Int, 20, out + err)
 
