@@ -22,8 +22,8 @@ public final class MPVRemote {
     @discardableResult
     public func send(_ command: [Any], id: Int = Int.random(in: 1...1_000_000)) -> Any? {
         guard let data = try? JSONSerialization.data(withJSONObject: ["command": command, "request_id": id]) else { return nil }
-        let line = Array(data) + [UInt8(ascii: "\n")]
-        guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
+        // Sent without SIGPIPE: an mpv that just quit must not end the test process.
+        guard UnixSocket.send(fd, String(decoding: data, as: UTF8.self) + "\n") else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
