@@ -268,20 +268,38 @@ package final class MPVFollower: Sendable {
         guard !stopped.withLock({ $0 }) else { return }
         let ask = #"{"command":["observe_property",1,"time-pos"]}"# + "\n" + #"{"command":["observe_property",2,"duration"]}"# + "\n"
         UnixSocket.send(fd, ask)
-        var pending: [UInt8] = []
+        var line: [UInt8] = []
+        // A line longer than any mpv sends for the two properties is skipped to its end, never kept.
+        var skipping = false
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return }
-            pending += buffer[..<n]
             madeConnection.withLock { $0 = true }
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                handle(Array(pending[..<newline]))
-                pending.removeSubrange(...newline)
+            // Each byte looked at once: a player's endless line costs its length, not its square.
+            var start = 0
+            while start < n {
+                let newline = buffer[start..<n].firstIndex(of: UInt8(ascii: "\n"))
+                let end = newline ?? n
+                if !skipping {
+                    line += buffer[start..<end]
+                    if line.count > Self.longestLine {
+                        line.removeAll()
+                        skipping = true
+                    }
+                }
+                guard let newline else { break }
+                if !skipping { handle(line) }
+                line.removeAll(keepingCapacity: true)
+                skipping = false
+                start = newline + 1
             }
         }
     }
+
+    /// The longest line of mpv's that is read (its property changes are under 200 bytes).
+    static let longestLine = 64 << 10
 
     /// One line of mpv's: a property change, or the end of the file.
     private func handle(_ line: [UInt8]) {

@@ -74,6 +74,33 @@ final class MPVConnectionTests: XCTestCase {
         XCTAssertEqual(places.withLock { $0 }, [12, 59])
     }
 
+    /// A player that sends an endless line (20 MB, no newline) among lines cut anywhere: the endless
+    /// line is skipped to its end (read once, never kept, its tail not taken for a line of its own), and
+    /// the lines before and after it are heard.
+    func testAnEndlessLineIsSkippedAndLinesCutAnywhereAreHeard() throws {
+        let connection = try XCTUnwrap(MPVConnection())
+        let follower = MPVFollower(connection: connection.podqEnd, started: 0)
+        follower.start()
+        let written = DispatchSemaphore(value: 0)
+        let end = connection.playerEnd
+        Thread {
+            let before = #"{"event":"property-change","name":"time-pos","data":12.0}"# + "\n"
+            // Byte by byte: every cut of a line.
+            for byte in before.utf8 { _ = UnixSocket.send(end, String(decoding: [byte], as: UTF8.self)) }
+            let chunk = String(repeating: "x", count: 1 << 20)
+            for _ in 0..<20 { _ = UnixSocket.send(end, chunk) }
+            _ = UnixSocket.send(end, #"{"event":"property-change","name":"time-pos","data":42.0}"# + "\n")
+            _ = UnixSocket.send(end, #"{"event":"property-change","name":"duration","data":61.0}"# + "\n")
+            close(end)
+            written.signal()
+        }.start()
+        XCTAssertEqual(written.wait(timeout: .now() + 120), .success, "the reader took the 20 MB")
+        let heard = follower.finish()
+        XCTAssertTrue(follower.connected)
+        XCTAssertEqual(heard.position, 12, "the endless line's tail is not a line")
+        XCTAssertEqual(heard.duration, 61, "the line after the endless one is heard")
+    }
+
     /// A player that never answers: the follower ends when its end closes, and says it never heard it.
     func testAPlayerThatNeverAnswersIsNotConnected() throws {
         let connection = try XCTUnwrap(MPVConnection())
